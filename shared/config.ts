@@ -1,0 +1,78 @@
+import { z } from 'zod';
+
+/**
+ * Configuration is read from the environment once and validated with zod, so a bad value
+ * fails at start-up with one line that names the variable, not later inside a request.
+ */
+
+const port = z.coerce
+  .number({ error: 'must be a port number' })
+  .int('must be a whole number')
+  .min(1, 'must be between 1 and 65535')
+  .max(65535, 'must be between 1 and 65535');
+
+const optionalUrl = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v === '' ? undefined : v))
+  .pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:8000' }).optional());
+
+/** What every Lambda handler needs. */
+const RuntimeEnv = z.object({
+  TABLE_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{3,255}$/, 'must be a DynamoDB table name (3-255 of A-Z a-z 0-9 _ . -)')
+    .default('pricing-local'),
+  DYNAMODB_ENDPOINT: optionalUrl,
+  AWS_REGION: z.string().min(1).default('us-east-1'),
+  KEY_CACHE_TTL_SECONDS: z.coerce
+    .number({ error: 'must be a number of seconds' })
+    .int('must be a whole number of seconds')
+    .min(0, 'must be between 0 and 60')
+    .max(60, 'must be between 0 and 60')
+    .default(60),
+  LOG_LEVEL: z
+    .enum(['debug', 'info', 'error', 'silent'], { error: 'must be debug, info, error or silent' })
+    .default('info'),
+});
+
+/** What `npm start` needs on top. */
+const LocalEnv = RuntimeEnv.extend({
+  PORT: port.default(3000),
+  DYNAMODB_PORT: port.default(8000),
+  DATA_DIR: z.string().min(1, 'must be a directory path or :memory:').default('.data'),
+});
+
+export type RuntimeConfig = z.infer<typeof RuntimeEnv>;
+export type LocalConfig = z.infer<typeof LocalEnv>;
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.infer<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const name = String(issue?.path[0] ?? 'environment');
+  const got = env[name];
+  throw new ConfigError(
+    `Invalid configuration: ${name} ${issue?.message ?? 'is invalid'}${got === undefined ? '' : ` (got "${got}")`}`,
+  );
+}
+
+let runtime: RuntimeConfig | undefined;
+
+/** Parsed once per process; a Lambda container reuses it across invocations. */
+export function runtimeConfig(): RuntimeConfig {
+  runtime ??= parseEnv(RuntimeEnv, process.env);
+  return runtime;
+}
+
+export function localConfig(env: NodeJS.ProcessEnv = process.env): LocalConfig {
+  return parseEnv(LocalEnv, env);
+}

@@ -1,0 +1,28 @@
+import { Entity } from 'electrodb';
+
+export const permissions = ['read', 'read_write'] as const;
+
+/** Only a SHA-256 hash of the key's secret is stored; the plaintext is shown once. */
+export const ApiKey = new Entity({
+  model: { entity: 'apiKey', version: '1', service: 'pricing' },
+  attributes: {
+    keyId: { type: 'string', required: true, readOnly: true },
+    ownerId: { type: 'string', required: true, readOnly: true },
+    name: { type: 'string', required: true },
+    permission: { type: permissions, required: true, readOnly: true },
+    secretHash: { type: 'string', required: true, readOnly: true },
+    createdAt: { type: 'string', required: true, readOnly: true },
+    revokedAt: { type: 'string' },
+  },
+  indexes: {
+    byKeyId: {
+      pk: { field: 'pk', composite: ['keyId'], casing: 'none' },
+      sk: { field: 'sk', composite: [], casing: 'none' },
+    },
+    byOwner: {
+      index: 'gsi2',
+      pk: { field: 'gsi2pk', composite: ['ownerId'], casing: 'none' },
+      sk: { field: 'gsi2sk', composite: ['keyId'], casing: 'none' },
+    },
+  },
+});

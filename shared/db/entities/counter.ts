@@ -1,0 +1,18 @@
+import { Entity } from 'electrodb';
+
+export const counterNames = ['project', 'feature', 'plan', 'planFeature'] as const;
+
+/** One atomic counter per resource kind: ids are allocated with ADD and never reused. */
+export const Counter = new Entity({
+  model: { entity: 'counter', version: '1', service: 'pricing' },
+  attributes: {
+    name: { type: counterNames, required: true, readOnly: true },
+    value: { type: 'number', required: true, default: 0 },
+  },
+  indexes: {
+    byName: {
+      pk: { field: 'pk', composite: ['name'], casing: 'none' },
+      sk: { field: 'sk', composite: [], casing: 'none' },
+    },
+  },
+});

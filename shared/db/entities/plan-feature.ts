@@ -1,0 +1,21 @@
+import { Entity } from 'electrodb';
+import { idAttribute, projectScopeAttributes, projectScopeIndexes } from './project-scope.ts';
+
+/**
+ * The assignment of a feature to a plan. Its key is (plan, feature), so a create with
+ * attribute_not_exists makes the pair unique however many requests race. Feature details
+ * are not copied here: reads join against the feature items of the same partition, so a
+ * feature edit never has to fan out.
+ */
+export const PlanFeature = new Entity({
+  model: { entity: 'planFeature', version: '1', service: 'pricing' },
+  attributes: {
+    ...projectScopeAttributes,
+    planId: idAttribute,
+    featureId: idAttribute,
+    planFeatureId: { type: 'number', required: true, readOnly: true },
+    multiplier: { type: 'number', required: true },
+    createdAt: { type: 'string', required: true, readOnly: true },
+  },
+  indexes: projectScopeIndexes(['planId', 'featureId']),
+});

@@ -1,0 +1,65 @@
+import { Entity } from 'electrodb';
+import { idAttribute, projectScopeAttributes, projectScopeIndexes, timestamps } from './project-scope.ts';
+
+const alignments = ['left', 'center', 'right'] as const;
+const text = { type: 'string', required: true } as const;
+
+export const Project = new Entity({
+  model: { entity: 'project', version: '1', service: 'pricing' },
+  attributes: {
+    ...projectScopeAttributes,
+    projectId: idAttribute,
+    name: { type: 'string', required: true },
+    description: text,
+    pricingPageDescription: text,
+    currency: { type: 'string', required: true },
+    annualDiscount: { type: 'number', required: true },
+    annualDiscountEnabled: { type: 'boolean', required: true },
+    isActive: { type: 'boolean', required: true },
+    // Absent means null in the API.
+    checkoutSuccessUrl: { type: 'string' },
+    checkoutCancelUrl: { type: 'string' },
+    checkoutTestSuccessUrl: { type: 'string' },
+    checkoutTestCancelUrl: { type: 'string' },
+    // Stored whole (defaults applied at creation); PUT merges in the domain.
+    theme: {
+      type: 'map',
+      required: true,
+      properties: {
+        fontFamily: { type: 'string', required: true },
+        primaryColor: { type: 'string', required: true },
+        hoverColor: { type: 'string', required: true },
+        buttonTextColor: { type: 'string', required: true },
+        borderRadius: { type: 'string', required: true },
+        pricingBackgroundColor: { type: 'string', required: true },
+        pricingBorderColor: { type: 'string', required: true },
+        customCSS: { type: 'string', required: true },
+        showProjectName: { type: 'boolean', required: true },
+        showPricingHeader: { type: 'boolean', required: true },
+        headerAlign: { type: alignments, required: true },
+        descriptionAlign: { type: alignments, required: true },
+        toggleAlign: { type: alignments, required: true },
+        popularBadgePosition: { type: ['top', 'inline'] as const, required: true },
+      },
+    },
+    // Denormalised counts for `_count` in the project list, kept exact by updating them in
+    // the same transaction that creates or deletes a feature or plan. They also enforce
+    // the per-project limits in a condition expression.
+    featureCount: { type: 'number', required: true, default: 0 },
+    planCount: { type: 'number', required: true, default: 0 },
+    // Optimistic lock for read-modify-write updates (theme merge).
+    version: { type: 'number', required: true, default: 1 },
+    // Set when a delete starts: from then on the project is invisible and no child item can
+    // be created, so the cascade can sweep the partition without racing writers.
+    deletingAt: { type: 'string' },
+    ...timestamps,
+  },
+  indexes: {
+    ...projectScopeIndexes([]),
+    byOwner: {
+      index: 'gsi2',
+      pk: { field: 'gsi2pk', composite: ['ownerId'], casing: 'none' },
+      sk: { field: 'gsi2sk', composite: ['projectId'], casing: 'none' },
+    },
+  },
+});

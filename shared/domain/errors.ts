@@ -1,0 +1,77 @@
+/**
+ * Domain errors carry a stable `code`; the HTTP layer maps codes to statuses in one
+ * place (shared/http/errors.ts). Nothing here knows about HTTP.
+ */
+export type ErrorCode =
+  | 'validation_error'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'conflict'
+  | 'limit_exceeded'
+  | 'payload_too_large';
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetail[] | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: ErrorDetail[]) {
+    super(message);
+    this.name = 'DomainError';
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export class ValidationError extends DomainError {
+  constructor(message: string, details?: ErrorDetail[]) {
+    super('validation_error', message, details);
+    this.name = 'ValidationError';
+  }
+}
+
+export class UnauthorizedError extends DomainError {
+  constructor(message = 'A valid API key is required: send "Authorization: Bearer <key>".') {
+    super('unauthorized', message);
+    this.name = 'UnauthorizedError';
+  }
+}
+
+export class ForbiddenError extends DomainError {
+  constructor(message = 'This API key is read-only; this endpoint needs a read_write key.') {
+    super('forbidden', message);
+    this.name = 'ForbiddenError';
+  }
+}
+
+export class NotFoundError extends DomainError {
+  constructor(message: string) {
+    super('not_found', message);
+    this.name = 'NotFoundError';
+  }
+}
+
+export class ConflictError extends DomainError {
+  constructor(message: string) {
+    super('conflict', message);
+    this.name = 'ConflictError';
+  }
+}
+
+export class LimitExceededError extends DomainError {
+  constructor(message: string) {
+    super('limit_exceeded', message);
+    this.name = 'LimitExceededError';
+  }
+}
+
+export const projectNotFound = (slug: string) => new NotFoundError(`Project "${slug}" not found.`);
+export const planNotFound = (planId: number | string) => new NotFoundError(`Plan ${planId} not found in this project.`);
+export const featureNotFound = (featureId: number | string) =>
+  new NotFoundError(`Feature ${featureId} not found in this project.`);

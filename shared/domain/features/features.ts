@@ -1,0 +1,60 @@
+import { deleteFeature as deleteFeatureItem, insertFeature, patchFeature } from '#db/features.ts';
+import { allocateIds } from '#db/ids.ts';
+import type { ProjectKey } from '#db/types.ts';
+import { featureNotFound } from '../errors.ts';
+import { definedOnly } from '../fields.ts';
+import { limits } from '../limits.ts';
+import { loadProject } from '../projects/load.ts';
+import { type CreateFeatureInput, type FeatureView, featureDefaults, type UpdateFeatureInput } from './schemas.ts';
+import { toFeatureView } from './view.ts';
+
+export async function listFeatures(key: ProjectKey): Promise<FeatureView[]> {
+  const { features } = await loadProject(key);
+  return features.sort((a, b) => a.featureId - b.featureId).map(toFeatureView);
+}
+
+export async function createFeature(key: ProjectKey, input: CreateFeatureInput): Promise<FeatureView> {
+  const { project } = await loadProject(key);
+  const [featureId] = await allocateIds('feature');
+  if (featureId === undefined) throw new Error('No feature id allocated');
+  const now = new Date().toISOString();
+  const item = {
+    ...featureDefaults,
+    ...definedOnly(input),
+    name: input.name,
+    basePrice: input.basePrice,
+    ...key,
+    shareId: project.shareId,
+    featureId,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await insertFeature(item, limits.featuresPerProject);
+  return toFeatureView(item);
+}
+
+/** Partial update: only fields present change. */
+export async function updateFeature(
+  key: ProjectKey,
+  featureId: number,
+  input: UpdateFeatureInput,
+): Promise<FeatureView> {
+  const changes = definedOnly(input);
+  if (Object.keys(changes).length === 0) {
+    const { features } = await loadProject(key);
+    const feature = features.find((f) => f.featureId === featureId);
+    if (!feature) throw featureNotFound(featureId);
+    return toFeatureView(feature);
+  }
+  const updated = await patchFeature(key, featureId, { ...changes, updatedAt: new Date().toISOString() });
+  if (!updated) {
+    await loadProject(key); // says "project not found" when that is the reason
+    throw featureNotFound(featureId);
+  }
+  return toFeatureView(updated);
+}
+
+/** Deletes the feature and removes it from every plan of the project. */
+export async function deleteFeature(key: ProjectKey, featureId: number): Promise<void> {
+  await deleteFeatureItem(key, featureId);
+}

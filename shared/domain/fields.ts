@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { limits } from './limits.ts';
+
+/** Field schemas shared by the request bodies of several resources. */
+
+export const name = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(limits.nameMax, `must be at most ${limits.nameMax} characters`);
+
+export const text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
+
+export const price = z.number().min(0, 'must be 0 or more').max(limits.priceMax, `must be at most ${limits.priceMax}`);
+
+export const multiplier = z
+  .number()
+  .min(0, 'must be 0 or more')
+  .max(limits.multiplierMax, `must be at most ${limits.multiplierMax}`);
+
+/** Ids sent in a body or query: a positive whole number. */
+export const positiveId = z
+  .number({ error: 'must be a positive whole number' })
+  .int('must be a positive whole number')
+  .positive('must be a positive whole number')
+  .max(Number.MAX_SAFE_INTEGER, 'is too large');
+
+/** The same, from a query-string value. */
+export const positiveIdString = z
+  .string({ error: 'is required' })
+  .regex(/^[1-9][0-9]{0,15}$/, 'must be a positive whole number')
+  .transform(Number);
+
+const isHttpUrl = (value: string) => {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+};
+
+export const httpUrl = z
+  .string()
+  .trim()
+  .max(limits.urlMax, `must be at most ${limits.urlMax} characters`)
+  .refine(isHttpUrl, 'must be an absolute http(s) URL');
+
+const currencies = new Set(Intl.supportedValuesOf('currency'));
+
+export const currency = z
+  .string()
+  .regex(/^[A-Za-z]{3}$/, 'must be a three-letter ISO 4217 code such as USD')
+  .transform((code) => code.toUpperCase())
+  .refine((code) => currencies.has(code), 'is not an ISO 4217 currency code');
+
+/** Path ids that are not positive whole numbers name nothing: the caller answers 404. */
+export function parsePathId(value: string | undefined): number | undefined {
+  return value !== undefined && /^[1-9][0-9]{0,15}$/.test(value) ? Number(value) : undefined;
+}
+
+/** Removes keys whose value is undefined, so a partial update only names what was sent. */
+export function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Removes keys whose value is null or undefined. */
+export function withoutNulls<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], null> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null)) as {
+    [K in keyof T]?: Exclude<T[K], null>;
+  };
+}

@@ -1,0 +1,20 @@
+/** Every bound of decisions.md, plus the numeric ceilings we chose (see docs/decisions.md). */
+export const limits = {
+  nameMax: 100,
+  slugMax: 64,
+  projectDescriptionMax: 2_000,
+  pricingPageDescriptionMax: 5_000,
+  itemDescriptionMax: 1_000,
+  fontFamilyMax: 200,
+  urlMax: 2_048,
+  customCssMax: 20_000,
+  conditionMax: 50,
+  featuresPerProject: 200,
+  plansPerProject: 100,
+  freemiumDayMax: 730,
+  // Our own ceilings, so no number can overflow a payment amount or lose integer precision.
+  priceMax: 1_000_000_000,
+  multiplierMax: 1_000_000,
+  usageCountMax: 1_000_000_000_000,
+  bodyBytesMax: 256 * 1024,
+} as const;

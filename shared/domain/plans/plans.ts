@@ -1,0 +1,127 @@
+import { allocateIds } from '#db/ids.ts';
+import { deletePlan as deletePlanItems, insertPlan, type NewAssignment, updatePlanItem } from '#db/plans.ts';
+import type { FeatureItem, PlanItem, ProjectKey, ProjectPartition } from '#db/types.ts';
+import { ConflictError, featureNotFound, projectNotFound } from '../errors.ts';
+import { definedOnly } from '../fields.ts';
+import { limits } from '../limits.ts';
+import { findPlan, loadProject } from '../projects/load.ts';
+import { slugPattern } from '../projects/schemas.ts';
+import {
+  type CreatePlanInput,
+  type FeatureRefInput,
+  type PlanView,
+  planDefaults,
+  UpdatePlanBody,
+  type UpdatePlanInput,
+} from './schemas.ts';
+import { type Assignment, assignmentsByPlan, planViews, toPlanView } from './view.ts';
+
+const MAX_UPDATE_ATTEMPTS = 5;
+const COPY_SUFFIX = ' (Copy)';
+
+export async function listPlans(key: ProjectKey): Promise<PlanView[]> {
+  return planViews(await loadProject(key));
+}
+
+/** Duplicate feature ids in one request count once (the first one wins). */
+export function uniqueRefs(refs: FeatureRefInput[]): FeatureRefInput[] {
+  const seen = new Set<number>();
+  return refs.filter((ref) => !seen.has(ref.featureId) && seen.add(ref.featureId));
+}
+
+/** The features the refs name, or a 404 for the first one this project does not have. */
+export function resolveFeatures(partition: ProjectPartition, refs: FeatureRefInput[]): Map<number, FeatureItem> {
+  const features = new Map(partition.features.map((f) => [f.featureId, f]));
+  const missing = refs.find((ref) => !features.has(ref.featureId));
+  if (missing) throw featureNotFound(missing.featureId);
+  return features;
+}
+
+/** A free plan costs 0, whatever basePrice says. */
+const priced = <T extends { isFree: boolean; basePrice: number }>(plan: T): T =>
+  plan.isFree ? { ...plan, basePrice: 0 } : plan;
+
+export const copyName = (name: string) =>
+  `${name.slice(0, limits.nameMax - COPY_SUFFIX.length).trimEnd()}${COPY_SUFFIX}`;
+
+/**
+ * Writes a new plan with its assignments (ids allocated here) and returns its view. Shared
+ * by create and duplicate.
+ */
+async function writeNewPlan(
+  partition: ProjectPartition,
+  fields: Omit<PlanItem, 'ownerId' | 'slug' | 'shareId' | 'planId' | 'version' | 'createdAt' | 'updatedAt'>,
+  refs: FeatureRefInput[],
+  features: Map<number, FeatureItem>,
+): Promise<PlanView> {
+  const { ownerId, slug, shareId } = partition.project;
+  const scope = { ownerId, slug, shareId };
+  const [[planId], planFeatureIds] = await Promise.all([allocateIds('plan'), allocateIds('planFeature', refs.length)]);
+  if (planId === undefined) throw new Error('No plan id allocated');
+  const now = new Date().toISOString();
+  const plan = { ...priced(fields), ...scope, planId, createdAt: now, updatedAt: now };
+  const assignments: NewAssignment[] = refs.map((ref, i) => ({
+    featureId: ref.featureId,
+    multiplier: ref.multiplier,
+    planFeatureId: planFeatureIds[i] as number,
+  }));
+  await insertPlan(scope, plan, assignments, limits.plansPerProject);
+  const joined: Assignment[] = assignments.map((a) => ({
+    assignment: { ...scope, planId, ...a, createdAt: now },
+    feature: features.get(a.featureId) as FeatureItem,
+  }));
+  return toPlanView({ ...plan, version: 1 }, joined);
+}
+
+export async function createPlan(key: ProjectKey, input: CreatePlanInput): Promise<PlanView> {
+  const partition = await loadProject(key);
+  const { features: requested, ...fields } = input;
+  const refs = uniqueRefs(requested ?? []);
+  const features = resolveFeatures(partition, refs);
+  return writeNewPlan(partition, { ...planDefaults, ...definedOnly(fields), name: fields.name }, refs, features);
+}
+
+/** Copies every field and assignment under new ids; the copy is never popular. */
+export async function duplicatePlan(
+  key: ProjectKey,
+  planId: number,
+  input: { name?: string | undefined },
+): Promise<PlanView> {
+  const partition = await loadProject(key);
+  const source = findPlan(partition, planId);
+  const assignments = assignmentsByPlan(partition).get(planId) ?? [];
+  const { ownerId, slug, shareId, planId: _id, version, createdAt, updatedAt, ...fields } = source;
+  return writeNewPlan(
+    partition,
+    { ...fields, name: input.name ?? copyName(source.name), isPopular: false },
+    assignments.map(({ assignment }) => ({ featureId: assignment.featureId, multiplier: assignment.multiplier })),
+    new Map(assignments.map(({ feature }) => [feature.featureId, feature])),
+  );
+}
+
+/** Partial update; assignments are not touched here. */
+export async function updatePlan(key: ProjectKey, planId: number, input: UpdatePlanInput): Promise<PlanView> {
+  for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+    const partition = await loadProject(key);
+    const plan = findPlan(partition, planId);
+    const next = priced({ ...plan, ...definedOnly(input) });
+    const changes = Object.fromEntries(
+      Object.keys(UpdatePlanBody.shape)
+        .filter((field) => next[field as keyof PlanItem] !== plan[field as keyof PlanItem])
+        .map((field) => [field, next[field as keyof PlanItem]]),
+    );
+    const assignments = assignmentsByPlan(partition).get(planId) ?? [];
+    if (Object.keys(changes).length === 0) return toPlanView(plan, assignments);
+    const updated = await updatePlanItem(key, planId, plan.version, {
+      ...changes,
+      updatedAt: new Date().toISOString(),
+    });
+    if (updated !== 'stale') return toPlanView(updated, assignments);
+  }
+  throw new ConflictError('The plan kept changing while this update was applied; retry it.');
+}
+
+export async function deletePlan(key: ProjectKey, planId: number): Promise<void> {
+  if (!slugPattern.test(key.slug)) throw projectNotFound(key.slug);
+  await deletePlanItems(key, planId);
+}

@@ -1,0 +1,70 @@
+import type { FeatureItem, PlanFeatureItem, PlanItem, ProjectPartition } from '#db/types.ts';
+import type { PlanFeatureDetailView, PlanFeatureView, PlanView } from './schemas.ts';
+
+export interface Assignment {
+  assignment: PlanFeatureItem;
+  feature: FeatureItem;
+}
+
+/**
+ * Joins a partition's assignments to their features once. An assignment whose feature or
+ * plan is gone (a delete's sweep not yet finished) is never shown.
+ */
+export function assignmentsByPlan(
+  partition: Pick<ProjectPartition, 'features' | 'planFeatures'>,
+): Map<number, Assignment[]> {
+  const features = new Map(partition.features.map((f) => [f.featureId, f]));
+  const byPlan = new Map<number, Assignment[]>();
+  for (const assignment of partition.planFeatures) {
+    const feature = features.get(assignment.featureId);
+    if (!feature) continue;
+    const list = byPlan.get(assignment.planId) ?? [];
+    list.push({ assignment, feature });
+    byPlan.set(assignment.planId, list);
+  }
+  for (const list of byPlan.values()) list.sort((a, b) => a.assignment.planFeatureId - b.assignment.planFeatureId);
+  return byPlan;
+}
+
+export function toPlanFeatureView({ assignment, feature }: Assignment): PlanFeatureView {
+  return {
+    id: assignment.planFeatureId,
+    multiplier: assignment.multiplier,
+    feature: {
+      id: feature.featureId,
+      name: feature.name,
+      featureType: feature.featureType,
+      basePrice: feature.basePrice,
+    },
+  };
+}
+
+export function toPlanFeatureDetailView({ assignment, feature }: Assignment): PlanFeatureDetailView {
+  const view = toPlanFeatureView({ assignment, feature });
+  return { ...view, feature: { ...view.feature, description: feature.description, isCountable: feature.isCountable } };
+}
+
+export function toPlanView(plan: PlanItem, assignments: Assignment[]): PlanView {
+  return {
+    id: plan.planId,
+    name: plan.name,
+    description: plan.description,
+    basePrice: plan.basePrice,
+    isPopular: plan.isPopular,
+    isVisible: plan.isVisible,
+    isFree: plan.isFree,
+    freemiumDay: plan.freemiumDay,
+    isPerUserPricing: plan.isPerUserPricing,
+    perUserMultiplier: plan.perUserMultiplier,
+    planFeatures: assignments.map(toPlanFeatureView),
+    createdAt: plan.createdAt,
+    updatedAt: plan.updatedAt,
+  };
+}
+
+export function planViews(partition: ProjectPartition): PlanView[] {
+  const joined = assignmentsByPlan(partition);
+  return [...partition.plans]
+    .sort((a, b) => a.planId - b.planId)
+    .map((plan) => toPlanView(plan, joined.get(plan.planId) ?? []));
+}

@@ -1,0 +1,150 @@
+import { allocateIds } from '#db/ids.ts';
+import {
+  getProjectItem,
+  insertProject,
+  listOwnerProjects,
+  markProjectDeleting,
+  type ProjectChanges,
+  sweepProject,
+  type UrlField,
+  updateProjectItem,
+} from '#db/projects.ts';
+import type { NewProjectItem, ProjectItem, ProjectKey } from '#db/types.ts';
+import { ConflictError, projectNotFound } from '../errors.ts';
+import { definedOnly, withoutNulls } from '../fields.ts';
+import { LOWER_ALNUM, randomToken } from '../random.ts';
+import { loadProject } from './load.ts';
+import {
+  type CreateProjectInput,
+  type ProjectSummaryView,
+  type ProjectView,
+  projectDefaults,
+  slugPattern,
+  type UpdateProjectInput,
+} from './schemas.ts';
+import { slugCandidate, slugify } from './slug.ts';
+import { defaultTheme, readTheme } from './theme.ts';
+import { toProjectSummaryView, toProjectView } from './view.ts';
+
+const urlFields: UrlField[] = [
+  'checkoutSuccessUrl',
+  'checkoutCancelUrl',
+  'checkoutTestSuccessUrl',
+  'checkoutTestCancelUrl',
+];
+const MAX_SLUG_ATTEMPTS = 50;
+const MAX_UPDATE_ATTEMPTS = 5;
+
+/** 26 characters of [a-z0-9]: about 134 random bits, unguessable and URL-safe. */
+const newShareId = () => randomToken(26, LOWER_ALNUM);
+
+export async function listProjects(ownerId: string): Promise<ProjectSummaryView[]> {
+  const items = await listOwnerProjects(ownerId);
+  return items
+    .filter((item) => !item.deletingAt)
+    .sort((a, b) => a.projectId - b.projectId)
+    .map(toProjectSummaryView);
+}
+
+export async function getProject(key: ProjectKey): Promise<ProjectView> {
+  return toProjectView(await loadProject(key));
+}
+
+export async function createProject(ownerId: string, input: CreateProjectInput): Promise<ProjectView> {
+  const [projectId] = await allocateIds('project');
+  if (projectId === undefined) throw new Error('No project id allocated');
+  const now = new Date().toISOString();
+  const { slug, theme, ...fields } = input;
+  const item = (candidate: string): NewProjectItem => ({
+    ...projectDefaults,
+    // On create a null URL is the same as leaving it out.
+    ...withoutNulls(fields),
+    name: fields.name,
+    ownerId,
+    slug: candidate,
+    projectId,
+    shareId: newShareId(),
+    theme: { ...defaultTheme, ...definedOnly(theme ?? {}) },
+    createdAt: now,
+    updatedAt: now,
+  });
+  const project = slug
+    ? await createWithExplicitSlug(ownerId, slug, item)
+    : await createWithDerivedSlug(ownerId, slugify(fields.name), item);
+  return toProjectView({ project, features: [], plans: [], planFeatures: [] });
+}
+
+async function createWithExplicitSlug(ownerId: string, slug: string, item: (slug: string) => NewProjectItem) {
+  const created = await insertProject(item(slug));
+  if (created !== 'slug_taken') return created;
+  // A delete that was cut short still holds the slug: finish it, then take the slug.
+  const existing = await getProjectItem({ ownerId, slug });
+  if (existing?.deletingAt) {
+    await sweepProject({ ownerId, slug });
+    const retried = await insertProject(item(slug));
+    if (retried !== 'slug_taken') return retried;
+  }
+  throw new ConflictError(
+    `You already have a project with slug "${slug}": choose another slug or omit it to derive one.`,
+  );
+}
+
+async function createWithDerivedSlug(ownerId: string, base: string, item: (slug: string) => NewProjectItem) {
+  // One Query for the slugs in use, then conditional puts: a slug taken meanwhile by a
+  // concurrent create just moves on to the next candidate.
+  const taken = new Set((await listOwnerProjects(ownerId)).map((p) => p.slug));
+  let n = 1;
+  for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
+    while (taken.has(slugCandidate(base, n))) n++;
+    const slug = slugCandidate(base, n);
+    const created = await insertProject(item(slug));
+    if (created !== 'slug_taken') return created;
+    taken.add(slug);
+  }
+  throw new ConflictError('Could not find a free slug for this name; send an explicit "slug".');
+}
+
+function projectChanges(current: ProjectItem, input: UpdateProjectInput) {
+  const { theme, ...fields } = input;
+  const set: Partial<ProjectChanges> = {};
+  const remove: UrlField[] = [];
+  for (const [field, value] of Object.entries(definedOnly(fields)) as [keyof typeof fields, unknown][]) {
+    if (value === null && (urlFields as string[]).includes(field)) {
+      if (current[field as UrlField] !== undefined) remove.push(field as UrlField);
+    } else if (current[field] !== value) {
+      Object.assign(set, { [field]: value });
+    }
+  }
+  if (theme) {
+    const merged = { ...readTheme(current.theme), ...definedOnly(theme) };
+    if (JSON.stringify(merged) !== JSON.stringify(readTheme(current.theme))) set.theme = merged;
+  }
+  return { set, remove };
+}
+
+/** Partial update: only fields present change; `theme` merges into the stored theme. */
+export async function updateProject(key: ProjectKey, input: UpdateProjectInput): Promise<ProjectView> {
+  for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+    const partition = await loadProject(key);
+    const { set, remove } = projectChanges(partition.project, input);
+    if (Object.keys(set).length === 0 && remove.length === 0) return toProjectView(partition);
+    const updated = await updateProjectItem(
+      key,
+      partition.project.version,
+      { ...set, updatedAt: new Date().toISOString() },
+      remove,
+    );
+    if (updated !== 'stale') return toProjectView({ ...partition, project: updated });
+  }
+  throw new ConflictError('The project kept changing while this update was applied; retry it.');
+}
+
+/**
+ * Deletes the project and everything in it. The project is first marked, which makes it
+ * invisible and closed to new items, then swept; repeating a DELETE finishes a delete that
+ * was interrupted.
+ */
+export async function deleteProject(key: ProjectKey): Promise<void> {
+  if (!slugPattern.test(key.slug) || !(await markProjectDeleting(key))) throw projectNotFound(key.slug);
+  await sweepProject(key);
+}

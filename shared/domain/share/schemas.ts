@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { featureTypes } from '#db/entities/feature.ts';
+import { CountableData } from '../features/schemas.ts';
+import { Theme } from '../projects/theme.ts';
+
+/** The public face of a project: nothing of the owner, no keys, no hidden plans, no URLs. */
+export const ShareView = z.strictObject({
+  id: z.number(),
+  name: z.string(),
+  description: z.string(),
+  pricingPageDescription: z.string(),
+  currency: z.string(),
+  annualDiscount: z.number(),
+  annualDiscountEnabled: z.boolean(),
+  paymentsConnected: z.boolean(),
+  plans: z.array(
+    z.strictObject({
+      id: z.number(),
+      name: z.string(),
+      description: z.string(),
+      basePrice: z.number(),
+      isFree: z.boolean(),
+      isPopular: z.boolean(),
+      freemiumDay: z.number(),
+      isPerUserPricing: z.boolean(),
+      perUserMultiplier: z.number(),
+      features: z.array(
+        z.strictObject({
+          name: z.string(),
+          included: z.boolean(),
+          limit: z.number().nullable(),
+          featureType: z.enum(featureTypes),
+          condition: z.string().nullable(),
+        }),
+      ),
+    }),
+  ),
+  features: z.array(
+    z.strictObject({
+      id: z.number(),
+      name: z.string(),
+      description: z.string(),
+      featureType: z.enum(featureTypes),
+      basePrice: z.number(),
+      isCountable: z.boolean(),
+      countableData: CountableData.nullable(),
+    }),
+  ),
+  themeSettings: Theme,
+});
+
+export type ShareView = z.infer<typeof ShareView>;

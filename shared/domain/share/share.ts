@@ -1,0 +1,76 @@
+import { readSharePartition } from '#db/projects.ts';
+import { NotFoundError } from '../errors.ts';
+import { countableData } from '../features/view.ts';
+import { assignmentsByPlan } from '../plans/view.ts';
+import { readTheme } from '../projects/theme.ts';
+import type { ShareView } from './schemas.ts';
+
+const shareIdPattern = /^[A-Za-z0-9_-]{16,64}$/;
+
+/** Limits are usageCount × multiplier; rounding keeps float noise (1000 × 1.1) out. */
+export const featureLimit = (usageCount: number, multiplier: number) => Math.round(usageCount * multiplier * 1e6) / 1e6;
+
+/**
+ * The public pricing data of an active project, from one Query on the byShareId index.
+ * Unknown, inactive and deleting projects are all the same 404.
+ */
+export async function getShareData(shareId: string): Promise<ShareView> {
+  const notFound = new NotFoundError('No active pricing page has this share id.');
+  if (!shareIdPattern.test(shareId)) throw notFound;
+  const partition = await readSharePartition(shareId);
+  if (!partition?.project.isActive || partition.project.deletingAt) throw notFound;
+
+  const { project } = partition;
+  const features = [...partition.features].sort((a, b) => a.featureId - b.featureId);
+  const joined = assignmentsByPlan(partition);
+  const plans = partition.plans.filter((plan) => plan.isVisible).sort((a, b) => a.planId - b.planId);
+
+  return {
+    id: project.projectId,
+    name: project.name,
+    description: project.description,
+    pricingPageDescription: project.pricingPageDescription,
+    currency: project.currency,
+    annualDiscount: project.annualDiscount,
+    annualDiscountEnabled: project.annualDiscountEnabled,
+    // Payment accounts arrive with the payments endpoints; until then none is connected.
+    paymentsConnected: false,
+    plans: plans.map((plan) => {
+      const multipliers = new Map(
+        (joined.get(plan.planId) ?? []).map((a) => [a.feature.featureId, a.assignment.multiplier]),
+      );
+      return {
+        id: plan.planId,
+        name: plan.name,
+        description: plan.description,
+        basePrice: plan.basePrice,
+        isFree: plan.isFree,
+        isPopular: plan.isPopular,
+        freemiumDay: plan.freemiumDay,
+        isPerUserPricing: plan.isPerUserPricing,
+        perUserMultiplier: plan.perUserMultiplier,
+        features: features.map((feature) => {
+          const multiplier = multipliers.get(feature.featureId);
+          const included = multiplier !== undefined;
+          return {
+            name: feature.name,
+            included,
+            limit: included && feature.isCountable ? featureLimit(feature.usageCount, multiplier) : null,
+            featureType: feature.featureType,
+            condition: feature.isCountable ? feature.condition : null,
+          };
+        }),
+      };
+    }),
+    features: features.map((feature) => ({
+      id: feature.featureId,
+      name: feature.name,
+      description: feature.description,
+      featureType: feature.featureType,
+      basePrice: feature.basePrice,
+      isCountable: feature.isCountable,
+      countableData: countableData(feature),
+    })),
+    themeSettings: readTheme(project.theme),
+  };
+}

@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { Principal } from '#domain/keys/keys.ts';
+import { log } from '#shared/logger.ts';
+import { runInRequestContext } from '#shared/request-context.ts';
+import { type Group, type GroupRouteKey, isPublicPath, type PathParams, type RouteOf } from '#shared/routes.ts';
+import { domainErrorResult, internalErrorResult } from './errors.ts';
+import { authorize, type BodyMode, type GroupContext, jsonBody, resolveAction } from './middlewares.ts';
+import { type HttpResult, type LambdaResult, toLambdaResult } from './responses.ts';
+
+/** What an action sees: everything parsed, and the principal when the route needs a key. */
+export interface ActionRequest<K extends string, Auth> {
+  principal: Auth extends 'public' ? undefined : Principal;
+  path: K extends `${string} ${infer P}` ? PathParams<P> : never;
+  query: Record<string, string | undefined>;
+  headers: Record<string, string | undefined>;
+  body: unknown;
+}
+
+export interface Action<K extends string, Auth> {
+  body?: BodyMode;
+  run(request: ActionRequest<K, Auth>): Promise<HttpResult>;
+}
+
+/** Every route of the group must have an action; TypeScript says which one is missing. */
+export type GroupActions<G extends Group> = {
+  [K in GroupRouteKey<G>]: Action<K, RouteOf<K>['auth']>;
+};
+
+export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<LambdaResult>;
+
+const publicHeaders = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'ETag, X-Request-Id',
+};
+
+function errorResponder(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, GroupContext> {
+  return {
+    onError: async (request) => {
+      const result = domainErrorResult(request.error);
+      if (result) request.response = result;
+    },
+  };
+}
+
+/**
+ * One Lambda handler per endpoint group: a middy pipeline (route → auth → JSON body →
+ * action → error mapping) inside a thin wrapper that owns what every response shares:
+ * the X-Request-Id header, CORS on public routes, the one log line, and the last word on
+ * anything unexpected (a 500 that names the request id and exposes nothing else).
+ */
+export function createGroupHandler<G extends Group>(group: G, actions: GroupActions<G>): LambdaHandler {
+  const pipeline = middy<APIGatewayProxyEventV2, HttpResult, Error, GroupContext>({ timeoutEarlyInMillis: 0 })
+    .use(errorResponder())
+    .use(resolveAction(actions as never))
+    .use(authorize())
+    .use(jsonBody())
+    .handler(async (event, context) => {
+      const action = context.action as Action<string, unknown>;
+      return action.run({
+        principal: context.principal as never,
+        path: (event.pathParameters ?? {}) as never,
+        query: event.queryStringParameters ?? {},
+        headers: event.headers ?? {},
+        body: context.parsedBody,
+      });
+    });
+
+  return async (event, context) => {
+    const started = performance.now();
+    const requestId = event.requestContext?.requestId || context.awsRequestId || randomUUID();
+    const { context: scope, result } = runInRequestContext(() => pipeline(event, context as GroupContext));
+    let outcome: HttpResult;
+    try {
+      outcome = await result;
+    } catch (error) {
+      outcome = internalErrorResult(requestId);
+      const failure = error instanceof Error ? error : new Error(String(error));
+      scope.failure = { name: failure.name, message: failure.message, stack: failure.stack };
+    }
+    const response = toLambdaResult(outcome);
+    response.headers['x-request-id'] = requestId;
+    if (isPublicPath(event.rawPath)) Object.assign(response.headers, publicHeaders);
+
+    log({
+      level: response.statusCode >= 500 ? 'error' : 'info',
+      msg: 'request',
+      requestId,
+      group,
+      method: event.requestContext?.http?.method,
+      route: event.routeKey,
+      status: response.statusCode,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      dynamoRequests: scope.dynamoRequests,
+      ...(scope.failure ? { error: scope.failure } : {}),
+    });
+    return response;
+  };
+}

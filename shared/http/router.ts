@@ -1,0 +1,43 @@
+import { NotFoundError } from '#domain/errors.ts';
+import { type Route, routes } from '#shared/routes.ts';
+import { MethodNotAllowedError } from './errors.ts';
+
+const compiled = routes.map((route) => ({
+  route,
+  pattern: new RegExp(`^${route.path.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`),
+}));
+
+const decode = (value: string) => {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+};
+
+export type RouteMatch =
+  | { kind: 'route'; route: Route; pathParameters: Record<string, string> }
+  | { kind: 'method_not_allowed'; allow: string[] }
+  | { kind: 'not_found' };
+
+/** What API Gateway does with the route table: used by the local server and `$default`. */
+export function matchRoute(method: string, path: string): RouteMatch {
+  const allow: string[] = [];
+  for (const { route, pattern } of compiled) {
+    const match = pattern.exec(path);
+    if (!match) continue;
+    if (route.method === method) {
+      const pathParameters = Object.fromEntries(Object.entries(match.groups ?? {}).map(([k, v]) => [k, decode(v)]));
+      return { kind: 'route', route, pathParameters };
+    }
+    allow.push(route.method);
+  }
+  return allow.length > 0 ? { kind: 'method_not_allowed', allow } : { kind: 'not_found' };
+}
+
+/** The error for a request that no route of the table serves. */
+export function unmatchedError(method: string, path: string): Error {
+  const match = matchRoute(method, path);
+  if (match.kind === 'method_not_allowed') return new MethodNotAllowedError(method, path, match.allow);
+  return new NotFoundError(`No endpoint ${method} ${path}. See the README for the API.`);
+}

@@ -1,0 +1,34 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/**
+ * What one HTTP request accumulates while it runs: the DynamoDB requests it made (counted
+ * by an SDK middleware) and, for a 5xx, the error to log. AsyncLocalStorage keeps requests
+ * apart when the local server runs several at once in one process.
+ */
+export interface RequestContext {
+  dynamoRequests: number;
+  failure?: { name: string; message: string; stack?: string | undefined };
+}
+
+const storage = new AsyncLocalStorage<RequestContext>();
+let processDynamoRequests = 0;
+
+export function runInRequestContext<T>(fn: () => Promise<T>): { context: RequestContext; result: Promise<T> } {
+  const context: RequestContext = { dynamoRequests: 0 };
+  return { context, result: storage.run(context, fn) };
+}
+
+export function currentRequestContext(): RequestContext | undefined {
+  return storage.getStore();
+}
+
+export function countDynamoRequest(): void {
+  processDynamoRequests += 1;
+  const context = storage.getStore();
+  if (context) context.dynamoRequests += 1;
+}
+
+/** Every DynamoDB request this process made, for `npm run bench`. */
+export function totalDynamoRequests(): number {
+  return processDynamoRequests;
+}

@@ -1,0 +1,71 @@
+/**
+ * The one route table. The local server routes with it now; the CDK API stack adds one
+ * API Gateway route per entry, pointing at the entry's group function, so the two cannot
+ * disagree. `auth` is what the route demands: public, a key with read, or read_write.
+ */
+export type Group = 'share' | 'projects' | 'features' | 'plans';
+export type AuthKind = 'public' | 'read' | 'write';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS';
+
+interface RouteDefinition {
+  method: HttpMethod;
+  path: `/${string}`;
+  group: Group;
+  auth: AuthKind;
+}
+
+export const routes = [
+  { method: 'GET', path: '/api/share/{shareId}', group: 'share', auth: 'public' },
+  { method: 'OPTIONS', path: '/api/share/{shareId}', group: 'share', auth: 'public' },
+
+  { method: 'GET', path: '/api/v1/projects', group: 'projects', auth: 'read' },
+  { method: 'POST', path: '/api/v1/projects', group: 'projects', auth: 'write' },
+  { method: 'GET', path: '/api/v1/projects/{slug}', group: 'projects', auth: 'read' },
+  { method: 'PUT', path: '/api/v1/projects/{slug}', group: 'projects', auth: 'write' },
+  { method: 'DELETE', path: '/api/v1/projects/{slug}', group: 'projects', auth: 'write' },
+
+  { method: 'GET', path: '/api/v1/projects/{slug}/features', group: 'features', auth: 'read' },
+  { method: 'POST', path: '/api/v1/projects/{slug}/features', group: 'features', auth: 'write' },
+  { method: 'PUT', path: '/api/v1/projects/{slug}/features/{featureId}', group: 'features', auth: 'write' },
+  { method: 'DELETE', path: '/api/v1/projects/{slug}/features/{featureId}', group: 'features', auth: 'write' },
+
+  { method: 'GET', path: '/api/v1/projects/{slug}/plans', group: 'plans', auth: 'read' },
+  { method: 'POST', path: '/api/v1/projects/{slug}/plans', group: 'plans', auth: 'write' },
+  { method: 'PUT', path: '/api/v1/projects/{slug}/plans/{planId}', group: 'plans', auth: 'write' },
+  { method: 'DELETE', path: '/api/v1/projects/{slug}/plans/{planId}', group: 'plans', auth: 'write' },
+  { method: 'POST', path: '/api/v1/projects/{slug}/plans/{planId}/duplicate', group: 'plans', auth: 'write' },
+  { method: 'GET', path: '/api/v1/projects/{slug}/plans/{planId}/features', group: 'plans', auth: 'read' },
+  { method: 'POST', path: '/api/v1/projects/{slug}/plans/{planId}/features', group: 'plans', auth: 'write' },
+  { method: 'DELETE', path: '/api/v1/projects/{slug}/plans/{planId}/features', group: 'plans', auth: 'write' },
+  { method: 'PUT', path: '/api/v1/projects/{slug}/plans/{planId}/features/{featureId}', group: 'plans', auth: 'write' },
+] as const satisfies readonly RouteDefinition[];
+
+/**
+ * Requests that match no route (API Gateway's `$default` route) go to this group, whose
+ * handler answers 404, or 405 with an Allow header when the path exists.
+ */
+export const fallbackGroup: Group = 'share';
+
+export type Route = (typeof routes)[number];
+type KeyOf<R> = R extends { method: infer M extends string; path: infer P extends string } ? `${M} ${P}` : never;
+export type RouteKey = KeyOf<Route>;
+export type GroupRouteKey<G extends Group> = KeyOf<Extract<Route, { group: G }>>;
+export type RouteOf<K extends RouteKey> = K extends `${infer M} ${infer P}`
+  ? Extract<Route, { method: M; path: P }>
+  : never;
+
+/** `{slug}` and `{planId}` in a path template become `{ slug: string; planId: string }`. */
+export type PathParams<P extends string> = P extends `${string}{${infer Name}}${infer Rest}`
+  ? { [K in Name]: string } & PathParams<Rest>
+  : unknown;
+
+export const routeKey = (route: Pick<Route, 'method' | 'path'>) => `${route.method} ${route.path}` as RouteKey;
+
+const byKey = new Map<string, Route>(routes.map((route) => [routeKey(route), route]));
+
+export function findRoute(key: string): Route | undefined {
+  return byKey.get(key);
+}
+
+/** Public responses (the widget's) are readable from any origin; API v1 ones are not. */
+export const isPublicPath = (path: string) => !path.startsWith('/api/v1/') && path !== '/api/v1';
