@@ -22,13 +22,20 @@ export async function listApiKeys(ownerId: string): Promise<ApiKeyItem[]> {
   return data;
 }
 
-/** Returns the revoked key, or undefined when there is no such key. */
+/**
+ * Revokes a key once: revoking it again keeps the first revocation time. Returns the key,
+ * or undefined when there is no such key.
+ */
 export async function revokeApiKey(keyId: string, revokedAt: string): Promise<ApiKeyItem | undefined> {
   try {
-    const { data } = await db().entities.apiKey.patch({ keyId }).set({ revokedAt }).go({ response: 'all_new' });
+    const { data } = await db()
+      .entities.apiKey.patch({ keyId })
+      .set({ revokedAt })
+      .where(({ revokedAt: revoked }, { notExists }) => notExists(revoked))
+      .go({ response: 'all_new' });
     return data as ApiKeyItem;
   } catch (error) {
-    if (isConditionalCheckFailed(error)) return undefined;
+    if (isConditionalCheckFailed(error)) return getApiKey(keyId);
     throw error;
   }
 }

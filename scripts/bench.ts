@@ -1,0 +1,275 @@
+import { type NativeAttributeValue, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '#db/client.ts';
+import { ensureTable } from '#db/ensure-table.ts';
+import { totalDynamoRequests } from '#shared/request-context.ts';
+import { freePort, startDynamoLocal } from './dynamodb-local.ts';
+
+/**
+ * `npm run bench`: seeds one project of 50 features and 20 plans (1,000 assignments)
+ * through the HTTP API, then times every read endpoint against a bare DynamoDB Query of
+ * the same partition on the same DynamoDB Local. Each read must stay one DynamoDB request
+ * on a warm container; more is a regression and fails the run.
+ */
+
+const TABLE_NAME = 'pricing-bench';
+const OWNER_ID = 'bench';
+const REGION = 'us-east-1';
+const FEATURES = 50;
+const PLANS = 20;
+const SEED_CONCURRENCY = 5;
+const WARMUP_REQUESTS = 5;
+const DEFAULT_ITERATIONS = 200;
+const KEY_CACHE_TTL_SECONDS = 60;
+// Well inside the key cache's TTL, so no measured request is the one that refreshes it.
+const KEY_ROTATION_MS = (KEY_CACHE_TTL_SECONDS * 1000) / 2;
+
+class BenchError extends Error {}
+
+interface Row {
+  label: string;
+  requestsMin: number;
+  requestsMax: number;
+  p50: number;
+  p95: number;
+  size: string;
+}
+
+function iterationCount(): number {
+  const raw = process.env.BENCH_ITERATIONS;
+  if (raw === undefined || raw.trim() === '') return DEFAULT_ITERATIONS;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new BenchError(`BENCH_ITERATIONS must be a whole number ≥ 1 (got "${raw}")`);
+  return n;
+}
+
+/** Nearest-rank percentile of an ascending list: always one of the measured values. */
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] as number;
+}
+
+function summarize(label: string, latencies: number[], requests: number[], size: string): Row {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    label,
+    requestsMin: Math.min(...requests),
+    requestsMax: Math.max(...requests),
+    p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    size,
+  };
+}
+
+const range = (min: number, max: number) => (min === max ? String(min) : `${min}-${max}`);
+
+async function inBatches<T, R>(items: readonly T[], size: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let i = 0; i < items.length; i += size) results.push(...(await Promise.all(items.slice(i, i + size).map(fn))));
+  return results;
+}
+
+function printTable(rows: Row[]): void {
+  const header = ['endpoint', 'dynamo req/call', 'p50 ms', 'p95 ms', 'bytes'];
+  const cells = rows.map((r) => [
+    r.label,
+    range(r.requestsMin, r.requestsMax),
+    r.p50.toFixed(2),
+    r.p95.toFixed(2),
+    r.size,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] as string).length)));
+  const line = (c: string[]) => c.map((v, i) => (i === 0 ? v.padEnd(widths[i] ?? 0) : v.padStart(widths[i] ?? 0)));
+  console.log(line(header).join(' | '));
+  console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
+  for (const c of cells) console.log(line(c).join(' | '));
+}
+
+async function main(): Promise<number> {
+  const iterations = iterationCount();
+  const startedAt = performance.now();
+  const dynamo = await startDynamoLocal({ port: await freePort(), dataDir: ':memory:' });
+  let closeServer: (() => Promise<void>) | undefined;
+  const client = createDocumentClient({ endpoint: dynamo.endpoint, region: REGION });
+  try {
+    // Set before the service modules load: they read the environment once, as on Lambda.
+    process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+    process.env.TABLE_NAME = TABLE_NAME;
+    process.env.LOG_LEVEL = 'silent';
+    process.env.AWS_REGION = REGION;
+    process.env.KEY_CACHE_TTL_SECONDS = String(KEY_CACHE_TTL_SECONDS);
+    const [{ startLocalServer }, { createApiKey }] = await Promise.all([
+      import('./local-server.ts'),
+      import('#domain/keys/keys.ts'),
+    ]);
+    await ensureTable(client, TABLE_NAME);
+    const server = await startLocalServer({ port: 0 });
+    closeServer = server.close;
+
+    let key = (await createApiKey({ ownerId: OWNER_ID, permission: 'read_write' })).key;
+    let keyIssuedAt = performance.now();
+
+    // biome-ignore lint/suspicious/noExplicitAny: the seed reads a few fields of each response and checks them
+    const call = async (method: string, path: string, expected: number, body?: unknown): Promise<any> => {
+      const response = await fetch(`${server.url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      if (response.status !== expected) {
+        throw new BenchError(`${method} ${path}: expected ${expected}, got ${response.status}: ${text}`);
+      }
+      return JSON.parse(text);
+    };
+
+    // Seed through the API, as a customer's script would.
+    const seedStart = performance.now();
+    const project = await call('POST', '/api/v1/projects', 201, { name: 'Bench' });
+    const base = `/api/v1/projects/${project.slug}`;
+    const featureIds: number[] = (
+      await inBatches(
+        Array.from({ length: FEATURES }, (_, i) => i + 1),
+        SEED_CONCURRENCY,
+        (n) =>
+          call('POST', `${base}/features`, 201, { name: `F${n}`, basePrice: 1, isCountable: true, usageCount: 100 }),
+      )
+    ).map((f) => f.id);
+    const refs = featureIds.map((featureId) => ({ featureId, multiplier: 2 }));
+    const planIds: number[] = (
+      await inBatches(
+        Array.from({ length: PLANS }, (_, i) => i + 1),
+        SEED_CONCURRENCY,
+        (n) => call('POST', `${base}/plans`, 201, { name: `P${n}`, basePrice: 10, features: refs }),
+      )
+    ).map((p) => p.id);
+    const seeded = await call('GET', base, 200);
+    const assignments = (seeded.pricingPlans as { planFeatures: unknown[] }[]).reduce(
+      (sum, plan) => sum + plan.planFeatures.length,
+      0,
+    );
+    if (seeded.features.length !== FEATURES || seeded.pricingPlans.length !== PLANS || assignments !== FEATURES * PLANS)
+      throw new BenchError(
+        `Seed check failed: ${seeded.features.length} features, ${seeded.pricingPlans.length} plans, ${assignments} plan features (expected ${FEATURES}, ${PLANS}, ${FEATURES * PLANS}).`,
+      );
+    console.log(
+      `Seeded ${FEATURES} features, ${PLANS} plans, ${assignments} plan features in ${((performance.now() - seedStart) / 1000).toFixed(1)} s; ${iterations} sequential requests per endpoint.\n`,
+    );
+
+    // A fresh key's record is cached for the TTL from its first use; renewing it between
+    // requests keeps the cache warm for every measured one however long a run takes.
+    const keepKeyWarm = async () => {
+      if (performance.now() - keyIssuedAt < KEY_ROTATION_MS) return;
+      key = (await createApiKey({ ownerId: OWNER_ID, permission: 'read' })).key;
+      keyIssuedAt = performance.now();
+      await call('GET', '/api/v1/projects', 200);
+    };
+
+    const endpoints = [
+      { label: 'GET /api/v1/projects', path: '/api/v1/projects' },
+      { label: 'GET /api/v1/projects/{slug}', path: base },
+      { label: 'GET /api/v1/projects/{slug}/features', path: `${base}/features` },
+      { label: 'GET /api/v1/projects/{slug}/plans', path: `${base}/plans` },
+      {
+        label: 'GET /api/v1/projects/{slug}/plans/{planId}/features',
+        path: `${base}/plans/${Math.min(...planIds)}/features`,
+      },
+      { label: 'GET /api/share/{shareId}', path: `/api/share/${project.shareId}` },
+    ];
+    const rows: Row[] = [];
+    for (const { label, path } of endpoints) {
+      for (let i = 0; i < WARMUP_REQUESTS; i++) await call('GET', path, 200);
+      const latencies: number[] = [];
+      const requests: number[] = [];
+      const sizes = new Set<number>();
+      for (let i = 0; i < iterations; i++) {
+        await keepKeyWarm();
+        const before = totalDynamoRequests();
+        const start = performance.now();
+        const response = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+        const body = await response.arrayBuffer();
+        latencies.push(performance.now() - start);
+        // The server runs in this process and requests are sequential, so the whole delta is this request's.
+        requests.push(totalDynamoRequests() - before);
+        if (response.status !== 200) throw new BenchError(`${label}: got ${response.status} on request ${i + 1}`);
+        sizes.add(body.byteLength);
+      }
+      rows.push(summarize(label, latencies, requests, range(Math.min(...sizes), Math.max(...sizes))));
+    }
+
+    const expectedItems = 1 + FEATURES + PLANS + FEATURES * PLANS;
+    const baseline = async (label: string, input: ConstructorParameters<typeof QueryCommand>[0]) => {
+      const latencies: number[] = [];
+      const pages: number[] = [];
+      for (let i = 0; i < WARMUP_REQUESTS + iterations; i++) {
+        const start = performance.now();
+        let items = 0;
+        let page = 0;
+        let startKey: Record<string, NativeAttributeValue> | undefined;
+        do {
+          const result = await client.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
+          items += result.Items?.length ?? 0;
+          page += 1;
+          startKey = result.LastEvaluatedKey;
+        } while (startKey);
+        const elapsed = performance.now() - start;
+        // A wrong key would make a fast, empty and meaningless baseline.
+        if (items !== expectedItems) throw new BenchError(`${label}: ${items} items, expected ${expectedItems}`);
+        if (i < WARMUP_REQUESTS) continue;
+        latencies.push(elapsed);
+        pages.push(page);
+      }
+      return summarize(label, latencies, pages, `${expectedItems} items`);
+    };
+    rows.push(
+      await baseline('baseline: Query pk (ConsistentRead)', {
+        TableName: TABLE_NAME,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `$pricing#ownerId_${OWNER_ID}#slug_${project.slug}` },
+        ConsistentRead: true,
+      }),
+      await baseline('baseline: Query gsi1 (share)', {
+        TableName: TABLE_NAME,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': `$pricing#shareId_${project.shareId}` },
+      }),
+    );
+
+    printTable(rows);
+    const measured = rows.slice(0, endpoints.length);
+    const over = measured.filter((r) => r.requestsMax > 1);
+    // Every read must query DynamoDB; a zero means the counter is not wired and proves nothing.
+    const uncounted = measured.filter((r) => r.requestsMin < 1);
+    const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
+    if (uncounted.length > 0) {
+      console.log(
+        `\nFAIL: no DynamoDB request was counted for ${uncounted.map((r) => r.label).join(', ')}: the request counter is not wired up (${seconds} s).`,
+      );
+      return 1;
+    }
+    if (over.length > 0) {
+      console.log(
+        `\nFAIL: ${over.map((r) => `${r.label} (${range(r.requestsMin, r.requestsMax)})`).join(', ')} made more than 1 DynamoDB request per call on a warm cache (${seconds} s).`,
+      );
+      return 1;
+    }
+    console.log(`\nOK: every read endpoint made exactly 1 DynamoDB request per call on a warm cache (${seconds} s).`);
+    return 0;
+  } finally {
+    client.destroy();
+    await closeServer?.();
+    await dynamo.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof BenchError ? error.message : error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,187 @@
+import { beforeAll, describe, expect, test } from 'vitest';
+import { db } from '#db/service.ts';
+import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
+import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
+import { entityOf, itemsOfOwner } from '../fixtures/table.ts';
+
+const server = useLocalServer();
+let api: ApiClient;
+let ownerId: string;
+
+beforeAll(async () => {
+  const owner = await newOwner('consistency');
+  ownerId = owner.ownerId;
+  api = server.client(owner.writeKey);
+});
+
+async function assignmentsInTable(filter: (item: Record<string, unknown>) => boolean) {
+  return (await itemsOfOwner(ownerId)).filter((item) => entityOf(item) === 'planFeature' && filter(item));
+}
+
+describe('an assignment is unique per (plan, feature)', () => {
+  test('under 20 concurrent single adds of the same pair: one added, 19 skipped, one item', async () => {
+    const project = await makeProject(api);
+    const feature = await makeFeature(api, project.slug);
+    const plan = await makePlan(api, project.slug);
+    const path = `/api/v1/projects/${project.slug}/plans/${plan.id}/features`;
+    const responses = await Promise.all(Array.from({ length: 20 }, () => api.post(path, { featureId: feature.id })));
+    expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(responses.reduce((sum, r) => sum + r.body.added, 0)).toBe(1);
+    expect(responses.reduce((sum, r) => sum + r.body.skipped, 0)).toBe(19);
+    expect(await assignmentsInTable((i) => i.planId === plan.id)).toHaveLength(1);
+    expect((await api.get(path)).body.features).toHaveLength(1);
+  });
+
+  test('under 20 concurrent overlapping batch adds: every feature assigned exactly once', async () => {
+    const project = await makeProject(api);
+    const features: Array<{ id: number }> = [];
+    for (let i = 0; i < 8; i++) features.push(await makeFeature(api, project.slug));
+    const plan = await makePlan(api, project.slug);
+    const path = `/api/v1/projects/${project.slug}/plans/${plan.id}/features`;
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        api.post(path, { features: features.filter((_, j) => (i + j) % 3 !== 0).map((f) => ({ featureId: f.id })) }),
+      ),
+    );
+    expect(responses.every((r) => r.status === 200)).toBe(true);
+    expect(responses.reduce((sum, r) => sum + r.body.added, 0)).toBe(8);
+    const stored = await assignmentsInTable((i) => i.planId === plan.id);
+    expect(stored.map((i) => i.featureId).sort()).toEqual(features.map((f) => f.id).sort());
+  });
+});
+
+describe('a deleted feature leaves no assignment behind', () => {
+  test('also when the delete races adds of that feature to many plans', async () => {
+    const project = await makeProject(api);
+    const plans: Array<{ id: number }> = [];
+    for (let i = 0; i < 5; i++) plans.push(await makePlan(api, project.slug));
+    for (let round = 0; round < 5; round++) {
+      const feature = await makeFeature(api, project.slug);
+      const adds = plans.flatMap((plan) =>
+        Array.from({ length: 4 }, () =>
+          api.post(`/api/v1/projects/${project.slug}/plans/${plan.id}/features`, { featureId: feature.id }),
+        ),
+      );
+      const deletion = api.delete(`/api/v1/projects/${project.slug}/features/${feature.id}`);
+      const [deleted, ...added] = await Promise.all([deletion, ...adds]);
+      expect(deleted?.status).toBe(200);
+      // Each add either happened before the delete (200, then swept) or found the feature gone (404).
+      for (const response of added) expect([200, 404]).toContain(response.status);
+      expect(await assignmentsInTable((i) => i.featureId === feature.id)).toEqual([]);
+    }
+    const current = (await api.get(`/api/v1/projects/${project.slug}`)).body;
+    expect(current.pricingPlans.every((p: { planFeatures: unknown[] }) => p.planFeatures.length === 0)).toBe(true);
+  });
+
+  test('and a deleted plan leaves none either, also when adds race it', async () => {
+    const project = await makeProject(api);
+    const features: Array<{ id: number }> = [];
+    for (let i = 0; i < 6; i++) features.push(await makeFeature(api, project.slug));
+    const plan = await makePlan(api, project.slug);
+    const adds = features.map((f) =>
+      api.post(`/api/v1/projects/${project.slug}/plans/${plan.id}/features`, { featureId: f.id }),
+    );
+    const [deleted] = await Promise.all([api.delete(`/api/v1/projects/${project.slug}/plans/${plan.id}`), ...adds]);
+    expect(deleted.status).toBe(200);
+    expect(await assignmentsInTable((i) => i.planId === plan.id)).toEqual([]);
+  });
+});
+
+describe('_count is always right', () => {
+  test('under concurrent creates and deletes of features and plans', async () => {
+    const project = await makeProject(api);
+    const base = `/api/v1/projects/${project.slug}`;
+    const created = await Promise.all([
+      ...Array.from({ length: 15 }, (_, i) => api.post(`${base}/features`, { name: `F${i}`, basePrice: 1 })),
+      ...Array.from({ length: 10 }, (_, i) => api.post(`${base}/plans`, { name: `P${i}` })),
+    ]);
+    expect(created.every((r) => r.status === 201)).toBe(true);
+    const featureIds = created.slice(0, 15).map((r) => r.body.id);
+    const planIds = created.slice(15).map((r) => r.body.id);
+    await Promise.all([
+      ...featureIds.slice(0, 6).map((id) => api.delete(`${base}/features/${id}`)),
+      ...featureIds.slice(0, 6).map((id) => api.delete(`${base}/features/${id}`)),
+      ...planIds.slice(0, 4).map((id) => api.delete(`${base}/plans/${id}`)),
+      ...planIds.slice(0, 2).map((id) => api.post(`${base}/plans/${id}/duplicate`)),
+    ]);
+    const full = (await api.get(base)).body;
+    const listed = (await api.get('/api/v1/projects')).body.projects.find(
+      (p: { slug: string }) => p.slug === project.slug,
+    );
+    expect(listed._count).toEqual({ features: full.features.length, pricingPlans: full.pricingPlans.length });
+    expect(full.features).toHaveLength(9);
+  });
+});
+
+describe('slugs never collide', () => {
+  test('concurrent creates with one name get distinct derived slugs', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () => api.post('/api/v1/projects', { name: 'Race Name' })),
+    );
+    expect(responses.every((r) => r.status === 201)).toBe(true);
+    const slugs = responses.map((r) => r.body.slug);
+    expect(new Set(slugs).size).toBe(10);
+    expect(slugs).toContain('race-name');
+  });
+
+  test('concurrent creates with one explicit slug: exactly one wins, the rest are 409', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => api.post('/api/v1/projects', { name: `Explicit ${i}`, slug: 'one-slug' })),
+    );
+    expect(responses.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(responses.filter((r) => r.status === 409)).toHaveLength(9);
+  });
+});
+
+describe('a project delete leaves nothing behind, whatever the size', () => {
+  test('a project larger than one 1 MB Query page reads back whole and deletes whole', async () => {
+    const owner = await newOwner('big');
+    const mine = server.client(owner.writeKey);
+    const project = await makeProject(mine);
+    const features: Array<{ id: number }> = [];
+    for (let batch = 0; batch < 10; batch++) {
+      features.push(
+        ...(await Promise.all(
+          Array.from({ length: 20 }, () => makeFeature(mine, project.slug, { description: 'd'.repeat(1000) })),
+        )),
+      );
+    }
+    const plans = await Promise.all(Array.from({ length: 30 }, () => makePlan(mine, project.slug)));
+    // 6,000 assignments written straight to the table: seeding them through the API would
+    // only slow the test down, the delete is what is under test.
+    const { planFeature } = db().entities;
+    const now = new Date().toISOString();
+    let id = 1_000_000_000;
+    await planFeature
+      .put(
+        plans.flatMap((plan) =>
+          features.map((feature) => ({
+            ownerId: owner.ownerId,
+            slug: project.slug,
+            shareId: project.shareId,
+            planId: plan.id,
+            featureId: feature.id,
+            planFeatureId: id++,
+            multiplier: 1,
+            createdAt: now,
+          })),
+        ),
+      )
+      .go({ concurrency: 4 });
+
+    const full = (await mine.get(`/api/v1/projects/${project.slug}`)).body;
+    expect(full.features).toHaveLength(200);
+    expect(full.pricingPlans.reduce((n: number, p: { planFeatures: unknown[] }) => n + p.planFeatures.length, 0)).toBe(
+      6000,
+    );
+    expect(Buffer.byteLength(JSON.stringify(await itemsOfOwner(owner.ownerId)))).toBeGreaterThan(1024 * 1024);
+
+    const racing = Array.from({ length: 5 }, (_, i) =>
+      mine.post(`/api/v1/projects/${project.slug}/features`, { name: `late ${i}`, basePrice: 1 }),
+    );
+    const [deleted, ...late] = await Promise.all([mine.delete(`/api/v1/projects/${project.slug}`), ...racing]);
+    expect(deleted.status).toBe(200);
+    for (const response of late) expect([201, 404]).toContain(response.status);
+    expect(await itemsOfOwner(owner.ownerId)).toEqual([]);
+  }, 120_000);
+});
