@@ -9,5 +9,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Integration files share one DynamoDB Local; each works under owners of its own.
     pool: 'forks',
+    reporters: ['default', './tests/summary-reporter.ts'],
   },
 });

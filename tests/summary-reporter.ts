@@ -1,0 +1,21 @@
+import type { Reporter, TestModule } from 'vitest/node';
+
+/**
+ * Ends the run with one plain line, "tests: N passed, N failed, N skipped", that CI
+ * reads to know how many tests ran (it does not parse Vitest's own summary).
+ */
+export default class SummaryReporter implements Reporter {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    const counts = { passed: 0, failed: 0, skipped: 0 };
+    for (const module of testModules) {
+      for (const test of module.children.allTests()) {
+        const state = test.result().state;
+        if (state === 'passed') counts.passed++;
+        else if (state === 'failed') counts.failed++;
+        else counts.skipped++;
+      }
+      if (module.state() === 'failed' && module.children.size === 0) counts.failed++;
+    }
+    process.stdout.write(`\ntests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`);
+  }
+}
