@@ -48,7 +48,8 @@ export const handler = createGroupHandler('plans', {
   'POST /api/v1/projects/{slug}/plans/{planId}/duplicate': {
     body: 'optional',
     run: async ({ principal, path, body }) => {
-      const input = parse(DuplicatePlanBody, body ?? {});
+      // An absent body takes the defaults; a JSON null is a body, and not an object.
+      const input = parse(DuplicatePlanBody, body === undefined ? {} : body);
       return created(await duplicatePlan(projectKey(principal, path), planIdOf(path), input));
     },
   },

@@ -71,7 +71,14 @@ export class LimitExceededError extends DomainError {
   }
 }
 
-export const projectNotFound = (slug: string) => new NotFoundError(`Project "${slug}" not found.`);
-export const planNotFound = (planId: number | string) => new NotFoundError(`Plan ${planId} not found in this project.`);
+/** Echoes what the caller sent, but never more than a line of it. */
+export const echo = (value: number | string) => {
+  const text = String(value);
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+};
+
+export const projectNotFound = (slug: string) => new NotFoundError(`Project "${echo(slug)}" not found.`);
+export const planNotFound = (planId: number | string) =>
+  new NotFoundError(`Plan ${echo(planId)} not found in this project.`);
 export const featureNotFound = (featureId: number | string) =>
-  new NotFoundError(`Feature ${featureId} not found in this project.`);
+  new NotFoundError(`Feature ${echo(featureId)} not found in this project.`);

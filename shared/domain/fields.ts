@@ -11,12 +11,22 @@ export const name = z
 
 export const text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 
-export const price = z.number().min(0, 'must be 0 or more').max(limits.priceMax, `must be at most ${limits.priceMax}`);
+/**
+ * A non-negative number that DynamoDB can store: its numbers stop at 1e-130, so a positive
+ * value below the smallest step we allow (1e-9) is refused rather than failing the write.
+ */
+export const amount = (max: number) =>
+  z
+    .number()
+    .min(0, 'must be 0 or more')
+    .max(max, `must be at most ${max}`)
+    .refine(
+      (value) => value === 0 || value >= limits.smallestPositive,
+      `must be 0 or at least ${limits.smallestPositive}`,
+    );
 
-export const multiplier = z
-  .number()
-  .min(0, 'must be 0 or more')
-  .max(limits.multiplierMax, `must be at most ${limits.multiplierMax}`);
+export const price = amount(limits.priceMax);
+export const multiplier = amount(limits.multiplierMax);
 
 /** Ids sent in a body or query: a positive whole number. */
 export const positiveId = z

@@ -16,5 +16,7 @@ export const limits = {
   priceMax: 1_000_000_000,
   multiplierMax: 1_000_000,
   usageCountMax: 1_000_000_000_000,
+  // The smallest positive number accepted anywhere (DynamoDB cannot store below 1e-130).
+  smallestPositive: 1e-9,
   bodyBytesMax: 256 * 1024,
 } as const;

@@ -1,4 +1,4 @@
-import { DomainError, type ErrorCode } from '#domain/errors.ts';
+import { DomainError, type ErrorCode, echo } from '#domain/errors.ts';
 import type { HttpResult } from './responses.ts';
 
 /** The one place where error codes become statuses. */
@@ -17,7 +17,7 @@ export class MethodNotAllowedError extends DomainError {
   readonly allow: string[];
 
   constructor(method: string, path: string, allow: string[]) {
-    super('method_not_allowed', `${method} is not allowed on ${path}; allowed: ${allow.join(', ')}.`);
+    super('method_not_allowed', `${method} is not allowed on ${echo(path)}; allowed: ${allow.join(', ')}.`);
     this.name = 'MethodNotAllowedError';
     this.allow = allow;
   }

@@ -84,7 +84,9 @@ export function jsonBody(): GroupMiddleware {
       const size = body === undefined ? 0 : Buffer.byteLength(body, isBase64Encoded ? 'base64' : 'utf8');
       if (size > limits.bodyBytesMax) throw new PayloadTooLargeError(limits.bodyBytesMax);
       const text = body === undefined ? '' : isBase64Encoded ? Buffer.from(body, 'base64').toString() : body;
-      if (text.trim() === '') {
+      // Only JSON's own whitespace makes a body empty (String#trim would also strip a BOM
+      // or a non-breaking space, which are malformed JSON).
+      if (/^[ \t\n\r]*$/.test(text)) {
         if (mode === 'optional') return;
         throw new ValidationError('Request body is required: send a JSON object with Content-Type: application/json.');
       }

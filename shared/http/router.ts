@@ -1,4 +1,4 @@
-import { NotFoundError } from '#domain/errors.ts';
+import { echo, NotFoundError } from '#domain/errors.ts';
 import { type Route, routes } from '#shared/routes.ts';
 import { MethodNotAllowedError } from './errors.ts';
 
@@ -39,5 +39,5 @@ export function matchRoute(method: string, path: string): RouteMatch {
 export function unmatchedError(method: string, path: string): Error {
   const match = matchRoute(method, path);
   if (match.kind === 'method_not_allowed') return new MethodNotAllowedError(method, path, match.allow);
-  return new NotFoundError(`No endpoint ${method} ${path}. See the README for the API.`);
+  return new NotFoundError(`No endpoint ${method} ${echo(path)}. See the README for the API.`);
 }

@@ -132,6 +132,12 @@ describe('bodies', () => {
     }
   });
 
+  test('a number DynamoDB cannot store is 400, not 500', async () => {
+    const response = await api.post(`/api/v1/projects/${slug}/features`, { name: 'Tiny', basePrice: 1e-200 });
+    expect(response.status).toBe(400);
+    expect(response.body.error.details[0].path).toBe('basePrice');
+  });
+
   test('a JSON body that is not an object is 400', async () => {
     for (const body of [[], 'name', 42, null, true]) {
       const response = await api.post('/api/v1/projects', body);

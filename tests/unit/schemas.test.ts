@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { ValidationError } from '#domain/errors.ts';
 import { CreateFeatureBody, UpdateFeatureBody } from '#domain/features/schemas.ts';
-import { currency, httpUrl, parsePathId, positiveIdString } from '#domain/fields.ts';
+import { currency, httpUrl, multiplier, parsePathId, positiveIdString, price } from '#domain/fields.ts';
 import { AddPlanFeaturesBody, CreatePlanBody } from '#domain/plans/schemas.ts';
 import { CreateProjectBody, UpdateProjectBody } from '#domain/projects/schemas.ts';
 import { ThemePatch } from '#domain/projects/theme.ts';
@@ -42,6 +42,16 @@ describe('fields', () => {
   });
   test.each(['ftp://a.example', 'javascript:alert(1)', '/relative', 'example.com', ''])('url %j is rejected', (url) => {
     expect(httpUrl.safeParse(url).success).toBe(false);
+  });
+  test('numbers too small for DynamoDB (below 1e-130) are refused, not written', () => {
+    expect(price.safeParse(0).success).toBe(true);
+    expect(price.safeParse(1e-9).success).toBe(true);
+    for (const tiny of [1e-10, 1e-131, 5e-324]) {
+      expect(price.safeParse(tiny).success).toBe(false);
+      expect(multiplier.safeParse(tiny).success).toBe(false);
+      expect(UpdateProjectBody.safeParse({ annualDiscount: tiny }).success).toBe(false);
+      expect(UpdateFeatureBody.safeParse({ usageCount: tiny }).success).toBe(false);
+    }
   });
   test('path ids: positive whole numbers only', () => {
     expect(parsePathId('42')).toBe(42);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { aggregationMethods, featureTypes } from '#db/entities/feature.ts';
-import { name, price, text } from '../fields.ts';
+import { amount, name, price, text } from '../fields.ts';
 import { limits } from '../limits.ts';
 
 /** `Standard` is accepted as another spelling; responses always say `Standart`. */
@@ -14,10 +14,7 @@ const featureFields = {
   basePrice: price,
   featureType,
   isCountable: z.boolean(),
-  usageCount: z
-    .number()
-    .min(0, 'must be 0 or more')
-    .max(limits.usageCountMax, `must be at most ${limits.usageCountMax}`),
+  usageCount: amount(limits.usageCountMax),
   condition: text(limits.conditionMax),
   countPrice: price,
   eventAggregationMethod: z.enum(aggregationMethods, { error: `must be one of ${aggregationMethods.join(', ')}` }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FeatureView } from '../features/schemas.ts';
-import { currency, httpUrl, name, text } from '../fields.ts';
+import { amount, currency, httpUrl, name, text } from '../fields.ts';
 import { limits } from '../limits.ts';
 import { PlanView } from '../plans/schemas.ts';
 import { Theme, ThemePatch } from './theme.ts';
@@ -17,7 +17,7 @@ const projectFields = {
   description: text(limits.projectDescriptionMax),
   pricingPageDescription: text(limits.pricingPageDescriptionMax),
   currency,
-  annualDiscount: z.number().min(0, 'must be 0 or more').lt(1, 'must be less than 1 (0.2 means 20% off)'),
+  annualDiscount: amount(1).refine((value) => value < 1, 'must be less than 1 (0.2 means 20% off)'),
   annualDiscountEnabled: z.boolean(),
   isActive: z.boolean(),
   checkoutSuccessUrl: httpUrl.nullable(),
