@@ -50,7 +50,7 @@ function lambdaContext(requestId: string, group: Group): Context {
 }
 
 /** Turns a Node request into the payload v2 event API Gateway's HTTP API would send. */
-export function toEvent(req: IncomingMessage, body: Buffer, requestId: string) {
+function toEvent(req: IncomingMessage, body: Buffer, requestId: string) {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const method = (req.method ?? 'GET').toUpperCase();
   const headers: Record<string, string> = {};

@@ -2,7 +2,6 @@ import { createDocumentClient } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
 import { ConfigError, localConfig } from '#shared/config.ts';
 import { type DynamoLocal, DynamoLocalError, startDynamoLocal } from './dynamodb-local.ts';
-import { startLocalServer } from './local-server.ts';
 
 /**
  * `npm start`: DynamoDB Local as a child process (unless DYNAMODB_ENDPOINT names another
@@ -20,6 +19,8 @@ async function main(): Promise<void> {
   }
   await ensureTable(createDocumentClient({ endpoint, region: config.AWS_REGION }), config.TABLE_NAME);
 
+  // Loaded only now: the handlers read their configuration when they are created.
+  const { startLocalServer } = await import('./local-server.ts');
   const server = await startLocalServer({ port: config.PORT }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE')
       throw new ConfigError(`Port ${config.PORT} is taken: stop what uses it or set PORT.`);

@@ -69,7 +69,7 @@ async function removeAssignments(key: ProjectKey, planId: number, featureIds: nu
 }
 
 /**
- * Creates a plan with its assignments and counts it on the project. Up to 48 assignments
+ * Creates a plan with its assignments and counts it on the project. Up to 49 assignments
  * fit in the plan's own transaction; larger plans write the rest first, in transactions of
  * their own, while the plan does not exist yet, so no reader sees a half-made plan. If the
  * final transaction fails, what was written is removed again.

@@ -1,32 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import type { Principal } from '#domain/keys/keys.ts';
+import { runtimeConfig } from '#shared/config.ts';
 import { log } from '#shared/logger.ts';
 import { runInRequestContext } from '#shared/request-context.ts';
-import { type Group, type GroupRouteKey, isPublicPath, type PathParams, type RouteOf } from '#shared/routes.ts';
+import { type Group, isPublicPath } from '#shared/routes.ts';
+import type { GroupActions } from './action.ts';
 import { domainErrorResult, internalErrorResult } from './errors.ts';
-import { authorize, type BodyMode, type GroupContext, jsonBody, resolveAction } from './middlewares.ts';
+import { authorize, type GroupContext, jsonBody, resolveAction } from './middlewares.ts';
 import { type HttpResult, type LambdaResult, toLambdaResult } from './responses.ts';
-
-/** What an action sees: everything parsed, and the principal when the route needs a key. */
-export interface ActionRequest<K extends string, Auth> {
-  principal: Auth extends 'public' ? undefined : Principal;
-  path: K extends `${string} ${infer P}` ? PathParams<P> : never;
-  query: Record<string, string | undefined>;
-  headers: Record<string, string | undefined>;
-  body: unknown;
-}
-
-export interface Action<K extends string, Auth> {
-  body?: BodyMode;
-  run(request: ActionRequest<K, Auth>): Promise<HttpResult>;
-}
-
-/** Every route of the group must have an action; TypeScript says which one is missing. */
-export type GroupActions<G extends Group> = {
-  [K in GroupRouteKey<G>]: Action<K, RouteOf<K>['auth']>;
-};
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<LambdaResult>;
 
@@ -51,13 +33,17 @@ function errorResponder(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error,
  * anything unexpected (a 500 that names the request id and exposes nothing else).
  */
 export function createGroupHandler<G extends Group>(group: G, actions: GroupActions<G>): LambdaHandler {
+  // Parsed at init, so a misconfigured function fails its cold start with one clear line
+  // instead of answering 500 to every request.
+  runtimeConfig();
   const pipeline = middy<APIGatewayProxyEventV2, HttpResult, Error, GroupContext>({ timeoutEarlyInMillis: 0 })
     .use(errorResponder())
     .use(resolveAction(actions as never))
     .use(authorize())
     .use(jsonBody())
     .handler(async (event, context) => {
-      const action = context.action as Action<string, unknown>;
+      const action = context.action;
+      if (!action) throw new Error('No action resolved');
       return action.run({
         principal: context.principal as never,
         path: (event.pathParameters ?? {}) as never,

@@ -6,22 +6,14 @@ import { createAuthenticator, type Principal } from '#domain/keys/keys.ts';
 import { limits } from '#domain/limits.ts';
 import { runtimeConfig } from '#shared/config.ts';
 import { findRoute, type Route } from '#shared/routes.ts';
+import type { AnyAction } from './action.ts';
 import { PayloadTooLargeError } from './errors.ts';
-import type { HttpResult } from './responses.ts';
 import { unmatchedError } from './router.ts';
-
-export type BodyMode = 'required' | 'optional';
-
-export interface ActionDefinition {
-  /** Whether the route reads a JSON body; routes without one ignore any body sent. */
-  body?: BodyMode;
-  run(request: never): Promise<HttpResult>;
-}
 
 /** What the middlewares learn about a request, for those after them and the action. */
 export interface GroupContext extends Context {
   route?: Route;
-  action?: ActionDefinition;
+  action?: AnyAction;
   principal?: Principal;
   parsedBody?: unknown;
 }
@@ -30,7 +22,7 @@ type GroupRequest = Request<APIGatewayProxyEventV2, unknown, Error, GroupContext
 type GroupMiddleware = MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, GroupContext>;
 
 /** Finds this group's action for the route key API Gateway (or the local server) matched. */
-export function resolveAction(actions: Record<string, ActionDefinition>): GroupMiddleware {
+export function resolveAction(actions: Record<string, AnyAction>): GroupMiddleware {
   return {
     before: async (request: GroupRequest) => {
       const { routeKey, requestContext, rawPath } = request.event;

@@ -1,50 +1,14 @@
-import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/dynamodb-local.ts';
 import { useLocalServer } from '../fixtures/api.ts';
+import { runCli } from '../fixtures/cli.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSX = 'node_modules/.bin/tsx';
 const KEY_PATTERN = /^ppk_([a-z0-9]{12})_([A-Za-z0-9]{32})$/;
 const ANY_KEY = /ppk_[a-z0-9]{12}_[A-Za-z0-9]{32}/g;
 const SUBPROCESS = 30_000;
 
-interface CliResult {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** `npm run cli -- ...` as an operator runs it: a real process against the shared test table. */
-function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(TSX, ['scripts/cli.ts', ...args], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
-        TABLE_NAME: process.env.TABLE_NAME,
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 25_000,
-      killSignal: 'SIGKILL',
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
+const cli = runCli;
 
 const owner = () => `cli-${randomUUID().slice(0, 8)}`;
 const lines = (text: string) => text.split('\n').filter((line) => line.trim() !== '');

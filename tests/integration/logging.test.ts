@@ -1,12 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createGroupHandler } from '#http/group-handler.ts';
 import { setLogSink } from '#shared/logger.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { httpEvent, lambdaContext } from '../fixtures/events.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
 
-// This file reads the log, so it must not be silenced (config is parsed on first use).
-process.env.LOG_LEVEL = 'info';
+// This file reads the log, so it must not be silenced. Hoisted above the imports: the
+// handlers parse their configuration when they are created.
+vi.hoisted(() => {
+  process.env.LOG_LEVEL = 'info';
+});
 
 const server = useLocalServer();
 const lines: Array<Record<string, unknown>> = [];

@@ -66,7 +66,7 @@ describe('POST /api/v1/projects/{slug}/plans', () => {
     expect(plan.isFree).toBe(true);
   });
 
-  test('more than 48 features (several transactions) are all assigned', async () => {
+  test('more than 49 features (several transactions) are all assigned', async () => {
     const project = await makeProject(api);
     const many = [];
     for (let i = 0; i < 60; i++) many.push(await makeFeature(api, project.slug));

@@ -4,13 +4,11 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/dynamodb-local.ts';
 import { ApiClient } from '../fixtures/api.ts';
+import { ROOT, runCli, TSX } from '../fixtures/cli.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSX = 'node_modules/.bin/tsx';
 const TABLE = 'pricing-start-test';
 const SLOW = 120_000;
 
@@ -178,39 +176,9 @@ function freshDir(): string {
   return dir;
 }
 
-interface CliResult {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** The operator CLI against the DynamoDB Local that `npm start` embeds. */
-function cli(dynamoPort: number, args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(TSX, ['scripts/cli.ts', ...args], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamoPort}`,
-        TABLE_NAME: TABLE,
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 25_000,
-      killSignal: 'SIGKILL',
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
+const cli = (dynamoPort: number, args: string[]) =>
+  runCli(args, { DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamoPort}`, TABLE_NAME: TABLE });
 
 async function createKey(dynamoPort: number): Promise<string> {
   const owner = `start-${randomUUID().slice(0, 8)}`;

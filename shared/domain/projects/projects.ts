@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { allocateIds } from '#db/ids.ts';
 import {
   getProjectItem,
@@ -116,8 +117,9 @@ function projectChanges(current: ProjectItem, input: UpdateProjectInput) {
     }
   }
   if (theme) {
-    const merged = { ...readTheme(current.theme), ...definedOnly(theme) };
-    if (JSON.stringify(merged) !== JSON.stringify(readTheme(current.theme))) set.theme = merged;
+    const stored = readTheme(current.theme);
+    const merged = { ...stored, ...definedOnly(theme) };
+    if (!isDeepStrictEqual(merged, stored)) set.theme = merged;
   }
   return { set, remove };
 }
