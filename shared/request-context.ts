@@ -18,10 +18,6 @@ export function runInRequestContext<T>(fn: () => Promise<T>): { context: Request
   return { context, result: storage.run(context, fn) };
 }
 
-export function currentRequestContext(): RequestContext | undefined {
-  return storage.getStore();
-}
-
 export function countDynamoRequest(): void {
   processDynamoRequests += 1;
   const context = storage.getStore();

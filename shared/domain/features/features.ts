@@ -1,10 +1,12 @@
 import { deleteFeature as deleteFeatureItem, insertFeature, patchFeature } from '#db/features.ts';
 import { allocateIds } from '#db/ids.ts';
+import { getProjectItem } from '#db/projects.ts';
 import type { ProjectKey } from '#db/types.ts';
-import { featureNotFound } from '../errors.ts';
+import { featureNotFound, projectNotFound } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
 import { limits } from '../limits.ts';
 import { loadProject } from '../projects/load.ts';
+import { slugPattern } from '../projects/schemas.ts';
 import { type CreateFeatureInput, type FeatureView, featureDefaults, type UpdateFeatureInput } from './schemas.ts';
 import { toFeatureView } from './view.ts';
 
@@ -14,7 +16,10 @@ export async function listFeatures(key: ProjectKey): Promise<FeatureView[]> {
 }
 
 export async function createFeature(key: ProjectKey, input: CreateFeatureInput): Promise<FeatureView> {
-  const { project } = await loadProject(key);
+  // Only the project item is needed (it must exist, and its share id goes on the feature):
+  // one GetItem, not the whole partition. The create transaction re-checks it anyway.
+  const project = slugPattern.test(key.slug) ? await getProjectItem(key) : undefined;
+  if (!project || project.deletingAt) throw projectNotFound(key.slug);
   const [featureId] = await allocateIds('feature');
   if (featureId === undefined) throw new Error('No feature id allocated');
   const now = new Date().toISOString();
