@@ -18,6 +18,12 @@ const optionalUrl = z
   .transform((v) => (v === '' ? undefined : v))
   .pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:8000' }).optional());
 
+const optionalText = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v === '' ? undefined : v));
+
 /** What every Lambda handler needs. */
 const RuntimeEnv = z.object({
   TABLE_NAME: z
@@ -35,6 +41,19 @@ const RuntimeEnv = z.object({
   LOG_LEVEL: z
     .enum(['debug', 'info', 'error', 'silent'], { error: 'must be debug, info, error or silent' })
     .default('info'),
+  // Where projects' payment keys are sealed: a KMS key in a deployed stage, or a local key
+  // file (npm start creates one under DATA_DIR). Exactly one is needed where keys are used.
+  PAYMENT_KMS_KEY_ID: optionalText,
+  PAYMENT_KEY_FILE: optionalText,
+  // Another Stripe-compatible server (tests, local runs); unset means api.stripe.com.
+  STRIPE_API_BASE: optionalUrl,
+  // Per attempt; with one retry the worst case stays well inside the payments Lambda's timeout.
+  STRIPE_TIMEOUT_MS: z.coerce
+    .number({ error: 'must be a number of milliseconds' })
+    .int('must be a whole number of milliseconds')
+    .min(100, 'must be between 100 and 10000')
+    .max(10000, 'must be between 100 and 10000')
+    .default(8000),
 });
 
 /** What `npm start` needs on top. */
