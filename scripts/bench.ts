@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { type NativeAttributeValue, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
@@ -98,6 +99,9 @@ async function main(): Promise<number> {
     process.env.LOG_LEVEL = 'silent';
     process.env.AWS_REGION = REGION;
     process.env.KEY_CACHE_TTL_SECONDS = String(KEY_CACHE_TTL_SECONDS);
+    // The handlers open their keyring when they load: give them one first.
+    const { useKeyring, localKeyring } = await import('#shared/secrets/keyring.ts');
+    useKeyring(localKeyring(randomBytes(32)));
     const [{ startLocalServer }, { createApiKey }] = await Promise.all([
       import('./local-server.ts'),
       import('#domain/keys/keys.ts'),

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { handler as features } from '#functions/features/handler.ts';
+import { handler as payments } from '#functions/payments/handler.ts';
 import { handler as plans } from '#functions/plans/handler.ts';
 import { handler as projects } from '#functions/projects/handler.ts';
 import { handler as share } from '#functions/share/handler.ts';
@@ -12,7 +13,7 @@ import { matchRoute } from '#http/router.ts';
 import { fallbackGroup, type Group, routeKey } from '#shared/routes.ts';
 
 /** The same handler modules that CDK bundles into one Lambda per group. */
-const handlers: Record<Group, LambdaHandler> = { share, projects, features, plans };
+const handlers: Record<Group, LambdaHandler> = { share, payments, projects, features, plans };
 
 /** API Gateway's own ceiling on a request body. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;

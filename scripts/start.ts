@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { createDocumentClient } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
-import { ConfigError, localConfig } from '#shared/config.ts';
+import { ConfigError, type LocalConfig, localConfig } from '#shared/config.ts';
+import { ensureLocalKeyFile, localKeyring, useKeyring } from '#shared/secrets/keyring.ts';
 import { type DynamoLocal, DynamoLocalError, startDynamoLocal } from './dynamodb-local.ts';
 
 /**
@@ -18,6 +20,7 @@ async function main(): Promise<void> {
     process.env.DYNAMODB_ENDPOINT = endpoint;
   }
   await ensureTable(createDocumentClient({ endpoint, region: config.AWS_REGION }), config.TABLE_NAME);
+  const keys = await setUpPaymentKeys(config);
 
   // Loaded only now: the handlers read their configuration when they are created.
   const { startLocalServer } = await import('./local-server.ts');
@@ -29,7 +32,10 @@ async function main(): Promise<void> {
   const storage = dynamo
     ? `DynamoDB Local on ${endpoint}, data ${config.DATA_DIR === ':memory:' ? 'in memory' : `in ${config.DATA_DIR}/`}`
     : `DynamoDB at ${endpoint}`;
-  console.log(`Pricing service listening on ${server.url} (table ${config.TABLE_NAME}, ${storage}). Ctrl-C stops it.`);
+  const stripe = config.STRIPE_API_BASE ? `Stripe API at ${config.STRIPE_API_BASE}` : 'Stripe API at api.stripe.com';
+  console.log(
+    `Pricing service listening on ${server.url} (table ${config.TABLE_NAME}, ${storage}; payment keys sealed ${keys}; ${stripe}). Ctrl-C stops it.`,
+  );
 
   let stopping = false;
   const stop = async () => {
@@ -41,6 +47,25 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+}
+
+/**
+ * Projects' payment keys are sealed with a local key unless a KMS key is named: a file
+ * under DATA_DIR (created on first start, mode 600), or a fresh key in memory when the data
+ * is in memory too. Returns how, for the start-up line.
+ */
+async function setUpPaymentKeys(config: LocalConfig): Promise<string> {
+  if (config.PAYMENT_KMS_KEY_ID) return `with KMS key ${config.PAYMENT_KMS_KEY_ID}`;
+  if (config.PAYMENT_KEY_FILE) return `with the key in ${config.PAYMENT_KEY_FILE}`;
+  if (config.DATA_DIR === ':memory:') {
+    useKeyring(localKeyring(randomBytes(32)));
+    return 'with a key kept in memory';
+  }
+  const file = await ensureLocalKeyFile(config.DATA_DIR);
+  if (file.warning) console.warn(file.warning);
+  // The handlers find it as a Lambda finds its configuration: in the environment.
+  process.env.PAYMENT_KEY_FILE = file.path;
+  return `with the key in ${file.path}`;
 }
 
 main().catch((error: unknown) => {

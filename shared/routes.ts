@@ -3,7 +3,7 @@
  * API Gateway route per entry, pointing at the entry's group function, so the two cannot
  * disagree. `auth` is what the route demands: public, a key with read, or read_write.
  */
-export type Group = 'share' | 'projects' | 'features' | 'plans';
+export type Group = 'share' | 'payments' | 'projects' | 'features' | 'plans';
 export type AuthKind = 'public' | 'read' | 'write';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS';
 
@@ -17,6 +17,13 @@ interface RouteDefinition {
 export const routes = [
   { method: 'GET', path: '/api/share/{shareId}', group: 'share', auth: 'public' },
   { method: 'OPTIONS', path: '/api/share/{shareId}', group: 'share', auth: 'public' },
+
+  { method: 'POST', path: '/api/payments/checkout', group: 'payments', auth: 'public' },
+  { method: 'OPTIONS', path: '/api/payments/checkout', group: 'payments', auth: 'public' },
+  { method: 'POST', path: '/api/payments/checkout/custom', group: 'payments', auth: 'public' },
+  { method: 'OPTIONS', path: '/api/payments/checkout/custom', group: 'payments', auth: 'public' },
+  { method: 'GET', path: '/api/payments/receipt', group: 'payments', auth: 'public' },
+  { method: 'OPTIONS', path: '/api/payments/receipt', group: 'payments', auth: 'public' },
 
   { method: 'GET', path: '/api/v1/projects', group: 'projects', auth: 'read' },
   { method: 'POST', path: '/api/v1/projects', group: 'projects', auth: 'write' },

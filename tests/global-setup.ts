@@ -1,6 +1,10 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { createDocumentClient } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
+import { ensureLocalKeyFile } from '#shared/secrets/keyring.ts';
 import { freePort, startDynamoLocal } from '../scripts/dynamodb-local.ts';
 
 export const TEST_TABLE = 'pricing-test';
@@ -12,13 +16,18 @@ export default async function setup(project: TestProject) {
   await ensureTable(client, TEST_TABLE);
   client.destroy();
   project.provide('dynamoEndpoint', dynamo.endpoint);
+  // Payment keys are sealed with a local key file, as under `npm start`.
+  const keyDir = await mkdtemp(join(tmpdir(), 'pricing-test-keys-'));
+  project.provide('paymentKeyFile', (await ensureLocalKeyFile(keyDir)).path);
   return async () => {
     await dynamo.stop();
+    await rm(keyDir, { recursive: true, force: true });
   };
 }
 
 declare module 'vitest' {
   export interface ProvidedContext {
     dynamoEndpoint: string;
+    paymentKeyFile: string;
   }
 }

@@ -5,3 +5,4 @@ import { inject } from 'vitest';
 process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
 process.env.TABLE_NAME = 'pricing-test';
 process.env.LOG_LEVEL ??= 'silent';
+process.env.PAYMENT_KEY_FILE ??= inject('paymentKeyFile');

@@ -4,6 +4,10 @@ import { parse } from '#domain/validation.ts';
 import { createGroupHandler } from '#http/group-handler.ts';
 import { projectKey } from '#http/params.ts';
 import { created, ok, success } from '#http/responses.ts';
+import { keyring } from '#shared/secrets/keyring.ts';
+
+// At init: projects seal payment keys, so a stage without a keyring fails its cold start.
+keyring();
 
 export const handler = createGroupHandler('projects', {
   'GET /api/v1/projects': {

@@ -1,6 +1,7 @@
 import { getShareData } from '#domain/share/share.ts';
 import { etagOf, ifNoneMatchHits } from '#http/etag.ts';
 import { createGroupHandler } from '#http/group-handler.ts';
+import { preflight } from '#http/preflight.ts';
 
 /** Short enough that an edit shows on the pricing page within half a minute. */
 const CACHE_CONTROL = 'public, max-age=30';
@@ -16,14 +17,5 @@ export const handler = createGroupHandler('share', {
       return { status: 200, body: data, headers: caching };
     },
   },
-  'OPTIONS /api/share/{shareId}': {
-    run: async () => ({
-      status: 204,
-      headers: {
-        'access-control-allow-methods': 'GET, OPTIONS',
-        'access-control-allow-headers': 'Content-Type, If-None-Match',
-        'access-control-max-age': '86400',
-      },
-    }),
-  },
+  'OPTIONS /api/share/{shareId}': { run: preflight(['GET'], ['Content-Type', 'If-None-Match']) },
 });

@@ -72,20 +72,24 @@ export type ProjectChanges = Partial<
     | 'checkoutTestSuccessUrl'
     | 'checkoutTestCancelUrl'
     | 'theme'
+    | 'paymentKeySealed'
+    | 'paymentsMode'
   >
 > & { updatedAt: string };
 
 export type UrlField = 'checkoutSuccessUrl' | 'checkoutCancelUrl' | 'checkoutTestSuccessUrl' | 'checkoutTestCancelUrl';
+/** Attributes an update can remove: absent reads back as null. */
+export type RemovableField = UrlField | 'paymentKeySealed' | 'paymentsMode';
 
 /**
- * Writes a read-modify-write change, guarded by the version the caller read. Null URL
- * fields are removed (absent reads back as null).
+ * Writes a read-modify-write change, guarded by the version the caller read. Fields set
+ * to null are removed (absent reads back as null).
  */
 export async function updateProjectItem(
   key: ProjectKey,
   expectedVersion: number,
   set: ProjectChanges,
-  remove: UrlField[],
+  remove: RemovableField[],
 ): Promise<ProjectItem | 'stale'> {
   try {
     let update = db().entities.project.patch(key).set(set).add({ version: 1 });

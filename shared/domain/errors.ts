@@ -10,7 +10,9 @@ export type ErrorCode =
   | 'method_not_allowed'
   | 'conflict'
   | 'limit_exceeded'
-  | 'payload_too_large';
+  | 'payload_too_large'
+  | 'payments_not_configured'
+  | 'payment_provider_error';
 
 export interface ErrorDetail {
   path: string;
@@ -68,6 +70,22 @@ export class LimitExceededError extends DomainError {
   constructor(message: string) {
     super('limit_exceeded', message);
     this.name = 'LimitExceededError';
+  }
+}
+
+/** The project cannot take payments: no payment key, or no redirect URL for the key's mode. */
+export class PaymentsNotConfiguredError extends DomainError {
+  constructor(message: string) {
+    super('payments_not_configured', message);
+    this.name = 'PaymentsNotConfiguredError';
+  }
+}
+
+/** The payment processor failed or refused; the message is its own, with any secret removed. */
+export class PaymentProviderError extends DomainError {
+  constructor(message: string) {
+    super('payment_provider_error', message);
+    this.name = 'PaymentProviderError';
   }
 }
 

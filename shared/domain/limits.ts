@@ -19,4 +19,10 @@ export const limits = {
   // The smallest positive number accepted anywhere (DynamoDB cannot store below 1e-130).
   smallestPositive: 1e-9,
   bodyBytesMax: 256 * 1024,
+  // Checkout: seats per purchase, Stripe's largest unit_amount (8 digits in minor units),
+  // and the length of an Idempotency-Key (Stripe takes 255; we prefix the project).
+  seatsMax: 100_000,
+  stripeAmountMax: 99_999_999,
+  idempotencyKeyMax: 200,
+  emailMax: 254,
 } as const;

@@ -11,6 +11,8 @@ const statusByCode: Record<ErrorCode, number> = {
   conflict: 409,
   limit_exceeded: 409,
   payload_too_large: 413,
+  payments_not_configured: 409,
+  payment_provider_error: 502,
 };
 
 export class MethodNotAllowedError extends DomainError {

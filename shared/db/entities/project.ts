@@ -21,6 +21,10 @@ export const Project = new Entity({
     checkoutCancelUrl: { type: 'string' },
     checkoutTestSuccessUrl: { type: 'string' },
     checkoutTestCancelUrl: { type: 'string' },
+    // The project's own Stripe key, sealed by the keyring (envelope encryption; see
+    // shared/secrets). The mode is kept beside it in clear so views never need to decrypt.
+    paymentKeySealed: { type: 'string' },
+    paymentsMode: { type: ['test', 'live'] as const },
     // Stored whole (defaults applied at creation); PUT merges in the domain.
     theme: {
       type: 'map',

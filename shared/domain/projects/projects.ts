@@ -6,6 +6,7 @@ import {
   listOwnerProjects,
   markProjectDeleting,
   type ProjectChanges,
+  type RemovableField,
   sweepProject,
   type UrlField,
   updateProjectItem,
@@ -13,6 +14,7 @@ import {
 import type { NewProjectItem, ProjectItem, ProjectKey } from '#db/types.ts';
 import { ConflictError, projectNotFound } from '../errors.ts';
 import { definedOnly, withoutNulls } from '../fields.ts';
+import { sealPaymentKey } from '../payments/account.ts';
 import { LOWER_ALNUM, randomToken } from '../random.ts';
 import { loadProject } from './load.ts';
 import {
@@ -55,11 +57,13 @@ export async function createProject(ownerId: string, input: CreateProjectInput):
   const [projectId] = await allocateIds('project');
   if (projectId === undefined) throw new Error('No project id allocated');
   const now = new Date().toISOString();
-  const { slug, theme, ...fields } = input;
+  const { slug, theme, paymentSecretKey, ...fields } = input;
+  const payment = paymentSecretKey ? await sealPaymentKey(projectId, paymentSecretKey) : {};
   const item = (candidate: string): NewProjectItem => ({
     ...projectDefaults,
-    // On create a null URL is the same as leaving it out.
+    // On create a null URL (or key) is the same as leaving it out.
     ...withoutNulls(fields),
+    ...payment,
     name: fields.name,
     ownerId,
     slug: candidate,
@@ -105,10 +109,15 @@ async function createWithDerivedSlug(ownerId: string, base: string, item: (slug:
   throw new ConflictError('Could not find a free slug for this name; send an explicit "slug".');
 }
 
-function projectChanges(current: ProjectItem, input: UpdateProjectInput) {
-  const { theme, ...fields } = input;
+type SealedPayment = Awaited<ReturnType<typeof sealPaymentKey>>;
+
+/** `payment`: the new key already sealed, null to disconnect, undefined to leave it. */
+function projectChanges(current: ProjectItem, input: UpdateProjectInput, payment: SealedPayment | null | undefined) {
+  const { theme, paymentSecretKey: _sealedSeparately, ...fields } = input;
   const set: Partial<ProjectChanges> = {};
-  const remove: UrlField[] = [];
+  const remove: RemovableField[] = [];
+  if (payment) Object.assign(set, payment);
+  if (payment === null && current.paymentKeySealed !== undefined) remove.push('paymentKeySealed', 'paymentsMode');
   for (const [field, value] of Object.entries(definedOnly(fields)) as [keyof typeof fields, unknown][]) {
     if (value === null && (urlFields as string[]).includes(field)) {
       if (current[field as UrlField] !== undefined) remove.push(field as UrlField);
@@ -126,9 +135,14 @@ function projectChanges(current: ProjectItem, input: UpdateProjectInput) {
 
 /** Partial update: only fields present change; `theme` merges into the stored theme. */
 export async function updateProject(key: ProjectKey, input: UpdateProjectInput): Promise<ProjectView> {
+  let payment: SealedPayment | null | undefined = input.paymentSecretKey === null ? null : undefined;
   for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
     const partition = await loadProject(key);
-    const { set, remove } = projectChanges(partition.project, input);
+    if (input.paymentSecretKey && !payment) {
+      // Sealed anew even when it is the key already stored: comparing would mean decrypting.
+      payment = await sealPaymentKey(partition.project.projectId, input.paymentSecretKey);
+    }
+    const { set, remove } = projectChanges(partition.project, input, payment);
     if (Object.keys(set).length === 0 && remove.length === 0) return toProjectView(partition);
     const updated = await updateProjectItem(
       key,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { FeatureView } from '../features/schemas.ts';
 import { amount, currency, httpUrl, name, text } from '../fields.ts';
 import { limits } from '../limits.ts';
+import { paymentKeyPattern } from '../payments/account.ts';
 import { PlanView } from '../plans/schemas.ts';
 import { Theme, ThemePatch } from './theme.ts';
 
@@ -25,6 +26,14 @@ const projectFields = {
   checkoutTestSuccessUrl: httpUrl.nullable(),
   checkoutTestCancelUrl: httpUrl.nullable(),
   theme: ThemePatch,
+  // Write-only: sealed on write, never returned. The message must not echo the value.
+  paymentSecretKey: z
+    .string({ error: 'must be a string or null' })
+    .regex(
+      paymentKeyPattern,
+      'must be a Stripe secret key (sk_test_…, sk_live_…) or restricted key (rk_test_…, rk_live_…)',
+    )
+    .nullable(),
 };
 
 /** Unknown and read-only fields (id, shareId, _count, features...) are ignored. */
@@ -54,6 +63,8 @@ const projectBase = {
   shareId: z.string(),
   currency: z.string(),
   isActive: z.boolean(),
+  paymentsConnected: z.boolean(),
+  paymentsMode: z.enum(['test', 'live']).nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
 };

@@ -1,5 +1,6 @@
 import type { ProjectItem, ProjectPartition } from '#db/types.ts';
 import { toFeatureView } from '../features/view.ts';
+import { paymentsConnected } from '../payments/account.ts';
 import { planViews } from '../plans/view.ts';
 import type { ProjectSummaryView, ProjectView } from './schemas.ts';
 import { readTheme } from './theme.ts';
@@ -13,6 +14,8 @@ export function toProjectSummaryView(item: ProjectItem): ProjectSummaryView {
     shareId: item.shareId,
     currency: item.currency,
     isActive: item.isActive,
+    paymentsConnected: paymentsConnected(item),
+    paymentsMode: item.paymentsMode ?? null,
     createdAt: item.createdAt,
     updatedAt: item.updatedAt,
     _count: { features: item.featureCount, pricingPlans: item.planCount },
@@ -36,6 +39,8 @@ export function toProjectView(partition: ProjectPartition): ProjectView {
     checkoutCancelUrl: project.checkoutCancelUrl ?? null,
     checkoutTestSuccessUrl: project.checkoutTestSuccessUrl ?? null,
     checkoutTestCancelUrl: project.checkoutTestCancelUrl ?? null,
+    paymentsConnected: paymentsConnected(project),
+    paymentsMode: project.paymentsMode ?? null,
     themeSettings: readTheme(project.theme),
     features: [...partition.features].sort((a, b) => a.featureId - b.featureId).map(toFeatureView),
     pricingPlans: planViews(partition),

@@ -1,6 +1,8 @@
 import { readSharePartition } from '#db/projects.ts';
+import type { ProjectPartition } from '#db/types.ts';
 import { NotFoundError } from '../errors.ts';
 import { countableData } from '../features/view.ts';
+import { paymentsConnected } from '../payments/account.ts';
 import { assignmentsByPlan } from '../plans/view.ts';
 import { readTheme } from '../projects/theme.ts';
 import type { ShareView } from './schemas.ts';
@@ -11,15 +13,22 @@ const shareIdPattern = /^[A-Za-z0-9_-]{16,64}$/;
 export const featureLimit = (usageCount: number, multiplier: number) => Math.round(usageCount * multiplier * 1e6) / 1e6;
 
 /**
- * The public pricing data of an active project, from one Query on the byShareId index.
- * Unknown, inactive and deleting projects are all the same 404.
+ * A project by its share id, with everything in it, from one Query on the byShareId index.
+ * Unknown and deleting projects are a 404, and so are inactive ones unless the caller
+ * (a receipt for a past purchase) says otherwise.
  */
-export async function getShareData(shareId: string): Promise<ShareView> {
-  const notFound = new NotFoundError('No active pricing page has this share id.');
+export async function loadSharedProject(shareId: string, { includeInactive = false } = {}): Promise<ProjectPartition> {
+  const notFound = new NotFoundError(`No ${includeInactive ? '' : 'active '}pricing page has this share id.`);
   if (!shareIdPattern.test(shareId)) throw notFound;
   const partition = await readSharePartition(shareId);
-  if (!partition?.project.isActive || partition.project.deletingAt) throw notFound;
+  if (!partition || partition.project.deletingAt) throw notFound;
+  if (!partition.project.isActive && !includeInactive) throw notFound;
+  return partition;
+}
 
+/** The public pricing data of an active project. */
+export async function getShareData(shareId: string): Promise<ShareView> {
+  const partition = await loadSharedProject(shareId);
   const { project } = partition;
   const features = [...partition.features].sort((a, b) => a.featureId - b.featureId);
   const joined = assignmentsByPlan(partition);
@@ -33,8 +42,7 @@ export async function getShareData(shareId: string): Promise<ShareView> {
     currency: project.currency,
     annualDiscount: project.annualDiscount,
     annualDiscountEnabled: project.annualDiscountEnabled,
-    // Payment accounts arrive with the payments endpoints; until then none is connected.
-    paymentsConnected: false,
+    paymentsConnected: paymentsConnected(project),
     plans: plans.map((plan) => {
       const multipliers = new Map(
         (joined.get(plan.planId) ?? []).map((a) => [a.feature.featureId, a.assignment.multiplier]),

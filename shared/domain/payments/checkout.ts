@@ -1,0 +1,146 @@
+import type { FeatureItem, ProjectItem } from '#db/types.ts';
+import { createCheckoutSession } from '#shared/payments/stripe.ts';
+import { echo, featureNotFound, NotFoundError, ValidationError } from '../errors.ts';
+import { limits } from '../limits.ts';
+import { loadSharedProject } from '../share/share.ts';
+import { checkoutRedirects, openPaymentKey } from './account.ts';
+import { type FeatureDetail, featureDetailsMetadata, METADATA_KEYS_MAX } from './feature-details.ts';
+import { type BillingInterval, featureMonthlyPrice, intervalPrice, planMonthlyPrice, toMinorUnits } from './pricing.ts';
+import type { CheckoutView, CustomCheckoutInput, PlanCheckoutInput } from './schemas.ts';
+
+export const CUSTOM_PLAN_NAME = 'Custom plan';
+
+interface Purchase {
+  project: ProjectItem;
+  interval: BillingInterval;
+  /** In major units, for the billing interval. */
+  price: number;
+  productName: string;
+  trialDays: number;
+  metadata: Record<string, string>;
+  customerEmail: string | undefined;
+  idempotencyKey: string | undefined;
+}
+
+/** Amounts Stripe cannot take are the caller's problem (too many seats), not Stripe's failure. */
+function minorAmount(price: number, currency: string): number {
+  const minor = toMinorUnits(price, currency);
+  if (minor > limits.stripeAmountMax) {
+    throw new ValidationError(
+      `The price of this selection (${price} ${currency}) is more than Stripe accepts in one payment.`,
+    );
+  }
+  return minor;
+}
+
+/**
+ * Everything about the project is checked before its key is opened: a visitor's bad
+ * request never costs a decrypt or a call to Stripe.
+ */
+async function checkout(purchase: Purchase): Promise<CheckoutView> {
+  const { project } = purchase;
+  const unitAmount = minorAmount(purchase.price, project.currency);
+  const redirects = checkoutRedirects(project);
+  const secretKey = await openPaymentKey(project);
+  const session = await createCheckoutSession(secretKey, {
+    currency: project.currency,
+    unitAmount,
+    interval: purchase.interval,
+    productName: purchase.productName,
+    ...(purchase.trialDays > 0 ? { trialDays: purchase.trialDays } : {}),
+    metadata: purchase.metadata,
+    ...redirects,
+    ...(purchase.customerEmail ? { customerEmail: purchase.customerEmail } : {}),
+    // Two projects may share one Stripe account: the project id keeps their keys apart.
+    ...(purchase.idempotencyKey ? { idempotencyKey: `project-${project.projectId}:${purchase.idempotencyKey}` } : {}),
+  });
+  return { sessionId: session.id, url: session.url };
+}
+
+/** A subscription to one visible plan of an active project, priced on the server. */
+export async function createPlanCheckout(input: PlanCheckoutInput, idempotencyKey?: string): Promise<CheckoutView> {
+  const { project, plans } = await loadSharedProject(input.shareId);
+  const plan = plans.find((p) => p.planId === input.planId && p.isVisible);
+  if (!plan) throw new NotFoundError(`Plan ${echo(input.planId)} is not on this pricing page.`);
+  if (plan.isFree) {
+    throw new ValidationError(`Plan ${plan.planId} is free: there is nothing to check out.`, [
+      { path: 'planId', message: 'is a free plan' },
+    ]);
+  }
+  if (input.seats !== undefined && input.seats !== 1 && !plan.isPerUserPricing) {
+    throw new ValidationError(`Plan ${plan.planId} is not priced per user, so it takes no seats.`, [
+      { path: 'seats', message: 'applies only to per-user plans' },
+    ]);
+  }
+  const seats = input.seats ?? 1;
+  return checkout({
+    project,
+    interval: input.billingInterval,
+    price: intervalPrice(planMonthlyPrice(plan, seats), input.billingInterval, project),
+    productName: plan.name,
+    trialDays: plan.freemiumDay,
+    metadata: {
+      planId: String(plan.planId),
+      projectId: String(project.projectId),
+      ...(plan.isPerUserPricing ? { seats: String(seats) } : {}),
+    },
+    customerEmail: input.customerEmail,
+    idempotencyKey,
+  });
+}
+
+function chosenFeatures(features: FeatureItem[], input: CustomCheckoutInput) {
+  const byId = new Map(features.map((f) => [f.featureId, f]));
+  const seen = new Set<number>();
+  return input.features.map((choice, index) => {
+    if (seen.has(choice.featureId)) {
+      throw new ValidationError(`Feature ${choice.featureId} is chosen twice.`, [
+        { path: `features[${index}].featureId`, message: 'is chosen more than once' },
+      ]);
+    }
+    seen.add(choice.featureId);
+    const feature = byId.get(choice.featureId);
+    if (!feature) throw featureNotFound(choice.featureId);
+    if (choice.quantity !== undefined && !feature.isCountable) {
+      throw new ValidationError(`Feature ${feature.featureId} is not countable, so it takes no quantity.`, [
+        { path: `features[${index}].quantity`, message: 'applies only to countable features' },
+      ]);
+    }
+    return { feature, quantity: feature.isCountable ? (choice.quantity ?? feature.usageCount) : null };
+  });
+}
+
+/** A subscription to the visitor's own selection of features, priced on the server. */
+export async function createCustomCheckout(input: CustomCheckoutInput, idempotencyKey?: string): Promise<CheckoutView> {
+  const { project, features } = await loadSharedProject(input.shareId);
+  const chosen = chosenFeatures(features, input);
+  const interval = input.billingInterval;
+  const details: FeatureDetail[] = chosen.map(({ feature, quantity }) => ({
+    id: feature.featureId,
+    name: feature.name,
+    quantity,
+    price: roundForDisplay(intervalPrice(featureMonthlyPrice(feature, quantity ?? 0), interval, project)),
+  }));
+  const monthly = chosen.reduce((sum, { feature, quantity }) => sum + featureMonthlyPrice(feature, quantity ?? 0), 0);
+  const base = { projectId: String(project.projectId) };
+  const detailEntries = featureDetailsMetadata(details, METADATA_KEYS_MAX - Object.keys(base).length);
+  if (!detailEntries) {
+    throw new ValidationError(
+      `These ${details.length} features do not fit in Stripe's metadata (${METADATA_KEYS_MAX} values of 500 characters); choose fewer features.`,
+      [{ path: 'features', message: 'too many features for one checkout' }],
+    );
+  }
+  return checkout({
+    project,
+    interval,
+    price: intervalPrice(monthly, interval, project),
+    productName: CUSTOM_PLAN_NAME,
+    trialDays: 0,
+    metadata: { ...base, ...detailEntries },
+    customerEmail: input.customerEmail,
+    idempotencyKey,
+  });
+}
+
+/** Per-feature prices in the metadata are for reading; the charged total is rounded once, from the sum. */
+const roundForDisplay = (value: number) => Number(value.toPrecision(12));

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { amount, positiveId } from '../fields.ts';
+import { limits } from '../limits.ts';
+
+const shareId = z.string({ error: 'is required' }).min(1, 'is required').max(200, 'is not a share id');
+const billingInterval = z.enum(['month', 'year'], { error: 'must be "month" or "year"' }).default('month');
+const customerEmail = z
+  .email({ error: 'must be an e-mail address' })
+  .max(limits.emailMax, `must be at most ${limits.emailMax} characters`)
+  .optional();
+
+/** Redirect URLs are never taken from the request: they are the project's. Unknown fields are ignored. */
+export const PlanCheckoutBody = z.object({
+  shareId,
+  planId: positiveId,
+  billingInterval,
+  seats: z
+    .number({ error: 'must be a whole number of seats' })
+    .int('must be a whole number of seats')
+    .min(1, 'must be at least 1')
+    .max(limits.seatsMax, `must be at most ${limits.seatsMax}`)
+    .optional(),
+  customerEmail,
+});
+
+export const CustomCheckoutBody = z.object({
+  shareId,
+  billingInterval,
+  features: z
+    .array(
+      z.object({
+        featureId: positiveId,
+        quantity: amount(limits.usageCountMax).optional(),
+      }),
+      { error: 'must be an array of {featureId, quantity?}' },
+    )
+    .min(1, 'must name at least one feature')
+    .max(limits.featuresPerProject, `must name at most ${limits.featuresPerProject} features`),
+  customerEmail,
+});
+
+export const ReceiptQuery = z.object({
+  session_id: z
+    .string({ error: 'is required: the checkout session id from the success URL' })
+    .min(1, 'is required: the checkout session id from the success URL'),
+  shareId: z.string({ error: 'is required' }).min(1, 'is required'),
+});
+
+/** Printable ASCII without spaces, short enough to prefix with the project. */
+export const IdempotencyKey = z
+  .string()
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+  .max(limits.idempotencyKeyMax, `must be at most ${limits.idempotencyKeyMax} characters`)
+  .optional();
+
+export type PlanCheckoutInput = z.infer<typeof PlanCheckoutBody>;
+export type CustomCheckoutInput = z.infer<typeof CustomCheckoutBody>;
+
+export const CheckoutView = z.strictObject({ sessionId: z.string(), url: z.string() });
+
+/** interface.md's Receipt table, exactly. */
+export const ReceiptView = z.strictObject({
+  planName: z.string(),
+  customPlan: z.boolean(),
+  total: z.number(),
+  currency: z.string(),
+  customer: z.strictObject({ email: z.string().nullable() }),
+  billingInterval: z.string(),
+  subscriptionId: z.string(),
+  metadata: z.record(z.string(), z.string()),
+});
+
+export type CheckoutView = z.infer<typeof CheckoutView>;
+export type ReceiptView = z.infer<typeof ReceiptView>;

@@ -1,0 +1,14 @@
+import type { HttpResult } from './responses.ts';
+
+/**
+ * The answer to a CORS preflight of a public route. The Allow-Origin header itself is
+ * added to every public response by the group handler.
+ */
+export const preflight = (methods: string[], headers: string[]) => async (): Promise<HttpResult> => ({
+  status: 204,
+  headers: {
+    'access-control-allow-methods': [...methods, 'OPTIONS'].join(', '),
+    'access-control-allow-headers': headers.join(', '),
+    'access-control-max-age': '86400',
+  },
+});

@@ -1,0 +1,153 @@
+import Stripe from 'stripe';
+import { ConflictError, PaymentProviderError } from '#domain/errors.ts';
+import { runtimeConfig } from '#shared/config.ts';
+
+/**
+ * The payments adapter: the only module that talks to Stripe. It takes a project's own
+ * secret key per call (every project sells through its own account) and turns Stripe's
+ * failures into domain errors here, at the edge that meets them, with any key scrubbed
+ * from the message.
+ */
+
+export interface CheckoutSessionRequest {
+  /** ISO 4217, any case; Stripe wants lower case. */
+  currency: string;
+  /** In the currency's minor unit. */
+  unitAmount: number;
+  interval: 'month' | 'year';
+  productName: string;
+  trialDays?: number;
+  /** Set on the session and on the subscription it creates. */
+  metadata: Record<string, string>;
+  successUrl: string;
+  cancelUrl: string;
+  customerEmail?: string;
+  idempotencyKey?: string;
+}
+
+export interface CheckoutSessionSummary {
+  id: string;
+  status: string | null;
+  metadata: Record<string, string>;
+  amountTotal: number | null;
+  currency: string | null;
+  customerEmail: string | null;
+  subscription: { id: string; interval: string | null } | null;
+  /** The line item's product name, as Stripe kept it. */
+  productName: string | null;
+}
+
+/** One retry: a POST carries an idempotency key (ours or the SDK's), so a retry cannot charge twice. */
+const MAX_NETWORK_RETRIES = 1;
+
+function client(secretKey: string): Stripe {
+  const { STRIPE_API_BASE, STRIPE_TIMEOUT_MS } = runtimeConfig();
+  const base = STRIPE_API_BASE ? new URL(STRIPE_API_BASE) : undefined;
+  return new Stripe(secretKey, {
+    maxNetworkRetries: MAX_NETWORK_RETRIES,
+    timeout: STRIPE_TIMEOUT_MS,
+    telemetry: false,
+    appInfo: { name: 'pricing-plan-service' },
+    ...(base
+      ? {
+          host: base.hostname,
+          port: base.port || (base.protocol === 'https:' ? 443 : 80),
+          protocol: base.protocol === 'https:' ? 'https' : 'http',
+        }
+      : {}),
+  });
+}
+
+/** Stripe already masks keys in its messages; this also removes anything key-shaped it might echo. */
+const KEY_SHAPED = /\b(?:sk|rk|pk)_(?:test|live)_[A-Za-z0-9*]+/g;
+export const scrubSecrets = (message: string) => message.replace(KEY_SHAPED, '[redacted key]');
+
+function providerError(error: unknown): Error {
+  if (!(error instanceof Stripe.errors.StripeError)) return error instanceof Error ? error : new Error(String(error));
+  if (error instanceof Stripe.errors.StripeIdempotencyError) {
+    return new ConflictError(
+      'This Idempotency-Key was already used for a different checkout; send a new key for a new request.',
+    );
+  }
+  if (error instanceof Stripe.errors.StripeConnectionError) {
+    return new PaymentProviderError('Stripe could not be reached or did not answer in time; try again.');
+  }
+  const status = error.statusCode ? ` (HTTP ${error.statusCode})` : '';
+  const prefix =
+    error instanceof Stripe.errors.StripeAuthenticationError || error instanceof Stripe.errors.StripePermissionError
+      ? "Stripe refused the project's payment key"
+      : 'Stripe refused the request';
+  return new PaymentProviderError(`${prefix}${status}: ${scrubSecrets(error.message)}`);
+}
+
+export async function createCheckoutSession(
+  secretKey: string,
+  request: CheckoutSessionRequest,
+): Promise<{ id: string; url: string }> {
+  const params: Stripe.Checkout.SessionCreateParams = {
+    mode: 'subscription',
+    line_items: [
+      {
+        quantity: 1,
+        price_data: {
+          currency: request.currency.toLowerCase(),
+          unit_amount: request.unitAmount,
+          recurring: { interval: request.interval },
+          product_data: { name: request.productName },
+        },
+      },
+    ],
+    subscription_data: {
+      metadata: request.metadata,
+      ...(request.trialDays ? { trial_period_days: request.trialDays } : {}),
+    },
+    metadata: request.metadata,
+    success_url: request.successUrl,
+    cancel_url: request.cancelUrl,
+    ...(request.customerEmail ? { customer_email: request.customerEmail } : {}),
+  };
+  try {
+    const session = await client(secretKey).checkout.sessions.create(
+      params,
+      request.idempotencyKey ? { idempotencyKey: request.idempotencyKey } : undefined,
+    );
+    if (!session.url) throw new PaymentProviderError('Stripe created a checkout session without a URL.');
+    return { id: session.id, url: session.url };
+  } catch (error) {
+    throw providerError(error);
+  }
+}
+
+/** The session with its subscription and line items, or undefined when this account has no such session. */
+export async function retrieveCheckoutSession(
+  secretKey: string,
+  sessionId: string,
+): Promise<CheckoutSessionSummary | undefined> {
+  let session: Stripe.Checkout.Session;
+  try {
+    session = await client(secretKey).checkout.sessions.retrieve(sessionId, {
+      expand: ['subscription', 'line_items'],
+    });
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'resource_missing') return undefined;
+    throw providerError(error);
+  }
+  const subscription = typeof session.subscription === 'object' ? session.subscription : null;
+  const lineItem = session.line_items?.data[0];
+  return {
+    id: session.id,
+    status: session.status,
+    metadata: session.metadata ?? {},
+    amountTotal: session.amount_total,
+    currency: session.currency,
+    customerEmail: session.customer_details?.email ?? session.customer_email ?? null,
+    subscription: session.subscription
+      ? {
+          id: typeof session.subscription === 'string' ? session.subscription : session.subscription.id,
+          interval:
+            subscription?.items.data[0]?.price.recurring?.interval ?? lineItem?.price?.recurring?.interval ?? null,
+        }
+      : null,
+    productName: lineItem?.description ?? null,
+  };
+}
