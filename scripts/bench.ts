@@ -3,13 +3,15 @@ import { type NativeAttributeValue, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
 import { totalDynamoRequests } from '#shared/request-context.ts';
+import { startFakeStripe } from '../tests/fixtures/fake-stripe.ts';
 import { freePort, startDynamoLocal } from './dynamodb-local.ts';
 
 /**
  * `npm run bench`: seeds one project of 50 features and 20 plans (1,000 assignments)
  * through the HTTP API, then times every read endpoint against a bare DynamoDB Query of
  * the same partition on the same DynamoDB Local. Each read must stay one DynamoDB request
- * on a warm container; more is a regression and fails the run.
+ * on a warm container; more is a regression and fails the run. The payment endpoints are
+ * measured too, against the project's fake Stripe on loopback (their latency includes it).
  */
 
 const TABLE_NAME = 'pricing-bench';
@@ -90,6 +92,7 @@ async function main(): Promise<number> {
   const iterations = iterationCount();
   const startedAt = performance.now();
   const dynamo = await startDynamoLocal({ port: await freePort(), dataDir: ':memory:' });
+  const stripe = await startFakeStripe();
   let closeServer: (() => Promise<void>) | undefined;
   const client = createDocumentClient({ endpoint: dynamo.endpoint, region: REGION });
   try {
@@ -99,6 +102,7 @@ async function main(): Promise<number> {
     process.env.LOG_LEVEL = 'silent';
     process.env.AWS_REGION = REGION;
     process.env.KEY_CACHE_TTL_SECONDS = String(KEY_CACHE_TTL_SECONDS);
+    process.env.STRIPE_API_BASE = stripe.url;
     // The handlers open their keyring when they load: give them one first.
     const { useKeyring, localKeyring } = await import('#shared/secrets/keyring.ts');
     useKeyring(localKeyring(randomBytes(32)));
@@ -132,7 +136,12 @@ async function main(): Promise<number> {
 
     // Seed through the API, as a customer's script would.
     const seedStart = performance.now();
-    const project = await call('POST', '/api/v1/projects', 201, { name: 'Bench' });
+    const project = await call('POST', '/api/v1/projects', 201, {
+      name: 'Bench',
+      paymentSecretKey: `sk_test_${randomBytes(16).toString('hex')}`,
+      checkoutTestSuccessUrl: 'https://bench.example/thanks',
+      checkoutTestCancelUrl: 'https://bench.example/pricing',
+    });
     const base = `/api/v1/projects/${project.slug}`;
     const featureIds: number[] = (
       await inBatches(
@@ -163,6 +172,15 @@ async function main(): Promise<number> {
       `Seeded ${FEATURES} features, ${PLANS} plans, ${assignments} plan features in ${((performance.now() - seedStart) / 1000).toFixed(1)} s; ${iterations} sequential requests per endpoint.\n`,
     );
 
+    async function paidReceiptPath() {
+      const session = await call('POST', '/api/payments/checkout', 200, {
+        shareId: project.shareId,
+        planId: Math.min(...planIds),
+      });
+      stripe.complete(session.sessionId);
+      return `/api/payments/receipt?session_id=${session.sessionId}&shareId=${project.shareId}`;
+    }
+
     // A fresh key's record is cached for the TTL from its first use; renewing it between
     // requests keeps the cache warm for every measured one however long a run takes.
     const keepKeyWarm = async () => {
@@ -182,10 +200,22 @@ async function main(): Promise<number> {
         path: `${base}/plans/${Math.min(...planIds)}/features`,
       },
       { label: 'GET /api/share/{shareId}', path: `/api/share/${project.shareId}` },
+      {
+        label: 'POST /api/payments/checkout',
+        path: '/api/payments/checkout',
+        body: { shareId: project.shareId, planId: Math.min(...planIds), billingInterval: 'year' },
+      },
+      {
+        label: 'POST /api/payments/checkout/custom',
+        path: '/api/payments/checkout/custom',
+        body: { shareId: project.shareId, features: featureIds.slice(0, 10).map((featureId) => ({ featureId })) },
+      },
+      { label: 'GET /api/payments/receipt', path: await paidReceiptPath() },
     ];
     const rows: Row[] = [];
-    for (const { label, path } of endpoints) {
-      for (let i = 0; i < WARMUP_REQUESTS; i++) await call('GET', path, 200);
+    for (const { label, path, body: payload } of endpoints) {
+      const method = payload ? 'POST' : 'GET';
+      for (let i = 0; i < WARMUP_REQUESTS; i++) await call(method, path, 200, payload);
       const latencies: number[] = [];
       const requests: number[] = [];
       const sizes = new Set<number>();
@@ -193,7 +223,11 @@ async function main(): Promise<number> {
         await keepKeyWarm();
         const before = totalDynamoRequests();
         const start = performance.now();
-        const response = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+        const response = await fetch(`${server.url}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
+          body: payload ? JSON.stringify(payload) : undefined,
+        });
         const body = await response.arrayBuffer();
         latencies.push(performance.now() - start);
         // The server runs in this process and requests are sequential, so the whole delta is this request's.
@@ -261,11 +295,12 @@ async function main(): Promise<number> {
       );
       return 1;
     }
-    console.log(`\nOK: every read endpoint made exactly 1 DynamoDB request per call on a warm cache (${seconds} s).`);
+    console.log(`\nOK: every endpoint measured made exactly 1 DynamoDB request per call on a warm cache (${seconds} s).`);
     return 0;
   } finally {
     client.destroy();
     await closeServer?.();
+    await stripe.close();
     await dynamo.stop();
   }
 }

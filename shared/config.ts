@@ -47,13 +47,14 @@ const RuntimeEnv = z.object({
   PAYMENT_KEY_FILE: optionalText,
   // Another Stripe-compatible server (tests, local runs); unset means api.stripe.com.
   STRIPE_API_BASE: optionalUrl,
-  // Per attempt; with one retry the worst case stays well inside the payments Lambda's timeout.
+  // Per attempt. The SDK makes at most two (one retry after ≥ 0.5 s), so the worst case is
+  // about 2 × this + 1 s: the payments Lambda's timeout must be longer (README, infra).
   STRIPE_TIMEOUT_MS: z.coerce
     .number({ error: 'must be a number of milliseconds' })
     .int('must be a whole number of milliseconds')
     .min(100, 'must be between 100 and 10000')
     .max(10000, 'must be between 100 and 10000')
-    .default(8000),
+    .default(5000),
 });
 
 /** What `npm start` needs on top. */

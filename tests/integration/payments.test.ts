@@ -616,6 +616,28 @@ describe('when Stripe fails', () => {
   });
 });
 
+describe('cost', () => {
+  const logLineOf = (response: ApiResponse) => {
+    const id = response.headers.get('x-request-id');
+    const line = seen.find((text) => text.includes('"msg":"request"') && text.includes(`"requestId":"${id}"`));
+    if (!line) throw new Error(`no log line for ${id}`);
+    return JSON.parse(line);
+  };
+
+  test('checkout, custom checkout and receipt each read the project with one DynamoDB request', async () => {
+    const { project, plans } = await shop();
+    const feature = await makeFeature(api, project.slug, { name: 'SSO', basePrice: 20 });
+    const plan = await checkout({ shareId: project.shareId, planId: plans.team.id });
+    const custom = await customCheckout({ shareId: project.shareId, features: [{ featureId: feature.id }] });
+    fake.complete(plan.body.sessionId);
+    const read = await receipt(plan.body.sessionId, project.shareId);
+    for (const response of [plan, custom, read]) {
+      expect(response.status, response.text).toBe(200);
+      expect(logLineOf(response)).toMatchObject({ group: 'payments', status: 200, dynamoRequests: 1 });
+    }
+  });
+});
+
 describe('secrets', () => {
   test('no response body and no log line of this file ever contained a payment key', () => {
     expect(secrets.size).toBeGreaterThan(10);
