@@ -295,7 +295,9 @@ async function main(): Promise<number> {
       );
       return 1;
     }
-    console.log(`\nOK: every endpoint measured made exactly 1 DynamoDB request per call on a warm cache (${seconds} s).`);
+    console.log(
+      `\nOK: every endpoint measured made exactly 1 DynamoDB request per call on a warm cache (${seconds} s).`,
+    );
     return 0;
   } finally {
     client.destroy();
