@@ -65,6 +65,12 @@ export function createGroupHandler<G extends Group>(group: G, actions: GroupActi
       const failure = error instanceof Error ? error : new Error(String(error));
       scope.failure = { name: failure.name, message: failure.message, stack: failure.stack };
     }
+    // A 502 is the payment provider failing, not a bug: its code and (scrubbed) message
+    // belong in the log line so an operator can see why without a stack.
+    if (!scope.failure && outcome.status >= 500) {
+      const { error } = (outcome.body ?? {}) as { error?: { code?: string; message?: string } };
+      if (error) scope.failure = { name: error.code ?? 'error', message: error.message ?? '' };
+    }
     const response = toLambdaResult(outcome);
     response.headers['x-request-id'] = requestId;
     if (isPublicPath(event.rawPath)) Object.assign(response.headers, publicHeaders);

@@ -94,6 +94,14 @@ function lastCreate() {
   return request as { apiKey: string; idempotencyKey?: string; body: any };
 }
 
+/** The request log line of a response, found by its request id. */
+function logLineOf(response: ApiResponse) {
+  const id = response.headers.get('x-request-id');
+  const line = seen.find((text) => text.includes('"msg":"request"') && text.includes(`"requestId":"${id}"`));
+  if (!line) throw new Error(`no log line for ${id}`);
+  return JSON.parse(line);
+}
+
 const checkout = (body: Record<string, unknown>, options?: RequestOptions) =>
   visitor.post('/api/payments/checkout', body, options);
 const customCheckout = (body: Record<string, unknown>, options?: RequestOptions) =>
@@ -575,6 +583,11 @@ describe('when Stripe fails', () => {
     const response = await checkout({ shareId: project.shareId, planId: plans.pro.id });
     expect([response.status, response.body.error.code]).toEqual([502, 'payment_provider_error']);
     expect(response.body.error.message).toContain('Stripe is having a bad day.');
+    expect(logLineOf(response)).toMatchObject({
+      level: 'error',
+      status: 502,
+      error: { name: 'payment_provider_error', message: expect.stringContaining('Stripe is having a bad day.') },
+    });
   });
 
   test('a key Stripe rejects is a 502 that never shows the key', async () => {
@@ -617,13 +630,6 @@ describe('when Stripe fails', () => {
 });
 
 describe('cost', () => {
-  const logLineOf = (response: ApiResponse) => {
-    const id = response.headers.get('x-request-id');
-    const line = seen.find((text) => text.includes('"msg":"request"') && text.includes(`"requestId":"${id}"`));
-    if (!line) throw new Error(`no log line for ${id}`);
-    return JSON.parse(line);
-  };
-
   test('checkout, custom checkout and receipt each read the project with one DynamoDB request', async () => {
     const { project, plans } = await shop();
     const feature = await makeFeature(api, project.slug, { name: 'SSO', basePrice: 20 });
