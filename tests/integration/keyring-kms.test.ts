@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   DecryptCommand,
   GenerateDataKeyCommand,
@@ -9,7 +10,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vite
 import { kmsKeyring, localKeyring, SecretUnreadableError } from '#shared/secrets/keyring.ts';
 import { type FakeKms, startFakeKms } from '../fixtures/fake-kms.ts';
 
-const SECRET = 'sk_live_51KmsSecretValueThatMustNeverLeaveTheProcess0123';
+// Built at run time: no file in git may hold something shaped like a live Stripe key.
+const SECRET = `sk_live_${randomBytes(24).toString('hex')}`;
 const context = { projectId: 'prj_kms', purpose: 'stripe-secret-key' };
 
 let fake: FakeKms;
