@@ -1,9 +1,23 @@
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { App } from 'aws-cdk-lib';
+import { buildPricingApp } from './pricing-app.ts';
+import { StageError } from './stages.ts';
+
 /**
- * The CDK app (data and API stacks, one Lambda per route group from shared/routes.ts)
- * lands with the infrastructure issue. Until then `cdk synth` says so instead of failing
- * obscurely; `npm start` runs the whole service locally.
+ * `npx cdk synth|deploy -c stage=<stage>`: the stacks of one stage. Bundling uses the local
+ * esbuild (no Docker), so synth works offline.
  */
-console.error(
-  'The CDK stacks are not built yet: they arrive with the infrastructure work item. Run the service locally with `npm start`.',
-);
-process.exit(1);
+const app = new App();
+try {
+  buildPricingApp(app, {
+    stage: app.node.tryGetContext('stage'),
+    projectRoot: resolve(dirname(fileURLToPath(import.meta.url)), '..'),
+    bundleAwsSdk: app.node.tryGetContext('bundleAwsSdk') !== 'false',
+  });
+} catch (error) {
+  if (!(error instanceof StageError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
+app.synth();

@@ -1,0 +1,171 @@
+import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import {
+  HttpApi,
+  HttpMethod,
+  HttpRoute,
+  HttpRouteKey,
+  HttpStage,
+  LogGroupLogDestination,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { fallbackGroup, type Group, routeKey, routes } from '../shared/routes.ts';
+import { ServiceFunction } from './service-function.ts';
+import type { StageSettings } from './stages.ts';
+
+export interface ApiStackProps extends StackProps {
+  settings: StageSettings;
+  table: ITable;
+  paymentKey: IKey;
+  projectRoot: string;
+  bundleAwsSdk: boolean;
+}
+
+/** What each group's function may do: its table access and its use of the payment key. */
+const permissions: Record<Group, { table: 'read' | 'readWrite'; paymentKeys?: 'seal' | 'open' }> = {
+  share: { table: 'read' },
+  payments: { table: 'read', paymentKeys: 'open' },
+  projects: { table: 'readWrite', paymentKeys: 'seal' },
+  features: { table: 'readWrite' },
+  plans: { table: 'readWrite' },
+};
+
+const groups = Object.keys(permissions) as Group[];
+const pascal = (group: Group) => group.charAt(0).toUpperCase() + group.slice(1);
+/** `PUT /api/v1/projects/{slug}` → `PutApiV1ProjectsSlug`: stable construct ids, one per route. */
+const routeId = (key: string) =>
+  key
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1).toLowerCase())
+    .join('');
+
+/**
+ * One HTTP API whose routes are the route table's, each pointing at its group's function,
+ * and whose `$default` route (anything else) goes to the fallback group, which answers 404
+ * or 405. CORS is not configured here: the functions answer the public routes' OPTIONS
+ * (they are in the route table) and add the headers to public responses only, which API
+ * Gateway's CORS setting, applied to every route, could not do.
+ */
+export class ApiStack extends Stack {
+  readonly api: HttpApi;
+  readonly functions: Record<Group, ServiceFunction>;
+
+  constructor(scope: Construct, id: string, props: ApiStackProps) {
+    super(scope, id, props);
+    const { settings } = props;
+
+    this.functions = Object.fromEntries(
+      groups.map((group) => {
+        const fn = new ServiceFunction(this, `${pascal(group)}Function`, {
+          group,
+          settings,
+          projectRoot: props.projectRoot,
+          bundleAwsSdk: props.bundleAwsSdk,
+        });
+        const { table, paymentKeys } = permissions[group];
+        fn.bindTable(props.table, table);
+        if (paymentKeys) fn.bindPaymentKeys(props.paymentKey, paymentKeys);
+        return [group, fn];
+      }),
+    ) as Record<Group, ServiceFunction>;
+
+    // One Lambda permission per function rather than one per route.
+    const integrations = Object.fromEntries(
+      groups.map((group) => [
+        group,
+        new HttpLambdaIntegration(`${pascal(group)}Integration`, this.functions[group].fn, {
+          scopePermissionToRoute: false,
+        }),
+      ]),
+    ) as Record<Group, HttpLambdaIntegration>;
+
+    this.api = new HttpApi(this, 'Api', {
+      description: `Pricing plan service (stage ${settings.stage})`,
+      createDefaultStage: false,
+      defaultIntegration: integrations[fallbackGroup],
+    });
+    for (const route of routes) {
+      const httpRoute = new HttpRoute(this, `Route${routeId(routeKey(route))}`, {
+        httpApi: this.api,
+        routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
+        integration: integrations[route.group],
+      });
+      Validations.of(httpRoute).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason:
+          route.auth === 'public'
+            ? 'A public route by design (interface.md): the pricing widget calls it from any site without credentials.'
+            : 'API v1 authenticates in the function: a Bearer API key checked against its stored SHA-256 hash (401), then its permission (403); an API Gateway authorizer would repeat that check in a second function.',
+      });
+    }
+    const defaultRoute = this.api.node.tryFindChild('DefaultRoute');
+    if (defaultRoute) {
+      Validations.of(defaultRoute).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason: 'The $default route only answers 404 or 405 for paths outside the route table; it reads nothing.',
+      });
+    }
+
+    const accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: settings.logRetention,
+      removalPolicy: settings.removalPolicy,
+    });
+    const stage = new HttpStage(this, 'DefaultStage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: settings.throttle,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            ip: '$context.identity.sourceIp',
+            method: '$context.httpMethod',
+            path: '$context.path',
+            routeKey: '$context.routeKey',
+            status: '$context.status',
+            responseLength: '$context.responseLength',
+            latencyMs: '$context.responseLatency',
+            integrationLatencyMs: '$context.integrationLatency',
+            integrationError: '$context.integrationErrorMessage',
+          }),
+        ),
+      },
+    });
+
+    if (settings.alarms) this.addAlarms(stage);
+
+    new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the API' });
+    new CfnOutput(this, 'Stage', { value: settings.stage });
+  }
+
+  /** Alarms without actions: they show in the console; wire them to a topic per account. */
+  private addAlarms(stage: HttpStage): void {
+    for (const group of groups) {
+      const { fn } = this.functions[group];
+      new Alarm(this, `${pascal(group)}Errors`, {
+        alarmDescription: `The ${group} function threw or timed out (a 500 or a 502 from API Gateway)`,
+        metric: fn.metricErrors({ period: Duration.minutes(5) }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+    }
+    new Alarm(this, 'Api5xx', {
+      alarmDescription: 'The API answered 5xx (payment provider failures are 502s)',
+      metric: stage.metricServerError({ period: Duration.minutes(5) }),
+      threshold: 5,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+  }
+}

@@ -1,0 +1,115 @@
+import { Stack, type StackProps } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AccountRootPrincipal, AnyPrincipal, Effect, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import type { Construct } from 'constructs';
+import { tableDefinition } from '../shared/db/table.ts';
+import { functionRoleName } from './service-function.ts';
+import type { StageSettings } from './stages.ts';
+
+export interface DataStackProps extends StackProps {
+  settings: StageSettings;
+}
+
+/** What a crypto operation on the key needs besides the right role: a project's context. */
+const projectContext = { Null: { 'kms:EncryptionContext:projectId': 'false' } };
+
+/**
+ * What outlives a deployment of the code: the single table and the KMS key that seals
+ * projects' Stripe keys (losing the key would make every stored Stripe key unreadable, so it
+ * lives and is retained with the data).
+ */
+export class DataStack extends Stack {
+  readonly table: Table;
+  readonly paymentKey: Key;
+
+  constructor(scope: Construct, id: string, props: DataStackProps) {
+    super(scope, id, props);
+    const { settings } = props;
+    const { partitionKey, sortKey, globalSecondaryIndexes } = tableDefinition;
+
+    // The same definition the local server creates its table from (shared/db/table.ts).
+    this.table = new Table(this, 'Table', {
+      partitionKey: { name: partitionKey, type: AttributeType.STRING },
+      sortKey: { name: sortKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: settings.protective,
+      removalPolicy: settings.removalPolicy,
+    });
+    for (const index of globalSecondaryIndexes) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.indexName,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        projectionType: ProjectionType.ALL,
+      });
+    }
+
+    const roleArn = (group: 'projects' | 'payments') =>
+      this.formatArn({
+        service: 'iam',
+        region: '',
+        resource: 'role',
+        resourceName: functionRoleName(settings.stage, group),
+      });
+    // The key policy names the two function roles by ARN in a condition: a principal that
+    // does not exist yet (the API stack deploys after this one) would be refused as a
+    // principal, but not in a condition. Administrators manage the key; only the projects
+    // function seals and only the payments function opens, and only with a project context.
+    this.paymentKey = new Key(this, 'PaymentKey', {
+      alias: `alias/pricing-${settings.stage}-payment-keys`,
+      description: `Seals projects' Stripe keys (stage ${settings.stage})`,
+      enableKeyRotation: true,
+      removalPolicy: settings.removalPolicy,
+      policy: new PolicyDocument({
+        statements: [
+          new PolicyStatement({
+            sid: 'KeyAdministration',
+            effect: Effect.ALLOW,
+            principals: [new AccountRootPrincipal()],
+            actions: [
+              'kms:Create*',
+              'kms:Describe*',
+              'kms:Enable*',
+              'kms:List*',
+              'kms:Put*',
+              'kms:Update*',
+              'kms:Revoke*',
+              'kms:Disable*',
+              'kms:Get*',
+              'kms:Delete*',
+              'kms:TagResource',
+              'kms:UntagResource',
+              'kms:ScheduleKeyDeletion',
+              'kms:CancelKeyDeletion',
+            ],
+            resources: ['*'],
+          }),
+          new PolicyStatement({
+            sid: 'ProjectsFunctionSeals',
+            effect: Effect.ALLOW,
+            principals: [new AnyPrincipal()],
+            actions: ['kms:GenerateDataKey'],
+            resources: ['*'],
+            conditions: {
+              StringEquals: { 'aws:PrincipalArn': roleArn('projects'), 'kms:CallerAccount': this.account },
+              ...projectContext,
+            },
+          }),
+          new PolicyStatement({
+            sid: 'PaymentsFunctionOpens',
+            effect: Effect.ALLOW,
+            principals: [new AnyPrincipal()],
+            actions: ['kms:Decrypt'],
+            resources: ['*'],
+            conditions: {
+              StringEquals: { 'aws:PrincipalArn': roleArn('payments'), 'kms:CallerAccount': this.account },
+              ...projectContext,
+            },
+          }),
+        ],
+      }),
+    });
+  }
+}

@@ -1,0 +1,44 @@
+import { type App, CfnOutput, Tags, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { ApiStack } from './api-stack.ts';
+import { DataStack } from './data-stack.ts';
+import { stageSettings } from './stages.ts';
+
+export interface PricingAppOptions {
+  stage: unknown;
+  projectRoot: string;
+  /** Bundle @aws-sdk/* into each function (default) or leave it to the Lambda runtime. */
+  bundleAwsSdk?: boolean;
+}
+
+/**
+ * The stacks of one stage. Every stack name carries the stage and no resource has a fixed
+ * physical name except those that include it, so two stages deploy side by side in one
+ * account.
+ */
+export function buildPricingApp(app: App, options: PricingAppOptions) {
+  const settings = stageSettings(options.stage);
+  const env = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION };
+  const data = new DataStack(app, `Pricing-${settings.stage}-Data`, {
+    env,
+    settings,
+    description: `Pricing plan service, stage ${settings.stage}: table and payment-key KMS key`,
+    terminationProtection: settings.protective,
+  });
+  new CfnOutput(data, 'TableName', { value: data.table.tableName, description: 'For npm run cli (TABLE_NAME)' });
+  const api = new ApiStack(app, `Pricing-${settings.stage}-Api`, {
+    env,
+    settings,
+    table: data.table,
+    paymentKey: data.paymentKey,
+    projectRoot: options.projectRoot,
+    bundleAwsSdk: options.bundleAwsSdk ?? true,
+    description: `Pricing plan service, stage ${settings.stage}: HTTP API and one function per endpoint group`,
+  });
+  Tags.of(app).add('service', 'pricing-plan-service');
+  Tags.of(app).add('stage', settings.stage);
+  // cdk-nag's AwsSolutions pack runs at every synth; a finding fails it unless it is
+  // acknowledged, with its reason, next to the construct it concerns.
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+  return { settings, data, api };
+}

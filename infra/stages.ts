@@ -1,0 +1,68 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+
+/**
+ * Everything that differs between stages, in one typed place. `dev` is forgiving (it can be
+ * torn down completely and throttles low); every other stage is protective: its data
+ * survives a `cdk destroy`, the table refuses deletion, and alarms watch it.
+ */
+export interface StageSettings {
+  stage: string;
+  /** Outside dev: RETAIN and deletion protection for the table, the key and the logs. */
+  protective: boolean;
+  removalPolicy: RemovalPolicy;
+  logRetention: RetentionDays;
+  /** API Gateway stage throttling, for every route. */
+  throttle: { rateLimit: number; burstLimit: number };
+  alarms: boolean;
+  logLevel: 'debug' | 'info' | 'error';
+  /** Per function; payments waits on Stripe (2 × STRIPE_TIMEOUT_MS + backoff at worst). */
+  timeouts: { default: Duration; payments: Duration };
+  memorySize: number;
+}
+
+/** Short and lower-case: it names stacks, roles and aliases, which have length limits. */
+export const stagePattern = /^[a-z][a-z0-9-]{0,19}$/;
+
+export class StageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StageError';
+  }
+}
+
+export function stageSettings(stage: unknown): StageSettings {
+  if (typeof stage !== 'string' || stage === '') {
+    throw new StageError('A stage is required: run `npx cdk deploy -c stage=<name>` (for example -c stage=dev).');
+  }
+  if (!stagePattern.test(stage)) {
+    throw new StageError(
+      `Invalid stage "${stage.slice(0, 40)}": use 1-20 lower-case letters, digits and hyphens, starting with a letter.`,
+    );
+  }
+  const timeouts = { default: Duration.seconds(10), payments: Duration.seconds(15) };
+  if (stage === 'dev') {
+    return {
+      stage,
+      protective: false,
+      removalPolicy: RemovalPolicy.DESTROY,
+      logRetention: RetentionDays.ONE_WEEK,
+      throttle: { rateLimit: 20, burstLimit: 40 },
+      alarms: false,
+      logLevel: 'debug',
+      timeouts,
+      memorySize: 512,
+    };
+  }
+  return {
+    stage,
+    protective: true,
+    removalPolicy: RemovalPolicy.RETAIN,
+    logRetention: RetentionDays.THREE_MONTHS,
+    throttle: { rateLimit: 500, burstLimit: 1000 },
+    alarms: true,
+    logLevel: 'info',
+    timeouts,
+    memorySize: 1024,
+  };
+}
