@@ -12,7 +12,10 @@ const usage = `Usage: npm run cli -- <command>
       Revokes a key: requests with it get 401 from then on (at most 60 s later on a warm Lambda).
 
 Talks to DYNAMODB_ENDPOINT and TABLE_NAME; by default the database of a running \`npm start\`
-(http://127.0.0.1:\${DYNAMODB_PORT:-8000}, table pricing-local).`;
+(http://127.0.0.1:\${DYNAMODB_PORT:-8000}, table pricing-local).
+
+  --aws   use the DynamoDB table of a deployed stage instead, with your AWS credentials:
+          TABLE_NAME=<TableName output of cdk deploy> AWS_REGION=<region> npm run cli -- --aws keys ...`;
 
 class UsageError extends Error {}
 
@@ -25,6 +28,7 @@ async function run(argv: string[]): Promise<void> {
       permission: { type: 'string' },
       name: { type: 'string' },
       json: { type: 'boolean', default: false },
+      aws: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -37,7 +41,15 @@ async function run(argv: string[]): Promise<void> {
 
   // Point the data layer at the local database unless told otherwise, then load it.
   const config = localConfig();
-  process.env.DYNAMODB_ENDPOINT = config.DYNAMODB_ENDPOINT ?? `http://127.0.0.1:${config.DYNAMODB_PORT}`;
+  if (values.aws) {
+    // A deployed stage's table has a generated name, and a default region could be the
+    // wrong account's: both must be said, never assumed.
+    if (config.DYNAMODB_ENDPOINT) throw new UsageError('--aws and DYNAMODB_ENDPOINT exclude each other.');
+    if (!process.env.TABLE_NAME) throw new UsageError('--aws needs TABLE_NAME: the TableName output of `cdk deploy`.');
+    if (!process.env.AWS_REGION) throw new UsageError('--aws needs AWS_REGION: the region the stage is deployed in.');
+  } else {
+    process.env.DYNAMODB_ENDPOINT = config.DYNAMODB_ENDPOINT ?? `http://127.0.0.1:${config.DYNAMODB_PORT}`;
+  }
   const keys = await import('#domain/keys/keys.ts');
   const print = (json: unknown, text: string) => console.log(values.json ? JSON.stringify(json) : text);
 
@@ -105,7 +117,7 @@ run(process.argv.slice(2)).then(
     }
     if (error instanceof DomainError || error instanceof ConfigError) {
       console.error(error.message);
-    } else if (unreachable(error)) {
+    } else if (unreachable(error) && process.env.DYNAMODB_ENDPOINT) {
       console.error(
         `Cannot reach the table at ${process.env.DYNAMODB_ENDPOINT}: start the service with \`npm start\` (or set DYNAMODB_ENDPOINT and TABLE_NAME).`,
       );

@@ -79,6 +79,8 @@ export function createGroupHandler<G extends Group>(group: G, actions: GroupActi
       level: response.statusCode >= 500 ? 'error' : 'info',
       msg: 'request',
       requestId,
+      // Lambda's own id too: it joins this line to the platform's START/REPORT lines.
+      ...(context.awsRequestId ? { awsRequestId: context.awsRequestId } : {}),
       group,
       method: event.requestContext?.http?.method,
       route: event.routeKey,

@@ -227,5 +227,29 @@ describe('operator CLI (scripts/cli.ts)', () => {
       },
       SUBPROCESS,
     );
+
+    it(
+      '--aws refuses to guess the table or the region of a deployed stage',
+      async () => {
+        const noTable = await cli(['--aws', 'keys', 'list', '--owner', owner()], {
+          DYNAMODB_ENDPOINT: undefined,
+          TABLE_NAME: undefined,
+          AWS_REGION: 'eu-west-1',
+        });
+        expect(noTable.status).toBe(2);
+        expect(noTable.stderr).toContain('TABLE_NAME');
+        const noRegion = await cli(['--aws', 'keys', 'list', '--owner', owner()], {
+          DYNAMODB_ENDPOINT: undefined,
+          TABLE_NAME: 'Pricing-prod-Data-TableCD117FA1-ABC',
+          AWS_REGION: undefined,
+        });
+        expect(noRegion.status).toBe(2);
+        expect(noRegion.stderr).toContain('AWS_REGION');
+        const both = await cli(['--aws', 'keys', 'list', '--owner', owner()]);
+        expect(both.status).toBe(2);
+        expect(both.stderr).toContain('DYNAMODB_ENDPOINT');
+      },
+      SUBPROCESS,
+    );
   });
 });

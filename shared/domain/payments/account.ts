@@ -1,19 +1,12 @@
 import type { ProjectItem } from '#db/types.ts';
 import { keyring, SecretUnreadableError } from '#shared/secrets/keyring.ts';
 import { PaymentsNotConfiguredError } from '../errors.ts';
+import { paymentsModeOf } from './payment-key.ts';
 
 /**
  * A project's payment account: its own Stripe key, stored only sealed (envelope
  * encryption through the keyring), and the redirect URLs of the key's mode.
  */
-
-export type PaymentsMode = 'test' | 'live';
-
-/** Stripe secret (`sk_`) and restricted (`rk_`) keys, test or live. */
-export const paymentKeyPattern = /^(?:sk|rk)_(test|live)_[A-Za-z0-9]{8,247}$/;
-
-export const paymentsModeOf = (secretKey: string): PaymentsMode =>
-  paymentKeyPattern.exec(secretKey)?.[1] === 'live' ? 'live' : 'test';
 
 /** Binds a sealed key to its project: copied onto another project, it does not open. */
 const contextOf = (projectId: number) => ({ projectId: String(projectId), field: 'paymentSecretKey' });
@@ -24,8 +17,6 @@ export async function sealPaymentKey(projectId: number, secretKey: string) {
     paymentsMode: paymentsModeOf(secretKey),
   };
 }
-
-export const paymentsConnected = (project: ProjectItem) => project.paymentKeySealed !== undefined;
 
 const notConnected = () =>
   new PaymentsNotConfiguredError(

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { FeatureView } from '../features/schemas.ts';
 import { amount, currency, httpUrl, name, text } from '../fields.ts';
 import { limits } from '../limits.ts';
-import { paymentKeyPattern } from '../payments/account.ts';
+import { paymentKeyPattern } from '../payments/payment-key.ts';
 import { PlanView } from '../plans/schemas.ts';
 import { Theme, ThemePatch } from './theme.ts';
 

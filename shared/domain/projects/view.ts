@@ -1,6 +1,6 @@
 import type { ProjectItem, ProjectPartition } from '#db/types.ts';
 import { toFeatureView } from '../features/view.ts';
-import { paymentsConnected } from '../payments/account.ts';
+import { paymentsConnected } from '../payments/payment-key.ts';
 import { planViews } from '../plans/view.ts';
 import type { ProjectSummaryView, ProjectView } from './schemas.ts';
 import { readTheme } from './theme.ts';

@@ -2,7 +2,7 @@ import { readSharePartition } from '#db/projects.ts';
 import type { ProjectPartition } from '#db/types.ts';
 import { NotFoundError } from '../errors.ts';
 import { countableData } from '../features/view.ts';
-import { paymentsConnected } from '../payments/account.ts';
+import { paymentsConnected } from '../payments/payment-key.ts';
 import { assignmentsByPlan } from '../plans/view.ts';
 import { readTheme } from '../projects/theme.ts';
 import type { ShareView } from './schemas.ts';
