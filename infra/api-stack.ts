@@ -86,6 +86,7 @@ export class ApiStack extends Stack {
     ) as Record<Group, HttpLambdaIntegration>;
 
     this.api = new HttpApi(this, 'Api', {
+      apiName: `pricing-${settings.stage}`,
       description: `Pricing plan service (stage ${settings.stage})`,
       createDefaultStage: false,
       defaultIntegration: integrations[fallbackGroup],

@@ -37,7 +37,7 @@ export function stageSettings(stage: unknown): StageSettings {
   }
   if (!stagePattern.test(stage)) {
     throw new StageError(
-      `Invalid stage "${stage.slice(0, 40)}": use 1-20 lower-case letters, digits and hyphens, starting with a letter.`,
+      `Invalid stage "${stage.slice(0, 40)}": pass -c stage=<name> with 1-20 lower-case letters, digits and hyphens, starting with a letter (for example -c stage=dev).`,
     );
   }
   const timeouts = { default: Duration.seconds(10), payments: Duration.seconds(15) };

@@ -1,0 +1,291 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { functionRoleName, tableActions } from '../../infra/service-function.ts';
+import { tableDefinition } from '../../shared/db/table.ts';
+import { fallbackGroup, type Group, routeKey, routes } from '../../shared/routes.ts';
+import {
+  actionsOf,
+  asList,
+  groups,
+  logicalId,
+  only,
+  type PolicyStatementJson,
+  resolveImports,
+  resourcesOfType,
+  type SynthesizedStage,
+  synthStage,
+} from '../fixtures/cdk.ts';
+
+/**
+ * The API stack of `dev` as `cdk synth -c stage=dev` builds it (bundling skipped: only the
+ * functions' asset hashes differ; the bundles themselves are tested in assembly.test.ts).
+ */
+const stage = 'dev';
+let synth: SynthesizedStage;
+
+beforeAll(async () => {
+  synth = await synthStage(stage, { bundle: false });
+});
+
+afterAll(async () => {
+  await synth?.cleanup();
+});
+
+const readGroups: Group[] = ['share', 'payments'];
+const writeGroups: Group[] = ['projects', 'features', 'plans'];
+
+const functionLogicalId = (group: Group) => logicalId(synth.built.api, synth.built.api.functions[group].fn);
+const functionArn = (group: Group) => ({ 'Fn::GetAtt': [functionLogicalId(group), 'Arn'] });
+const tableArn = () => ({ 'Fn::GetAtt': [logicalId(synth.built.data, synth.built.data.table), 'Arn'] });
+const keyArn = () => ({ 'Fn::GetAtt': [logicalId(synth.built.data, synth.built.data.paymentKey), 'Arn'] });
+/** An API stack value with its cross-stack imports replaced by the data stack's expressions. */
+const resolved = (value: unknown) => resolveImports(value, synth.dataJson);
+
+/** Route.Target → `integrations/<Ref>` → Integration.IntegrationUri, checked on the way. */
+function integrationUriOf(route: { Properties?: Record<string, any> }): unknown {
+  const target = route.Properties?.Target;
+  expect(target).toEqual({ 'Fn::Join': ['', ['integrations/', { Ref: expect.any(String) }]] });
+  const integrationId: string = target['Fn::Join'][1][1].Ref;
+  const integration = synth.apiJson.Resources[integrationId];
+  expect(integration?.Type).toBe('AWS::ApiGatewayV2::Integration');
+  expect(integration?.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+  return integration?.Properties?.IntegrationUri;
+}
+
+describe('routes: API Gateway serves exactly the route table, each route on its group function', () => {
+  const routeResources = () => resourcesOfType(synth.apiJson, 'AWS::ApiGatewayV2::Route');
+  const nonDefault = () => routeResources().filter(([, route]) => route.Properties?.RouteKey !== '$default');
+
+  test.each(routes.map((route) => [routeKey(route), route.group] as const))(
+    '%s is exactly one route, integrated with the %s function',
+    (key, group) => {
+      const matching = routeResources().filter(([, route]) => route.Properties?.RouteKey === key);
+      expect(matching).toHaveLength(1);
+      const [, route] = only(matching, `route ${key}`);
+      expect(integrationUriOf(route)).toEqual(functionArn(group));
+    },
+  );
+
+  test('the non-default routes are the route table, no more (one per entry, none extra)', () => {
+    expect(nonDefault()).toHaveLength(routes.length);
+    expect(nonDefault().map(([, route]) => route.Properties?.RouteKey)).toEqual(
+      expect.arrayContaining(routes.map(routeKey)),
+    );
+  });
+
+  test(`the $default route (anything else) goes to the fallback group's function (${fallbackGroup})`, () => {
+    const defaults = routeResources().filter(([, route]) => route.Properties?.RouteKey === '$default');
+    expect(defaults).toHaveLength(1);
+    const [, route] = only(defaults, '$default route');
+    expect(integrationUriOf(route)).toEqual(functionArn(fallbackGroup));
+  });
+
+  test('every route belongs to the one HTTP API', () => {
+    const apis = resourcesOfType(synth.apiJson, 'AWS::ApiGatewayV2::Api');
+    expect(apis).toHaveLength(1);
+    const [apiId] = only(apis, 'HTTP API');
+    for (const [, route] of routeResources()) expect(route.Properties?.ApiId).toEqual({ Ref: apiId });
+  });
+
+  test('API Gateway may invoke each function, and only from this API', () => {
+    const apiId = logicalId(synth.built.api, synth.built.api.api);
+    const permissions = resourcesOfType(synth.apiJson, 'AWS::Lambda::Permission');
+    expect(permissions).toHaveLength(groups.length);
+    for (const group of groups) {
+      const mine = permissions.filter(
+        ([, p]) => JSON.stringify(p.Properties?.FunctionName) === JSON.stringify(functionArn(group)),
+      );
+      expect(mine, group).toHaveLength(1);
+      const [, permission] = only(mine, `permission for ${group}`);
+      expect(permission.Properties).toMatchObject({
+        Action: 'lambda:InvokeFunction',
+        Principal: 'apigateway.amazonaws.com',
+      });
+      expect(JSON.stringify(permission.Properties?.SourceArn)).toContain(JSON.stringify({ Ref: apiId }));
+    }
+  });
+});
+
+describe('functions: one per group, Node 22 on arm64, configured by their bindings', () => {
+  test('the groups of the route table are the five function groups', () => {
+    expect(new Set(routes.map((route) => route.group))).toEqual(new Set(groups));
+    expect(Object.keys(synth.built.api.functions).sort()).toEqual([...groups].sort());
+  });
+
+  test('the stack holds exactly five Lambda functions, one per group', () => {
+    synth.api.resourceCountIs('AWS::Lambda::Function', groups.length);
+    const ids = new Set(groups.map(functionLogicalId));
+    expect(ids.size).toBe(groups.length);
+    for (const id of ids) expect(synth.apiJson.Resources[id]?.Type).toBe('AWS::Lambda::Function');
+  });
+
+  test.each(groups)(
+    '%s: nodejs22.x, arm64, index.handler, TABLE_NAME; PAYMENT_KMS_KEY_ID only if it uses the key',
+    (group) => {
+      const fn = synth.apiJson.Resources[functionLogicalId(group)];
+      expect(fn?.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+      });
+      const variables = resolved(fn?.Properties?.Environment?.Variables) as Record<string, unknown>;
+      expect(variables.TABLE_NAME).toEqual({ Ref: logicalId(synth.built.data, synth.built.data.table) });
+      if (group === 'projects' || group === 'payments') {
+        expect(variables.PAYMENT_KMS_KEY_ID).toEqual(keyArn());
+      } else {
+        expect(variables).not.toHaveProperty('PAYMENT_KMS_KEY_ID');
+      }
+    },
+  );
+});
+
+describe('IAM: each function role holds least privilege', () => {
+  const policies = () => resourcesOfType(synth.apiJson, 'AWS::IAM::Policy');
+  const allStatements = () =>
+    policies().flatMap(([, policy]) => asList<PolicyStatementJson>(policy.Properties?.PolicyDocument?.Statement));
+  const roleLogicalId = (group: Group) => logicalId(synth.built.api, synth.built.api.functions[group].role);
+  const logGroupArn = (group: Group) => ({
+    'Fn::GetAtt': [logicalId(synth.built.api, synth.built.api.functions[group].logGroup), 'Arn'],
+  });
+  /** Every statement of every policy attached to the group's role, cross-stack imports resolved. */
+  const statementsOf = (group: Group) =>
+    policies()
+      .filter(([, policy]) =>
+        asList(policy.Properties?.Roles).some(
+          (role) => JSON.stringify(role) === JSON.stringify({ Ref: roleLogicalId(group) }),
+        ),
+      )
+      .flatMap(([, policy]) => asList<PolicyStatementJson>(policy.Properties?.PolicyDocument?.Statement))
+      .map((statement) => resolved(statement) as PolicyStatementJson);
+  const actionsOfGroup = (group: Group, service: string) =>
+    statementsOf(group)
+      .flatMap(actionsOf)
+      .filter((action) => action.startsWith(`${service}:`));
+  const tableResources = () => [
+    tableArn(),
+    ...tableDefinition.globalSecondaryIndexes.map((index) => ({
+      'Fn::Join': ['', [tableArn(), `/index/${index.indexName}`]],
+    })),
+  ];
+
+  test('there are no managed policies and every identity policy is attached to exactly one function role', () => {
+    synth.api.resourceCountIs('AWS::IAM::ManagedPolicy', 0);
+    const roleRefs = groups.map((group) => JSON.stringify({ Ref: roleLogicalId(group) }));
+    expect(policies().length).toBeGreaterThan(0);
+    for (const [id, policy] of policies()) {
+      const roles = asList(policy.Properties?.Roles).map((role) => JSON.stringify(role));
+      expect(roles, id).toHaveLength(1);
+      expect(roleRefs, id).toContain(roles[0]);
+    }
+  });
+
+  test('no statement allows "*", a service wildcard ("dynamodb:*") or any other wildcard action', () => {
+    const actions = allStatements().flatMap(actionsOf);
+    expect(actions.length).toBeGreaterThan(0);
+    expect(actions.filter((action) => action === '*' || action.endsWith(':*'))).toEqual([]);
+    expect(actions.filter((action) => action.includes('*') || action.includes('?'))).toEqual([]);
+    expect(allStatements().filter((statement) => 'NotAction' in statement || 'NotResource' in statement)).toEqual([]);
+  });
+
+  test('no statement allows dynamodb:Scan', () => {
+    const actions = allStatements().flatMap(actionsOf);
+    expect(actions.filter((action) => action.toLowerCase() === 'dynamodb:scan')).toEqual([]);
+  });
+
+  test('no dynamodb or kms statement (indeed no statement) has Resource "*"', () => {
+    const onStar = allStatements().filter((statement) => asList(statement.Resource).includes('*'));
+    expect(onStar).toEqual([]);
+    const dataStatements = allStatements().filter((statement) =>
+      actionsOf(statement).some((action) => action.startsWith('dynamodb:') || action.startsWith('kms:')),
+    );
+    expect(dataStatements.length).toBeGreaterThan(0);
+    for (const statement of dataStatements) expect(asList(statement.Resource).length).toBeGreaterThan(0);
+  });
+
+  test.each(groups)(
+    '%s: its role is named functionRoleName(stage, group), assumed by Lambda, with no other policies',
+    (group) => {
+      const role = synth.apiJson.Resources[roleLogicalId(group)];
+      expect(role?.Type).toBe('AWS::IAM::Role');
+      expect(role?.Properties?.RoleName).toBe(functionRoleName(stage, group));
+      // No path: the data stack's key policy names the role by `arn:…:role/<name>`.
+      expect(role?.Properties).not.toHaveProperty('Path');
+      expect(role?.Properties).not.toHaveProperty('ManagedPolicyArns');
+      expect(role?.Properties).not.toHaveProperty('Policies');
+      expect(role?.Properties?.AssumeRolePolicyDocument?.Statement).toEqual([
+        { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } },
+      ]);
+      const fn = synth.apiJson.Resources[functionLogicalId(group)];
+      expect(fn?.Properties?.Role).toEqual({ 'Fn::GetAtt': [roleLogicalId(group), 'Arn'] });
+    },
+  );
+
+  test.each(readGroups)('%s (reads): exactly tableActions.read, on the table and its named indexes', (group) => {
+    expect(actionsOfGroup(group, 'dynamodb').sort()).toEqual([...tableActions.read].sort());
+  });
+
+  test.each(writeGroups)(
+    '%s (writes): exactly tableActions.read + write, on the table and its named indexes',
+    (group) => {
+      expect(actionsOfGroup(group, 'dynamodb').sort()).toEqual([...tableActions.read, ...tableActions.write].sort());
+    },
+  );
+
+  test.each(groups)(
+    '%s: every dynamodb statement is on the table ARN and the named GSI ARNs only (no index/*)',
+    (group) => {
+      const dynamo = statementsOf(group).filter((statement) =>
+        actionsOf(statement).some((a) => a.startsWith('dynamodb:')),
+      );
+      expect(dynamo.length).toBeGreaterThan(0);
+      for (const statement of dynamo) {
+        expect(statement.Effect).toBe('Allow');
+        expect(actionsOf(statement).every((action) => action.startsWith('dynamodb:'))).toBe(true);
+        expect(asList(statement.Resource)).toEqual(tableResources());
+      }
+      expect(JSON.stringify(statementsOf(group))).not.toContain('index/*');
+    },
+  );
+
+  test('kms: only projects may GenerateDataKey and only payments may Decrypt, each on the payment key ARN', () => {
+    const kmsStatements = (group: Group) =>
+      statementsOf(group).filter((statement) => actionsOf(statement).some((a) => a.startsWith('kms:')));
+    expect(actionsOfGroup('projects', 'kms')).toEqual(['kms:GenerateDataKey']);
+    expect(actionsOfGroup('payments', 'kms')).toEqual(['kms:Decrypt']);
+    for (const group of ['projects', 'payments'] as const) {
+      const [statement, ...others] = kmsStatements(group);
+      expect(others).toEqual([]);
+      expect(statement?.Effect).toBe('Allow');
+      expect(asList(statement?.Resource)).toEqual([keyArn()]);
+    }
+    for (const group of ['share', 'features', 'plans'] as const) {
+      expect(actionsOfGroup(group, 'kms'), group).toEqual([]);
+    }
+  });
+
+  test.each(groups)('%s: beyond the table and the key, only writing its own log group', (group) => {
+    const other = statementsOf(group).filter((statement) =>
+      actionsOf(statement).some((action) => !action.startsWith('dynamodb:') && !action.startsWith('kms:')),
+    );
+    expect(other).toEqual([
+      { Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Effect: 'Allow', Resource: logGroupArn(group) },
+    ]);
+    const fn = synth.apiJson.Resources[functionLogicalId(group)];
+    expect(fn?.Properties?.LoggingConfig?.LogGroup).toEqual({
+      Ref: logicalId(synth.built.api, synth.built.api.functions[group].logGroup),
+    });
+  });
+});
+
+describe('outputs of the API stack', () => {
+  test('ApiUrl is the $default stage URL of the HTTP API', () => {
+    const apiId = logicalId(synth.built.api, synth.built.api.api);
+    synth.api.hasOutput('ApiUrl', {
+      Value: { 'Fn::Join': ['', Match.arrayWith(['https://', { Ref: apiId }, '.execute-api.'])] },
+    });
+  });
+
+  test('Stage is the stage name', () => {
+    synth.api.hasOutput('Stage', { Value: stage });
+  });
+});
