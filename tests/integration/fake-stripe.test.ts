@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeStripe, parseForm, startFakeStripe } from '../fixtures/fake-stripe.ts';
+import { rejection } from '../fixtures/rejection.ts';
 
 // The real SDK against the fake: if the two disagree on the wire format, these fail.
 
@@ -52,15 +53,6 @@ function subscriptionParams(overrides: Record<string, unknown> = {}): Stripe.Che
     subscription_data: { trial_period_days: 14, metadata: { planId: '3' } },
     ...overrides,
   };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail');
 }
 
 describe('creating a checkout session', () => {

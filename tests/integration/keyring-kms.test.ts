@@ -9,6 +9,7 @@ import {
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { kmsKeyring, localKeyring, SecretUnreadableError } from '#shared/secrets/keyring.ts';
 import { type FakeKms, startFakeKms } from '../fixtures/fake-kms.ts';
+import { rejection } from '../fixtures/rejection.ts';
 
 // Built at run time: no file in git may hold something shaped like a live Stripe key.
 const SECRET = `sk_live_${randomBytes(24).toString('hex')}`;
@@ -39,16 +40,6 @@ afterEach(() => {
 });
 
 const targets = () => fake.calls.map((call) => call.target);
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof Error) return error;
-    throw new Error(`rejected with a non-Error: ${String(error)}`);
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('fake KMS speaks what the SDK expects', () => {
   test('errors arrive as the SDK’s modelled exception classes', async () => {

@@ -12,20 +12,10 @@ import {
   readLocalKeyFile,
   SecretUnreadableError,
 } from '#shared/secrets/keyring.ts';
+import { rejection } from '../fixtures/rejection.ts';
 
 const SECRET = 'sk_test_51NzQvXyZaBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789';
 const context = { projectId: 'prj_1', purpose: 'stripe-secret-key' };
-
-/** The error a promise rejects with, to check its class and that its message leaks nothing. */
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof Error) return error;
-    throw new Error(`rejected with a non-Error: ${String(error)}`);
-  }
-  throw new Error('expected a rejection');
-}
 
 async function expectUnreadable(promise: Promise<unknown>, secrets: string[] = [SECRET]): Promise<Error> {
   const error = await rejection(promise);
