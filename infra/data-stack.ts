@@ -68,8 +68,10 @@ export class DataStack extends Stack {
             sid: 'KeyAdministration',
             effect: Effect.ALLOW,
             principals: [new AccountRootPrincipal()],
+            // kms:CreateAlias rather than kms:Create*, which includes CreateGrant: a grant
+            // would hand Decrypt to a principal this policy does not name.
             actions: [
-              'kms:Create*',
+              'kms:CreateAlias',
               'kms:Describe*',
               'kms:Enable*',
               'kms:List*',

@@ -138,6 +138,8 @@ describe.each(stages)(
         actionsOf(statement).some((pattern) => actionPatternCovers(pattern, action)),
       );
       expect(covered).toEqual([]);
+      // A grant would hand Decrypt to a principal the policy does not name.
+      expect(actionsOf(statement).filter((pattern) => actionPatternCovers(pattern, 'kms:CreateGrant'))).toEqual([]);
     });
 
     test('every statement not for the account root is pinned to a principal ARN', () => {
