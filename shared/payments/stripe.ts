@@ -40,6 +40,7 @@ export interface CheckoutSessionSummary {
 /** One retry: a POST carries an idempotency key (ours or the SDK's), so a retry cannot charge twice. */
 const MAX_NETWORK_RETRIES = 1;
 
+/** One per call, with the project's key: cheap, as the SDK shares one keep-alive agent per process. */
 function client(secretKey: string): Stripe {
   const { STRIPE_API_BASE, STRIPE_TIMEOUT_MS } = runtimeConfig();
   const base = STRIPE_API_BASE ? new URL(STRIPE_API_BASE) : undefined;
