@@ -16,6 +16,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
+import { type Answer, sendRaw, utf8 } from '../fixtures/wire.ts';
 
 const BASE_SEED = Number(process.env.FUZZ_SEED ?? 20_240_611);
 const KIB = 1024;
@@ -41,14 +42,6 @@ interface Wire {
   authorization?: string | null;
 }
 
-interface Answer {
-  status: number;
-  headers: Headers;
-  text: string;
-  json: unknown;
-}
-
-const utf8 = (text: string) => new TextEncoder().encode(text);
 const byteLength = (body: string | Uint8Array) => (typeof body === 'string' ? utf8(body).length : body.length);
 /** The answer a body that must be refused gets: 413 over the size limit, else 400. */
 const refusal = (body: string | Uint8Array) =>
@@ -624,26 +617,10 @@ describe('fuzz: malformed and hostile requests', () => {
     if (contentType) headers['content-type'] = contentType;
     const authorization = wire.authorization === undefined ? `Bearer ${owner.writeKey}` : wire.authorization;
     if (authorization) headers.authorization = authorization;
-    let response: Response;
     requestsSent++;
-    try {
-      response = await fetch(`${server.url}${wire.path}`, {
-        method: wire.method,
-        headers,
-        body,
-        signal: AbortSignal.timeout(HANG_MS),
-      });
-    } catch (error) {
-      throw new Error(`No answer (hang or dropped connection) to ${describeWire(wire)}: ${String(error)}`);
-    }
-    const text = await response.text();
-    let json: unknown;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, headers: response.headers, text, json };
+    return sendRaw(`${server.url}${wire.path}`, { method: wire.method, headers, body }, HANG_MS, () =>
+      describeWire(wire),
+    );
   }
 
   /** What every answer must be: no 5xx, an X-Request-Id, and the one error shape on 4xx. */

@@ -22,6 +22,7 @@ import { z } from 'zod';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
 import type { RecordedRequest } from '../fixtures/fake-stripe.ts';
+import { type Answer, sendRaw, utf8 } from '../fixtures/wire.ts';
 
 // The fake Stripe server must exist before the handlers read STRIPE_API_BASE at load.
 const { fake } = await vi.hoisted(async () => {
@@ -468,15 +469,7 @@ interface Wire {
   headers?: Record<string, string>;
 }
 
-interface Answer {
-  status: number;
-  headers: Headers;
-  text: string;
-  json: unknown;
-}
-
 const j = (value: unknown) => JSON.stringify(value);
-const utf8 = (text: string) => new TextEncoder().encode(text);
 /** A field as [key, raw JSON text of its value], so `__proto__` stays a key and `1e400` reaches the server. */
 type Field = readonly [key: string, raw: string];
 const objectText = (fields: readonly Field[]) => `{${fields.map(([key, raw]) => `${j(key)}:${raw}`).join(',')}}`;
@@ -559,25 +552,9 @@ describe('fuzz: the payment endpoints', () => {
     const contentType = wire.contentType === undefined ? (body ? 'application/json' : null) : wire.contentType;
     if (contentType !== null) headers['content-type'] = contentType;
     requestsSent++;
-    let response: Response;
-    try {
-      response = await fetch(`${server.url}${wire.path}`, {
-        method: wire.method,
-        headers,
-        body,
-        signal: AbortSignal.timeout(HANG_MS),
-      });
-    } catch (error) {
-      throw new Error(`No answer to ${describeWire(wire)}: ${String(error)}`);
-    }
-    const text = await response.text();
-    let json: unknown;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, headers: response.headers, text, json };
+    return sendRaw(`${server.url}${wire.path}`, { method: wire.method, headers, body }, HANG_MS, () =>
+      describeWire(wire),
+    );
   }
 
   const where = (wire: Wire, answer: Answer) =>
