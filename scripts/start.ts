@@ -3,11 +3,14 @@ import { createDocumentClient } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
 import { ConfigError, type LocalConfig, localConfig } from '#shared/config.ts';
 import { ensureLocalKeyFile, localKeyring, useKeyring } from '#shared/secrets/keyring.ts';
+import { type FakeStripe, startFakeStripe } from '../tests/fixtures/fake-stripe.ts';
+import { writeWidget } from '../widget/build.ts';
 import { type DynamoLocal, DynamoLocalError, startDynamoLocal } from './dynamodb-local.ts';
 
 /**
  * `npm start`: DynamoDB Local as a child process (unless DYNAMODB_ENDPOINT names another
- * DynamoDB), the table when missing, and every route on Node's HTTP server.
+ * DynamoDB), the table when missing, the widget built, the fake Stripe (unless
+ * STRIPE_API_BASE names a Stripe), and every route on Node's HTTP server.
  */
 async function main(): Promise<void> {
   const config = localConfig();
@@ -21,6 +24,9 @@ async function main(): Promise<void> {
   }
   await ensureTable(createDocumentClient({ endpoint, region: config.AWS_REGION }), config.TABLE_NAME);
   const keys = await setUpPaymentKeys(config);
+  // The handlers find the built widget as a Lambda finds its configuration: in the environment.
+  process.env.WIDGET_FILE ??= await writeWidget();
+  const fakeStripe = config.STRIPE_API_BASE ? undefined : await startLocalStripe(config);
 
   // Loaded only now: the handlers read their configuration when they are created.
   const { startLocalServer } = await import('./local-server.ts');
@@ -32,7 +38,9 @@ async function main(): Promise<void> {
   const storage = dynamo
     ? `DynamoDB Local on ${endpoint}, data ${config.DATA_DIR === ':memory:' ? 'in memory' : `in ${config.DATA_DIR}/`}`
     : `DynamoDB at ${endpoint}`;
-  const stripe = config.STRIPE_API_BASE ? `Stripe API at ${config.STRIPE_API_BASE}` : 'Stripe API at api.stripe.com';
+  const stripe = fakeStripe
+    ? `the fake Stripe at ${fakeStripe.url} (STRIPE_API_BASE=https://api.stripe.com for Stripe itself)`
+    : `Stripe API at ${config.STRIPE_API_BASE}`;
   console.log(
     `Pricing service listening on ${server.url} (table ${config.TABLE_NAME}, ${storage}; payment keys sealed ${keys}; ${stripe}). Ctrl-C stops it.`,
   );
@@ -42,11 +50,29 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     await server.close();
+    await fakeStripe?.close();
     await dynamo?.stop();
     process.exit(0);
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+}
+
+/**
+ * A local run takes payments offline by default: the project's fake Stripe, whose hosted
+ * page completes a checkout and redirects like Stripe's. Test keys only; nothing is charged.
+ */
+async function startLocalStripe(config: LocalConfig): Promise<FakeStripe> {
+  const fake = await startFakeStripe({ port: config.FAKE_STRIPE_PORT }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'EADDRINUSE') {
+      throw new ConfigError(
+        `Port ${config.FAKE_STRIPE_PORT} (the fake Stripe) is taken: set FAKE_STRIPE_PORT, or STRIPE_API_BASE to use the Stripe that runs there.`,
+      );
+    }
+    throw error;
+  });
+  process.env.STRIPE_API_BASE = fake.url;
+  return fake;
 }
 
 /**

@@ -45,6 +45,9 @@ const RuntimeEnv = z.object({
   // file (npm start creates one under DATA_DIR). Exactly one is needed where keys are used.
   PAYMENT_KMS_KEY_ID: optionalText,
   PAYMENT_KEY_FILE: optionalText,
+  // The built widget.js the share function serves. A Lambda finds it next to its own code;
+  // `npm start` and the tests build it and name the file here.
+  WIDGET_FILE: optionalText,
   // Another Stripe-compatible server (tests, local runs); unset means api.stripe.com.
   STRIPE_API_BASE: optionalUrl,
   // Per attempt. The SDK makes at most two (one retry after ≥ 0.5 s), so the worst case is
@@ -62,6 +65,13 @@ const LocalEnv = RuntimeEnv.extend({
   PORT: port.default(3000),
   DYNAMODB_PORT: port.default(8000),
   DATA_DIR: z.string().min(1, 'must be a directory path or :memory:').default('.data'),
+  // Without STRIPE_API_BASE, `npm start` runs the project's fake Stripe on this port (0: any free one).
+  FAKE_STRIPE_PORT: z.coerce
+    .number({ error: 'must be a port number, or 0 for any free port' })
+    .int('must be a whole number')
+    .min(0, 'must be between 0 and 65535')
+    .max(65535, 'must be between 0 and 65535')
+    .default(12111),
 });
 
 export type RuntimeConfig = z.infer<typeof RuntimeEnv>;

@@ -17,6 +17,9 @@ interface RouteDefinition {
 export const routes = [
   { method: 'GET', path: '/api/share/{shareId}', group: 'share', auth: 'public' },
   { method: 'OPTIONS', path: '/api/share/{shareId}', group: 'share', auth: 'public' },
+  // The embeddable widget and a plain page that shows it, served by the same function.
+  { method: 'GET', path: '/widget.js', group: 'share', auth: 'public' },
+  { method: 'GET', path: '/demo/{shareId}', group: 'share', auth: 'public' },
 
   { method: 'POST', path: '/api/payments/checkout', group: 'payments', auth: 'public' },
   { method: 'OPTIONS', path: '/api/payments/checkout', group: 'payments', auth: 'public' },

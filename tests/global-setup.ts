@@ -6,6 +6,7 @@ import { createDocumentClient } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
 import { ensureLocalKeyFile } from '#shared/secrets/keyring.ts';
 import { freePort, startDynamoLocal } from '../scripts/dynamodb-local.ts';
+import { writeWidget } from '../widget/build.ts';
 
 export const TEST_TABLE = 'pricing-test';
 
@@ -17,11 +18,13 @@ export default async function setup(project: TestProject) {
   client.destroy();
   project.provide('dynamoEndpoint', dynamo.endpoint);
   // Payment keys are sealed with a local key file, as under `npm start`.
-  const keyDir = await mkdtemp(join(tmpdir(), 'pricing-test-keys-'));
-  project.provide('paymentKeyFile', (await ensureLocalKeyFile(keyDir)).path);
+  const workDir = await mkdtemp(join(tmpdir(), 'pricing-test-'));
+  project.provide('paymentKeyFile', (await ensureLocalKeyFile(workDir)).path);
+  // The widget is built once for the run, as `npm start` builds it.
+  project.provide('widgetFile', await writeWidget(join(workDir, 'widget.js')));
   return async () => {
     await dynamo.stop();
-    await rm(keyDir, { recursive: true, force: true });
+    await rm(workDir, { recursive: true, force: true });
   };
 }
 
@@ -29,5 +32,6 @@ declare module 'vitest' {
   export interface ProvidedContext {
     dynamoEndpoint: string;
     paymentKeyFile: string;
+    widgetFile: string;
   }
 }

@@ -6,3 +6,4 @@ process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
 process.env.TABLE_NAME = 'pricing-test';
 process.env.LOG_LEVEL ??= 'silent';
 process.env.PAYMENT_KEY_FILE ??= inject('paymentKeyFile');
+process.env.WIDGET_FILE ??= inject('widgetFile');

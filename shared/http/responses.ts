@@ -3,7 +3,10 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 /** What an action returns; the group handler turns it into API Gateway's result. */
 export interface HttpResult {
   status: number;
+  /** Sent as JSON. */
   body?: unknown;
+  /** Sent as is instead (a script, a page); `headers` must carry its content-type. */
+  raw?: string | Buffer;
   headers?: Record<string, string>;
 }
 
@@ -16,7 +19,9 @@ export const ok = (body: unknown): HttpResult => ({ status: 200, body });
 export const created = (body: unknown): HttpResult => ({ status: 201, body });
 export const success = (): HttpResult => ({ status: 200, body: { success: true } });
 
-export function toLambdaResult({ status, body, headers }: HttpResult): LambdaResult {
+export function toLambdaResult({ status, body, raw, headers }: HttpResult): LambdaResult {
+  if (typeof raw === 'string') return { statusCode: status, headers: { ...headers }, body: raw };
+  if (raw) return { statusCode: status, headers: { ...headers }, body: raw.toString('base64'), isBase64Encoded: true };
   if (body === undefined) return { statusCode: status, headers: { ...headers } };
   return {
     statusCode: status,

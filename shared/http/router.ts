@@ -4,7 +4,7 @@ import { MethodNotAllowedError } from './errors.ts';
 
 const compiled = routes.map((route) => ({
   route,
-  pattern: new RegExp(`^${route.path.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`),
+  pattern: new RegExp(`^${route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`),
 }));
 
 const decode = (value: string) => {

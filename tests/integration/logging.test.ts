@@ -106,6 +106,8 @@ describe('an unexpected error', () => {
         },
       },
       'OPTIONS /api/share/{shareId}': { run: async () => ({ status: 204 }) },
+      'GET /widget.js': { run: async () => ({ status: 204 }) },
+      'GET /demo/{shareId}': { run: async () => ({ status: 204 }) },
     });
     const event = httpEvent('GET', '/api/share/{shareId}', {
       path: '/api/share/abc',

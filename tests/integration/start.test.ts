@@ -36,9 +36,14 @@ function serviceEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
     TABLE_NAME: TABLE,
     LOG_LEVEL: 'silent',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    // Its own fake Stripe, on any free port, as a new user's would be on 12111.
+    FAKE_STRIPE_PORT: '0',
     ...overrides,
   };
   delete env.DYNAMODB_ENDPOINT;
+  delete env.STRIPE_API_BASE;
+  // Built by start itself, as for a new user.
+  delete env.WIDGET_FILE;
   return env;
 }
 

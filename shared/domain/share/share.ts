@@ -9,6 +9,9 @@ import type { ShareView } from './schemas.ts';
 
 const shareIdPattern = /^[A-Za-z0-9_-]{16,64}$/;
 
+/** Whether a string has the shape of a share id (it may still name no project). */
+export const isShareIdShaped = (value: string) => shareIdPattern.test(value);
+
 /** Limits are usageCount × multiplier; rounding keeps float noise (1000 × 1.1) out. */
 export const featureLimit = (usageCount: number, multiplier: number) => Math.round(usageCount * multiplier * 1e6) / 1e6;
 
@@ -19,7 +22,7 @@ export const featureLimit = (usageCount: number, multiplier: number) => Math.rou
  */
 export async function loadSharedProject(shareId: string, { includeInactive = false } = {}): Promise<ProjectPartition> {
   const notFound = new NotFoundError(`No ${includeInactive ? '' : 'active '}pricing page has this share id.`);
-  if (!shareIdPattern.test(shareId)) throw notFound;
+  if (!isShareIdShaped(shareId)) throw notFound;
   const partition = await readSharePartition(shareId);
   if (!partition || partition.project.deletingAt) throw notFound;
   if (!partition.project.isActive && !includeInactive) throw notFound;

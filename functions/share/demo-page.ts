@@ -1,0 +1,57 @@
+import { NotFoundError } from '#domain/errors.ts';
+import { isShareIdShaped } from '#domain/share/share.ts';
+import type { HttpResult } from '#http/responses.ts';
+
+/**
+ * A plain host page around the widget, as a customer would paste it: the widget comes from
+ * this service's /widget.js and reads this service's API. The policy lets nothing else
+ * script the page; styles and fonts may come from https (a project's customCSS may import fonts).
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "connect-src 'self'",
+  "style-src 'self' 'unsafe-inline' https:",
+  'font-src https: data:',
+  'img-src https: data:',
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export function demoPage(shareId: string): HttpResult {
+  // Only a share-id-shaped value reaches the markup; it cannot hold a quote or a bracket.
+  if (!isShareIdShaped(shareId)) throw new NotFoundError('No pricing page has this share id.');
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Pricing demo</title>
+<style>
+  body { margin: 0; padding: 3rem 1.5rem; background: #F3F4F6; font-family: system-ui, sans-serif; color: #111827; }
+  main { max-width: 72rem; margin: 0 auto; }
+  .host-note { margin: 0 0 2rem; color: #6B7280; font-size: .875rem; text-align: center; }
+</style>
+</head>
+<body>
+<main>
+  <p class="host-note">Demo host page: the widget below is embedded with the two lines the README gives.</p>
+  <div data-pricing-id="${shareId}"></div>
+</main>
+<script src="../widget.js" async></script>
+</body>
+</html>
+`;
+  return {
+    status: 200,
+    raw: html,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'public, max-age=300',
+      'content-security-policy': CONTENT_SECURITY_POLICY,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+    },
+  };
+}

@@ -1,0 +1,138 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * The demo project of `npm run seed`, made through API v1 over HTTP as a customer's script
+ * would: features of all three types, a free, a popular (with a trial) and a per-seat plan,
+ * a theme, a Stripe test key and test checkout URLs that come back to the demo page.
+ */
+export interface SeededDemo {
+  slug: string;
+  shareId: string;
+  demoUrl: string;
+}
+
+export class SeedError extends Error {}
+
+export async function seedDemo({
+  baseUrl,
+  key,
+  stripeKey = `sk_test_demo${randomBytes(16).toString('hex')}`,
+}: {
+  baseUrl: string;
+  key: string;
+  /** Any well-formed test key works with the fake Stripe; a real one for Stripe's test mode. */
+  stripeKey?: string;
+}): Promise<SeededDemo> {
+  const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const response = await fetch(`${baseUrl}/api/v1${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new SeedError(`${method} ${path} answered ${response.status}: ${text}`);
+    return JSON.parse(text) as T;
+  };
+
+  const project = await api<{ slug: string; shareId: string }>('POST', '/projects', {
+    name: 'Acme Analytics',
+    description: 'Product analytics for small teams',
+    pricingPageDescription: 'Start free, upgrade when your team grows. Cancel any time.',
+    currency: 'USD',
+    annualDiscount: 0.2,
+    annualDiscountEnabled: true,
+  });
+  const { slug, shareId } = project;
+  const demoUrl = `${baseUrl}/demo/${shareId}`;
+
+  const feature = (body: Record<string, unknown>) => api<{ id: number }>('POST', `/projects/${slug}/features`, body);
+  const dashboards = await feature({
+    name: 'Dashboards',
+    featureType: 'Limits',
+    basePrice: 5,
+    isCountable: true,
+    usageCount: 3,
+    condition: 'Up to',
+    countPrice: 1,
+  });
+  const events = await feature({
+    name: 'Tracked events',
+    description: 'Events ingested per month',
+    featureType: 'Usage Based',
+    basePrice: 0,
+    isCountable: true,
+    usageCount: 10_000,
+    condition: 'Up to',
+    countPrice: 0.001,
+    eventAggregationMethod: 'sum',
+  });
+  const retention = await feature({
+    name: 'Data retention (months)',
+    featureType: 'Limits',
+    basePrice: 4,
+    isCountable: true,
+    usageCount: 12,
+    condition: 'Unlimited',
+  });
+  const sso = await feature({ name: 'Single sign-on', featureType: 'Standart', basePrice: 20 });
+  const support = await feature({ name: 'Priority support', featureType: 'Standart', basePrice: 15 });
+
+  const plan = (body: Record<string, unknown>) => api('POST', `/projects/${slug}/plans`, body);
+  await plan({
+    name: 'Starter',
+    description: 'For side projects',
+    isFree: true,
+    features: [{ featureId: dashboards.id }, { featureId: events.id }],
+  });
+  await plan({
+    name: 'Pro',
+    description: 'For growing products',
+    basePrice: 29,
+    isPopular: true,
+    freemiumDay: 14,
+    features: [
+      { featureId: dashboards.id, multiplier: 10 },
+      { featureId: events.id, multiplier: 100 },
+      { featureId: retention.id },
+      { featureId: sso.id },
+    ],
+  });
+  await plan({
+    name: 'Team',
+    description: 'Per seat, for the whole company',
+    basePrice: 12,
+    isPerUserPricing: true,
+    perUserMultiplier: 1,
+    features: [
+      { featureId: dashboards.id, multiplier: 100 },
+      { featureId: events.id, multiplier: 1000 },
+      { featureId: retention.id },
+      { featureId: sso.id },
+      { featureId: support.id },
+    ],
+  });
+
+  await api('PUT', `/projects/${slug}`, {
+    paymentSecretKey: stripeKey,
+    checkoutTestSuccessUrl: `${demoUrl}?checkout=success`,
+    checkoutTestCancelUrl: demoUrl,
+    theme: {
+      fontFamily: 'ui-rounded, system-ui, sans-serif',
+      primaryColor: '#0F766E',
+      hoverColor: '#115E59',
+      buttonTextColor: '#FFFFFF',
+      borderRadius: '16px',
+      pricingBackgroundColor: '#FFFFFF',
+      pricingBorderColor: '#CBD5E1',
+      headerAlign: 'center',
+      descriptionAlign: 'center',
+      toggleAlign: 'center',
+      popularBadgePosition: 'top',
+      customCSS: '.card { box-shadow: 0 1px 3px rgb(15 23 42 / 0.08); }\n.header h2 { letter-spacing: -0.02em; }',
+    },
+  });
+  return { slug, shareId, demoUrl };
+}

@@ -1,0 +1,36 @@
+import { ConfigError, localConfig } from '#shared/config.ts';
+import { SeedError, seedDemo } from './seed-demo.ts';
+
+/**
+ * `npm run seed`: with `npm start` running, a demo project under the owner "demo" and the
+ * URL of its pricing page. Each run makes a new project (acme-analytics, -2, ...).
+ */
+async function main(): Promise<void> {
+  const config = localConfig();
+  const baseUrl = `http://127.0.0.1:${config.PORT}`;
+  try {
+    await fetch(`${baseUrl}/api/v1/projects`);
+  } catch {
+    throw new SeedError(
+      `Nothing answers on ${baseUrl}: start the service with \`npm start\` first, then run \`npm run seed\`.`,
+    );
+  }
+  // The key goes straight into the database of the running service, as `npm run cli -- keys create` does.
+  process.env.DYNAMODB_ENDPOINT = config.DYNAMODB_ENDPOINT ?? `http://127.0.0.1:${config.DYNAMODB_PORT}`;
+  const { createApiKey } = await import('#domain/keys/keys.ts');
+  const key = await createApiKey({ ownerId: 'demo', permission: 'read_write', name: 'npm run seed' });
+  const demo = await seedDemo({ baseUrl, key: key.key, stripeKey: process.env.DEMO_STRIPE_KEY || undefined });
+  console.log(`Demo project "${demo.slug}" (owner "demo", share id ${demo.shareId}).
+API key for it (shown once): ${key.key}
+
+Open the demo pricing page:
+  ${demo.demoUrl}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error instanceof SeedError || error instanceof ConfigError ? error.message : error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,74 @@
+import type { BillingInterval } from './display.ts';
+import type { ShareData } from './types.ts';
+
+/** What a call to the service ended in, never a thrown error: the widget shows each kind. */
+export type Outcome<T> =
+  | { ok: true; value: T }
+  | { ok: false; kind: 'not_found' | 'rejected' | 'network'; status: number; message: string };
+
+const NETWORK_MESSAGE = 'Could not reach the pricing service. Check your connection and try again.';
+
+async function call<T>(url: string, init: RequestInit, accept: (body: unknown) => body is T): Promise<Outcome<T>> {
+  let response: Response;
+  try {
+    response = await fetch(url, { ...init, credentials: 'omit' });
+  } catch {
+    return { ok: false, kind: 'network', status: 0, message: NETWORK_MESSAGE };
+  }
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch {
+    body = undefined;
+  }
+  if (response.ok && accept(body)) return { ok: true, value: body };
+  if (response.ok || response.status >= 500) {
+    return { ok: false, kind: 'network', status: response.status, message: errorMessage(body) ?? NETWORK_MESSAGE };
+  }
+  return {
+    ok: false,
+    kind: response.status === 404 ? 'not_found' : 'rejected',
+    status: response.status,
+    message: errorMessage(body) ?? `The request was refused (${response.status}).`,
+  };
+}
+
+/** decisions.md's error body: {"error":{"code","message"}}. */
+function errorMessage(body: unknown): string | undefined {
+  const message = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
+  return typeof message === 'string' && message ? message : undefined;
+}
+
+const isObject = (body: unknown): body is Record<string, unknown> => typeof body === 'object' && body !== null;
+
+const isShareData = (body: unknown): body is ShareData =>
+  isObject(body) && Array.isArray(body.plans) && Array.isArray(body.features) && isObject(body.themeSettings);
+
+export interface CheckoutSession {
+  sessionId: string;
+  url: string;
+}
+
+/** Only a web address may be navigated to: never `javascript:` or the like, whatever answers. */
+const isCheckoutSession = (body: unknown): body is CheckoutSession =>
+  isObject(body) && typeof body.url === 'string' && /^https?:\/\//i.test(body.url);
+
+export function loadShare(base: string, shareId: string): Promise<Outcome<ShareData>> {
+  return call(`${base}/api/share/${encodeURIComponent(shareId)}`, { method: 'GET' }, isShareData);
+}
+
+export type PlanCheckout = { shareId: string; planId: number; billingInterval: BillingInterval; seats?: number };
+export type CustomCheckout = {
+  shareId: string;
+  billingInterval: BillingInterval;
+  features: Array<{ featureId: number; quantity?: number }>;
+};
+
+export function startCheckout(base: string, body: PlanCheckout | CustomCheckout): Promise<Outcome<CheckoutSession>> {
+  const path = 'planId' in body ? '/api/payments/checkout' : '/api/payments/checkout/custom';
+  return call(
+    `${base}${path}`,
+    { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+    isCheckoutSession,
+  );
+}
