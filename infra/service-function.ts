@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -8,6 +9,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { tableDefinition } from '../shared/db/table.ts';
 import type { Group } from '../shared/routes.ts';
+import { writeWidgetSync } from '../widget/build.ts';
 import type { StageSettings } from './stages.ts';
 
 /**
@@ -24,6 +26,21 @@ export const tableActions = {
     'dynamodb:BatchWriteItem',
     'dynamodb:ConditionCheckItem',
   ],
+};
+
+/**
+ * The share function serves GET /widget.js from a file next to its code. The widget is
+ * built here, in the synth process, straight into the bundle's output directory (local
+ * bundling hands us the real path), so no shell command is needed and the asset hash
+ * covers the widget too.
+ */
+const widgetBeside = {
+  beforeBundling: () => [],
+  beforeInstall: () => [],
+  afterBundling: (_inputDir: string, outputDir: string) => {
+    writeWidgetSync(join(outputDir, 'widget.js'));
+    return [];
+  },
 };
 
 /** The role of a group's function, named so the payment key's policy can name it before it exists. */
@@ -91,6 +108,7 @@ export class ServiceFunction extends Construct {
         externalModules: props.bundleAwsSdk ? [] : ['@aws-sdk/*'],
         // CommonJS dependencies bundled into ESM still call require() for Node's built-ins.
         banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        ...(group === 'share' ? { commandHooks: widgetBeside } : {}),
       },
     });
     Validations.of(this.fn).acknowledge({

@@ -4,6 +4,7 @@ import { createDocumentClient } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
 import { totalDynamoRequests } from '#shared/request-context.ts';
 import { startFakeStripe } from '../tests/fixtures/fake-stripe.ts';
+import { WIDGET_GZIP_BUDGET, widgetSize } from '../widget/build.ts';
 import { freePort, startDynamoLocal } from './dynamodb-local.ts';
 
 /**
@@ -278,6 +279,15 @@ async function main(): Promise<number> {
     );
 
     printTable(rows);
+    const widget = await widgetSize();
+    const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+    console.log(
+      `\nwidget.js: ${kb(widget.raw)} minified, ${kb(widget.gzip)} gzip (budget ${kb(WIDGET_GZIP_BUDGET)}), ${kb(widget.brotli)} brotli`,
+    );
+    if (widget.gzip > WIDGET_GZIP_BUDGET) {
+      console.log(`\nFAIL: widget.js is ${kb(widget.gzip)} gzipped, over its ${kb(WIDGET_GZIP_BUDGET)} budget.`);
+      return 1;
+    }
     const measured = rows.slice(0, endpoints.length);
     const over = measured.filter((r) => r.requestsMax > 1);
     // Every read must query DynamoDB; a zero means the counter is not wired and proves nothing.

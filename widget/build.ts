@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { type BuildOptions, build, buildSync } from 'esbuild';
 
 const root = dirname(fileURLToPath(import.meta.url));
@@ -45,4 +46,22 @@ export function writeWidgetSync(file = widgetOutFile): string {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, buildWidgetSync());
   return file;
+}
+
+/** The budget for what a visitor downloads. */
+export const WIDGET_GZIP_BUDGET = 15 * 1024;
+
+export interface WidgetSize {
+  raw: number;
+  gzip: number;
+  brotli: number;
+}
+
+export async function widgetSize(code?: string): Promise<WidgetSize> {
+  const text = Buffer.from(code ?? (await buildWidget()));
+  return {
+    raw: text.byteLength,
+    gzip: gzipSync(text, { level: 9 }).byteLength,
+    brotli: brotliCompressSync(text).byteLength,
+  };
 }

@@ -151,11 +151,15 @@ describe('bundles: each function ships a self-contained ESM bundle that answers 
     return join(dev.outdir, file.source.path as string);
   };
 
-  test.each(groups)('%s: its asset directory holds index.mjs and index.mjs.map, nothing else', async (group) => {
-    const dir = assetDirOf(group);
-    expect((await readdir(dir)).sort()).toEqual(['index.mjs', 'index.mjs.map']);
-    expect(readFileSync(join(dir, 'index.mjs'), 'utf8').trimEnd()).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map$/);
-  });
+  test.each(groups)(
+    '%s: its asset directory holds index.mjs and index.mjs.map (and share: widget.js), nothing else',
+    async (group) => {
+      const dir = assetDirOf(group);
+      const widget = group === 'share' ? ['widget.js'] : [];
+      expect((await readdir(dir)).sort()).toEqual(['index.mjs', 'index.mjs.map', ...widget]);
+      expect(readFileSync(join(dir, 'index.mjs'), 'utf8').trimEnd()).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map$/);
+    },
+  );
 
   test('the five bundles are distinct assets', () => {
     expect(new Set(groups.map(assetDirOf)).size).toBe(groups.length);
@@ -163,7 +167,8 @@ describe('bundles: each function ships a self-contained ESM bundle that answers 
 
   /**
    * Imports the bundle in a fresh Node with sockets and DNS disabled, invokes its handler with a
-   * payload v2 event that no route matches, and prints the result and any network attempt.
+   * payload v2 GET event (by default for a path no route matches), and prints the result and
+   * any network attempt.
    */
   const invokeScript = `
     import dns from 'node:dns';
@@ -178,14 +183,15 @@ describe('bundles: each function ships a self-contained ESM bundle that answers 
     let output;
     try {
       const { handler } = await import(pathToFileURL(process.argv[1]).href);
+      const path = process.argv[3] ?? '/nope';
       const event = {
         version: '2.0',
-        routeKey: '$default',
-        rawPath: '/nope',
+        routeKey: path === '/nope' ? '$default' : 'GET ' + path,
+        rawPath: path,
         rawQueryString: '',
         headers: {},
         isBase64Encoded: false,
-        requestContext: { http: { method: 'GET', path: '/nope' }, requestId: process.argv[2] },
+        requestContext: { http: { method: 'GET', path }, requestId: process.argv[2] },
       };
       const context = { awsRequestId: 'aws-' + process.argv[2], getRemainingTimeInMillis: () => 10000 };
       output = { result: await handler(event, context), attempts };
@@ -195,36 +201,56 @@ describe('bundles: each function ships a self-contained ESM bundle that answers 
     process.stdout.write('\\n@@RESULT@@' + JSON.stringify(output));
   `;
 
+  /** The bundle's answer to GET `path`, with only what a Lambda of this stack would see. */
+  async function invokeBundle(group: Group, requestId: string, path?: string) {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        invokeScript,
+        join(assetDirOf(group), 'index.mjs'),
+        requestId,
+        ...(path ? [path] : []),
+      ],
+      {
+        // Only what a Lambda of this stack would see, and nothing of the test process.
+        env: {
+          PATH: process.env.PATH ?? '',
+          // config.ts wants a valid DynamoDB table name (3-255 characters): "t" would fail the cold start.
+          TABLE_NAME: 'pricing-test',
+          AWS_REGION: 'us-east-1',
+          PAYMENT_KMS_KEY_ID: 'arn:aws:kms:us-east-1:111111111111:key/test',
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+          LOG_LEVEL: 'silent',
+        },
+        timeout: 20_000,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
+    const output = JSON.parse(stdout.slice(stdout.lastIndexOf('@@RESULT@@') + '@@RESULT@@'.length));
+    expect(output.error).toBeUndefined();
+    expect(output.attempts).toEqual([]);
+    return output.result;
+  }
+
   test.each(groups)(
     '%s: imported in a child Node, answers an unmatched route 404 not_found with x-request-id, offline',
     async (group) => {
       const requestId = `infra-test-${group}`;
-      const { stdout } = await promisify(execFile)(
-        process.execPath,
-        ['--input-type=module', '-e', invokeScript, join(assetDirOf(group), 'index.mjs'), requestId],
-        {
-          // Only what a Lambda of this stack would see, and nothing of the test process.
-          env: {
-            PATH: process.env.PATH ?? '',
-            // config.ts wants a valid DynamoDB table name (3-255 characters): "t" would fail the cold start.
-            TABLE_NAME: 'pricing-test',
-            AWS_REGION: 'us-east-1',
-            PAYMENT_KMS_KEY_ID: 'arn:aws:kms:us-east-1:111111111111:key/test',
-            AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-            LOG_LEVEL: 'silent',
-          },
-          timeout: 20_000,
-          maxBuffer: 16 * 1024 * 1024,
-        },
-      );
-      const output = JSON.parse(stdout.slice(stdout.lastIndexOf('@@RESULT@@') + '@@RESULT@@'.length));
-      expect(output.error).toBeUndefined();
-      expect(output.attempts).toEqual([]);
-      const { result } = output;
+      const result = await invokeBundle(group, requestId);
       expect(result.statusCode).toBe(404);
       expect(result.headers['x-request-id']).toBe(requestId);
       expect(result.headers['content-type']).toMatch(/^application\/json/);
       expect(JSON.parse(result.body)).toEqual({ error: { code: 'not_found', message: expect.any(String) } });
     },
   );
+
+  test('share: serves the widget built into its asset directory at GET /widget.js', async () => {
+    const result = await invokeBundle('share', 'infra-test-widget', '/widget.js');
+    expect(result.statusCode).toBe(200);
+    expect(result.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(result.body).toBe(readFileSync(join(assetDirOf('share'), 'widget.js'), 'utf8'));
+    expect(result.body).toContain('pricing-table');
+  });
 });

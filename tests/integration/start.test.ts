@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/dynamodb-local.ts';
 import { ApiClient } from '../fixtures/api.ts';
-import { ROOT, runCli, TSX } from '../fixtures/cli.ts';
+import { ROOT, runCli, runScript, TSX } from '../fixtures/cli.ts';
 
 const TABLE = 'pricing-start-test';
 const SLOW = 120_000;
@@ -289,4 +289,69 @@ describe('npm start (scripts/start.ts)', () => {
     },
     SLOW,
   );
+
+  it(
+    'npm run seed beside it: the printed demo page embeds the widget, and a plan button’s checkout reaches the built-in fake Stripe',
+    async () => {
+      const { port, dynamoPort } = await ports();
+      const service = startService(
+        serviceEnv({ PORT: String(port), DYNAMODB_PORT: String(dynamoPort), DATA_DIR: ':memory:' }),
+      );
+      await waitForOutput(service, listening(port));
+      const fakeStripe = /the fake Stripe at (http:\/\/127\.0\.0\.1:\d+)/.exec(service.stdout)?.[1];
+      expect(fakeStripe, service.stdout).toBeDefined();
+
+      const seeded = await runScript('scripts/seed.ts', [], {
+        PORT: String(port),
+        DYNAMODB_PORT: String(dynamoPort),
+        DYNAMODB_ENDPOINT: undefined,
+        TABLE_NAME: TABLE,
+      });
+      expect(seeded.stderr).toBe('');
+      expect(seeded.status).toBe(0);
+      const demoUrl = new RegExp(`http://127\\.0\\.0\\.1:${port}/demo/([A-Za-z0-9_-]+)`).exec(seeded.stdout);
+      expect(demoUrl, seeded.stdout).not.toBeNull();
+      const [url, shareId] = demoUrl as RegExpExecArray;
+
+      const page = await fetch(url);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain(`data-pricing-id="${shareId}"`);
+      const widget = await fetch(`http://127.0.0.1:${port}/widget.js`);
+      expect(widget.status).toBe(200);
+      expect(await widget.text()).toContain('pricing-table');
+
+      const share = (await (await fetch(`http://127.0.0.1:${port}/api/share/${shareId}`)).json()) as {
+        paymentsConnected: boolean;
+        features: Array<{ featureType: string }>;
+        plans: Array<{ id: number; isPopular: boolean; isFree: boolean; isPerUserPricing: boolean }>;
+      };
+      expect(share.paymentsConnected).toBe(true);
+      expect(share.features.map((f) => f.featureType).sort()).toEqual(
+        expect.arrayContaining(['Limits', 'Standart', 'Usage Based']),
+      );
+      const popular = share.plans.find((plan) => plan.isPopular);
+      expect(share.plans.some((plan) => plan.isFree)).toBe(true);
+      expect(share.plans.some((plan) => plan.isPerUserPricing)).toBe(true);
+      const checkout = await fetch(`http://127.0.0.1:${port}/api/payments/checkout`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ shareId, planId: popular?.id }),
+      });
+      expect(checkout.status).toBe(200);
+      expect(((await checkout.json()) as { url: string }).url).toMatch(new RegExp(`^${fakeStripe}/pay/cs_test_`));
+
+      process.kill(service.child.pid as number, 'SIGINT');
+      expect(await waitForExit(service)).toEqual({ code: 0, signal: null });
+      expect(await portIsFree(port)).toBe(true);
+    },
+    SLOW,
+  );
+
+  it('npm run seed without a running service says to start it first', async () => {
+    const { port } = await ports();
+    const seeded = await runScript('scripts/seed.ts', [], { PORT: String(port) });
+    expect(seeded.status).toBe(1);
+    expect(seeded.stderr).toContain('npm start');
+    expect(seeded.stdout).toBe('');
+  });
 });
