@@ -405,6 +405,12 @@ describeInBrowser('the widget in Chromium', () => {
     await four.locator('.plans').waitFor();
     expect(await cardOf(page, 'Later').count()).toBe(1);
     expect(failures).toBe(2);
+
+    // Checkout from another origin: the preflighted POST goes through, and so does the visitor.
+    await Promise.all([
+      page.waitForURL(`${fake.url}/pay/**`),
+      cardOf(page.locator('#two'), 'Pro').locator('[part=button]').click(),
+    ]);
     expect(unexpected(errors)).toEqual([]);
   });
 });
