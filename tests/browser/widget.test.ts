@@ -41,7 +41,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => host?.close(resolve));
+  if (host) await new Promise((resolve) => host.close(resolve));
   await fake.close();
 });
 
@@ -256,6 +256,20 @@ describeInBrowser('the widget in Chromium', () => {
     await button.hover();
     await expect.poll(() => style(button, 'background-color')).toBe(rgb(theme.hoverColor));
     expect(unexpected(errors)).toEqual([]);
+
+    // The header's two switches, seen by a new visitor (the share data is cached for 30 s).
+    const updated = await api.put(`/api/v1/projects/${slug}`, { theme: { showProjectName: false } });
+    expect(updated.status).toBe(200);
+    const second = await browser.open();
+    await second.page.goto(hostUrl);
+    await rendered(second.page);
+    expect(await second.page.locator('pricing-table header h2').count()).toBe(0);
+    expect(await second.page.locator('pricing-table header p').textContent()).toBe('Plans for everyone');
+    await api.put(`/api/v1/projects/${slug}`, { theme: { showPricingHeader: false } });
+    const third = await browser.open();
+    await third.page.goto(hostUrl);
+    await rendered(third.page);
+    expect(await third.page.locator('pricing-table header').count()).toBe(0);
   });
 
   test('a customCSS with markup in it stays CSS: no script runs, no element appears', async () => {
