@@ -15,7 +15,7 @@ import {
   trialText,
 } from './display.ts';
 import { h, uniqueId } from './dom.ts';
-import { baseCss } from './styles.ts';
+import { fillShadowRoot } from './sheets.ts';
 import type { ShareData, SharedFeature, SharedPlan, Theme } from './types.ts';
 
 let defaultBase = '';
@@ -140,7 +140,7 @@ export class PricingTable extends HTMLElement {
       again.addEventListener('click', () => this.guard(() => this.load()));
       box.append(again);
     }
-    this.root.replaceChildren(h('style', {}, baseCss), box);
+    fillShadowRoot(this.root, [box]);
   }
 
   private render(data: ShareData, shareId: string): void {
@@ -150,22 +150,15 @@ export class PricingTable extends HTMLElement {
     this.pending = undefined;
     if (!data.annualDiscountEnabled) this.interval = 'month';
 
-    const themeStyle = h('style', {}, ':host{}');
-    // customCSS is text in a <style>, never markup: "</style><script>" in it stays CSS (and invalid).
-    const customStyle = h('style', {}, theme.customCSS);
     const plans = h('div', { class: 'plans' });
     for (const plan of data.plans) plans.append(this.planCard(plan, data, shareId, format));
     if (data.features.length > 0) plans.append(this.customCard(data, shareId, format));
 
-    this.root.replaceChildren(
-      h('style', {}, baseCss),
-      themeStyle,
-      customStyle,
-      h('div', { class: 'pricing', part: 'container' }, this.header(data), this.toggle(data, format), plans),
+    fillShadowRoot(
+      this.root,
+      [h('div', { class: 'pricing', part: 'container' }, this.header(data), this.toggle(data, format), plans)],
+      { properties: themeProperties.map(([name, read]) => [name, read(theme)]), customCss: theme.customCSS },
     );
-    // Through CSSOM, so a value can only ever be a property value, whatever it holds.
-    const rule = themeStyle.sheet?.cssRules[0] as CSSStyleRule | undefined;
-    for (const [name, read] of themeProperties) rule?.style.setProperty(name, read(theme));
     this.refresh();
   }
 
