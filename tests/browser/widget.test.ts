@@ -411,6 +411,26 @@ describeInBrowser('the widget in Chromium', () => {
     expect(unexpected(errors)).toEqual([]);
   });
 
+  test('in a browser without constructed style sheets (Safari before 16.4) the <style> fallback themes it the same', async () => {
+    const { page, errors } = await browser.open();
+    await page.addInitScript(() => {
+      // Gone, not undefined: the widget checks with `in`.
+      delete (ShadowRoot.prototype as { adoptedStyleSheets?: unknown }).adoptedStyleSheets;
+    });
+    await page.goto(demo.demoUrl);
+    await rendered(page);
+    const pro = cardOf(page, 'Pro');
+    expect(await pro.locator('[part=button]').evaluate((element) => getComputedStyle(element).backgroundColor)).toBe(
+      rgb('#0F766E'),
+    );
+    // The seeded customCSS gives cards a shadow.
+    expect(await pro.evaluate((element) => getComputedStyle(element).boxShadow)).not.toBe('none');
+    expect(
+      await page.evaluate(() => document.querySelector('pricing-table')?.shadowRoot?.querySelectorAll('style').length),
+    ).toBe(3);
+    expect(unexpected(errors)).toEqual([]);
+  });
+
   test('several widgets on a customer page of another origin, an unknown share id, and a retry after a network failure', async () => {
     const offline = await makeProject(api, { name: 'Offline once' });
     await makePlan(api, offline.slug, { name: 'Later', basePrice: 4 });
