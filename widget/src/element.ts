@@ -77,7 +77,7 @@ export class PricingTable extends HTMLElement {
 
   /** Back from checkout through the browser's back/forward cache: the button must not stay busy. */
   private readonly onPageShow = (event: PageTransitionEvent) => {
-    if (event.persisted) this.settle();
+    if (event.persisted) this.guard(() => this.settle());
   };
 
   /** Several attribute changes and the connection in one task make one request. */
@@ -88,6 +88,11 @@ export class PricingTable extends HTMLElement {
       this.loadQueued = false;
       this.guard(() => this.load());
     });
+  }
+
+  /** A listener whose failure, even an async one, becomes a message in the widget, never the page's error. */
+  private on(target: EventTarget, type: 'click' | 'input' | 'change', listener: () => Promise<void> | void): void {
+    target.addEventListener(type, () => this.guard(listener));
   }
 
   private guard(work: () => Promise<void> | void): void {
@@ -137,7 +142,7 @@ export class PricingTable extends HTMLElement {
     );
     if (retry) {
       const again = h('button', { type: 'button', class: 'retry', part: 'retry' }, 'Try again');
-      again.addEventListener('click', () => this.guard(() => this.load()));
+      this.on(again, 'click', () => this.load());
       box.append(again);
     }
     fillShadowRoot(this.root, [box]);
@@ -198,7 +203,7 @@ export class PricingTable extends HTMLElement {
       'aria-labelledby': labelId,
     });
     const announce = h('span', { class: 'sr-only', 'aria-live': 'polite' });
-    button.addEventListener('click', () => {
+    this.on(button, 'click', () => {
       this.interval = this.interval === 'year' ? 'month' : 'year';
       button.setAttribute('aria-checked', String(this.interval === 'year'));
       announce.textContent = this.interval === 'year' ? 'Prices shown per year' : 'Prices shown per month';
@@ -263,11 +268,11 @@ export class PricingTable extends HTMLElement {
     let seats = 1;
     if (plan.isPerUserPricing && !plan.isFree) {
       const input = h('input', { type: 'number', min: 1, max: SEATS_MAX, step: 1, value: 1, inputmode: 'numeric' });
-      input.addEventListener('input', () => {
+      this.on(input, 'input', () => {
         seats = clampCount(input.value, 1, SEATS_MAX, seats);
         update();
       });
-      input.addEventListener('change', () => {
+      this.on(input, 'change', () => {
         input.value = String(seats);
       });
       card.append(h('label', { class: 'count' }, 'Seats', input));
@@ -310,15 +315,13 @@ export class PricingTable extends HTMLElement {
         { type: 'button', class: 'button', part: 'button', 'aria-label': `${label}: ${plan.name}` },
         label,
       );
-      button.addEventListener('click', () =>
-        this.guard(() =>
-          this.checkout(button, error, {
-            shareId,
-            planId: plan.id,
-            billingInterval: this.interval,
-            ...(plan.isPerUserPricing ? { seats } : {}),
-          }),
-        ),
+      this.on(button, 'click', () =>
+        this.checkout(button, error, {
+          shareId,
+          planId: plan.id,
+          billingInterval: this.interval,
+          ...(plan.isPerUserPricing ? { seats } : {}),
+        }),
       );
       card.append(button, error);
     }
@@ -343,20 +346,18 @@ export class PricingTable extends HTMLElement {
     };
     this.refreshers.push(update);
 
-    button.addEventListener('click', () => {
+    this.on(button, 'click', () => {
       if (chosen.size === 0) {
         error.textContent = 'Choose at least one feature.';
         return;
       }
-      this.guard(() =>
-        this.checkout(button, error, {
-          shareId,
-          billingInterval: this.interval,
-          features: [...chosen.values()].map(({ feature, quantity }) =>
-            feature.isCountable ? { featureId: feature.id, quantity } : { featureId: feature.id },
-          ),
-        }),
-      );
+      return this.checkout(button, error, {
+        shareId,
+        billingInterval: this.interval,
+        features: [...chosen.values()].map(({ feature, quantity }) =>
+          feature.isCountable ? { featureId: feature.id, quantity } : { featureId: feature.id },
+        ),
+      });
     });
 
     return h(
@@ -401,12 +402,12 @@ export class PricingTable extends HTMLElement {
         disabled: true,
       });
       const field = input;
-      field.addEventListener('input', () => {
+      this.on(field, 'input', () => {
         quantity = clampCount(field.value, 0, QUANTITY_MAX, quantity);
         if (chosen.has(feature.id)) chosen.set(feature.id, { feature, quantity });
         changed();
       });
-      field.addEventListener('change', () => {
+      this.on(field, 'change', () => {
         field.value = String(quantity);
       });
       choice.append(
@@ -418,7 +419,7 @@ export class PricingTable extends HTMLElement {
         ),
       );
     }
-    box.addEventListener('change', () => {
+    this.on(box, 'change', () => {
       if (box.checked) chosen.set(feature.id, { feature, quantity });
       else chosen.delete(feature.id);
       if (input) input.disabled = !box.checked;
