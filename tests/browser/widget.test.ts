@@ -431,6 +431,34 @@ describeInBrowser('the widget in Chromium', () => {
     expect(unexpected(errors)).toEqual([]);
   });
 
+  test('answers it cannot use (not JSON, the wrong shape) become a message in the widget, never a page error', async () => {
+    const { page, errors } = await browser.open();
+    hostPage = customerPage(`
+      <pricing-table share-id="NotJsonAtAll00000000" id="text"></pricing-table>
+      <pricing-table share-id="WrongShape0000000000" id="shape"></pricing-table>`);
+    await page.route('**/api/share/NotJsonAtAll00000000', (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'text/html',
+        headers: { 'access-control-allow-origin': '*' },
+        body: '<html>captive portal</html>',
+      }),
+    );
+    await page.route('**/api/share/WrongShape0000000000', (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        headers: { 'access-control-allow-origin': '*' },
+        body: JSON.stringify({ currency: 'EUR', plans: [{ name: 'Broken' }], features: [], themeSettings: {} }),
+      }),
+    );
+    await page.goto(hostUrl);
+    await expect.poll(() => page.locator('#text .message p').textContent()).toBe('Pricing could not be loaded.');
+    expect(await page.locator('#text').getByRole('button', { name: 'Try again' }).count()).toBe(1);
+    await expect.poll(() => page.locator('#shape .message p').textContent()).toBe('Pricing could not be shown.');
+    expect(errors.filter((error) => error.startsWith('pageerror'))).toEqual([]);
+  });
+
   test('several widgets on a customer page of another origin, an unknown share id, and a retry after a network failure', async () => {
     const offline = await makeProject(api, { name: 'Offline once' });
     await makePlan(api, offline.slug, { name: 'Later', basePrice: 4 });
