@@ -19,9 +19,21 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-export function demoPage(shareId: string): HttpResult {
+/** Stripe's checkout session ids: `cs_test_…` or `cs_live_…`, letters and digits. */
+const sessionIdPattern = /^cs_[A-Za-z0-9_]{1,200}$/;
+
+/**
+ * The demo page; back from a checkout (the seeded project's success URL comes here with
+ * `session_id`), it links to that session's receipt.
+ */
+export function demoPage(shareId: string, sessionId: string | undefined): HttpResult {
   // Only a share-id-shaped value reaches the markup; it cannot hold a quote or a bracket.
   if (!isShareIdShaped(shareId)) throw new NotFoundError('No pricing page has this share id.');
+  // The same for the session id: anything else is simply not mentioned.
+  const receipt =
+    sessionId && sessionIdPattern.test(sessionId)
+      ? `<p class="host-note done">Checkout complete. Its receipt: <a href="../api/payments/receipt?session_id=${sessionId}&amp;shareId=${shareId}">GET /api/payments/receipt?session_id=${sessionId}&amp;shareId=${shareId}</a></p>`
+      : '';
   const html = `<!doctype html>
 <html lang="en">
 <head>
@@ -32,11 +44,13 @@ export function demoPage(shareId: string): HttpResult {
   body { margin: 0; padding: 3rem 1.5rem; background: #F3F4F6; font-family: system-ui, sans-serif; color: #111827; }
   main { max-width: 72rem; margin: 0 auto; }
   .host-note { margin: 0 0 2rem; color: #6B7280; font-size: .875rem; text-align: center; }
+  .done { color: #065F46; overflow-wrap: anywhere; }
 </style>
 </head>
 <body>
 <main>
   <p class="host-note">Demo host page: the widget below is embedded with the two lines the README gives.</p>
+  ${receipt}
   <div data-pricing-id="${shareId}"></div>
 </main>
 <script src="../widget.js" async></script>

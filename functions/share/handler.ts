@@ -34,5 +34,5 @@ export const handler = createGroupHandler('share', {
         'cache-control': WIDGET_CACHE_CONTROL,
       }),
   },
-  'GET /demo/{shareId}': { run: async ({ path }) => demoPage(path.shareId) },
+  'GET /demo/{shareId}': { run: async ({ path, query }) => demoPage(path.shareId, query.session_id) },
 });

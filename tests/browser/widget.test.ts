@@ -322,6 +322,10 @@ describeInBrowser('the widget in Chromium', () => {
 
     // Paying on the fake's page comes back to the demo page with the session id.
     await Promise.all([page.waitForURL(/\/demo\/.*checkout=success.*session_id=cs_test_/), page.click('button')]);
+    // …whose note links to the receipt: the plan and the amount the page showed.
+    await page.locator('.done a').click();
+    const receipt = JSON.parse((await page.locator('body').textContent()) ?? '');
+    expect(receipt).toMatchObject({ planName: 'Team', customPlan: false, total: 345.6, currency: 'USD' });
     expect(unexpected(errors)).toEqual([]);
   });
 

@@ -91,6 +91,16 @@ describe('GET /demo/{shareId}', () => {
     expect(policy).toContain("frame-ancestors 'none'");
   });
 
+  test('back from checkout, links to the receipt of a well-formed session id, and ignores any other', async () => {
+    const back = await (await fetch(`${server.url}/demo/${shareId}?checkout=success&session_id=cs_test_abc123`)).text();
+    expect(back).toContain(`<a href="../api/payments/receipt?session_id=cs_test_abc123&amp;shareId=${shareId}">`);
+    const hostile = await (
+      await fetch(`${server.url}/demo/${shareId}?session_id=${encodeURIComponent('cs_"><script>x</script>')}`)
+    ).text();
+    expect(hostile).not.toContain('receipt');
+    expect(hostile).not.toContain('<script>x');
+  });
+
   test.each([
     ['too short', 'short'],
     ['markup', '%3Cscript%3Ealert(1)%3C%2Fscript%3Eaaaaaaaaaaaaaaa'],
