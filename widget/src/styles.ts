@@ -31,6 +31,7 @@ export const baseCss = `
 .price .amount{font-size:2rem;font-weight:700;line-height:1.2}
 .price .period,.note{color:var(--pricing-muted);font-size:.9rem}
 .note{margin:0}
+.note:empty{display:none}
 .features{list-style:none;margin:0;padding:0;display:flex;flex-direction:column;gap:.4rem;flex:1}
 .feature{display:flex;gap:.5rem;align-items:baseline;font-size:.95rem}
 .feature .mark{flex:none;width:1rem;text-align:center;font-weight:700;color:var(--pricing-primary)}
