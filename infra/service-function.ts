@@ -9,7 +9,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { tableDefinition } from '../shared/db/table.ts';
 import type { Group } from '../shared/routes.ts';
-import { writeWidgetSync } from '../widget/build.ts';
+import { writeWidget } from '../widget/build.ts';
 import type { StageSettings } from './stages.ts';
 
 /**
@@ -38,7 +38,7 @@ const widgetBeside = {
   beforeBundling: () => [],
   beforeInstall: () => [],
   afterBundling: (_inputDir: string, outputDir: string) => {
-    writeWidgetSync(join(outputDir, 'widget.js'));
+    writeWidget(join(outputDir, 'widget.js'));
     return [];
   },
 };

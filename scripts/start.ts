@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   await ensureTable(createDocumentClient({ endpoint, region: config.AWS_REGION }), config.TABLE_NAME);
   const keys = await setUpPaymentKeys(config);
   // The handlers find the built widget as a Lambda finds its configuration: in the environment.
-  process.env.WIDGET_FILE ??= await writeWidget();
+  process.env.WIDGET_FILE ??= writeWidget();
   const fakeStripe = config.STRIPE_API_BASE ? undefined : await startLocalStripe(config);
 
   // Loaded only now: the handlers read their configuration when they are created.

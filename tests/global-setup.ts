@@ -21,7 +21,7 @@ export default async function setup(project: TestProject) {
   const workDir = await mkdtemp(join(tmpdir(), 'pricing-test-'));
   project.provide('paymentKeyFile', (await ensureLocalKeyFile(workDir)).path);
   // The widget is built once for the run, as `npm start` builds it.
-  project.provide('widgetFile', await writeWidget(join(workDir, 'widget.js')));
+  project.provide('widgetFile', writeWidget(join(workDir, 'widget.js')));
   return async () => {
     await dynamo.stop();
     await rm(workDir, { recursive: true, force: true });

@@ -36,13 +36,8 @@ export function buildWidgetSync(): string {
   return buildSync(options).outputFiles[0]?.text ?? '';
 }
 
-export async function writeWidget(file = widgetOutFile): Promise<string> {
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, await buildWidget());
-  return file;
-}
-
-export function writeWidgetSync(file = widgetOutFile): string {
+/** Builds widget.js into `file`; synchronous, as the CDK app's bundling hook needs. */
+export function writeWidget(file = widgetOutFile): string {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, buildWidgetSync());
   return file;

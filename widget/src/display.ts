@@ -15,10 +15,6 @@ import type { ShareData, SharedFeature, SharedPlan } from './types.ts';
 
 export type { BillingInterval };
 
-/** decisions.md's bound on seats; the server answers 400 past it. */
-export const SEATS_MAX = 100_000;
-export const QUANTITY_MAX = 1_000_000_000_000;
-
 /** The amount checkout will charge, in major units, exactly as the server computes it. */
 export function chargedAmount(monthly: number, interval: BillingInterval, data: ShareData): number {
   return fromMinorUnits(toMinorUnits(intervalPrice(monthly, interval, data), data.currency), data.currency);

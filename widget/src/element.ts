@@ -1,3 +1,4 @@
+import { limits } from '#domain/limits.ts';
 import { type CustomCheckout, loadShare, type PlanCheckout, startCheckout } from './api.ts';
 import {
   type BillingInterval,
@@ -10,8 +11,6 @@ import {
   limitText,
   planPriceText,
   priceText,
-  QUANTITY_MAX,
-  SEATS_MAX,
   trialText,
 } from './display.ts';
 import { h, uniqueId } from './dom.ts';
@@ -267,9 +266,16 @@ export class PricingTable extends HTMLElement {
 
     let seats = 1;
     if (plan.isPerUserPricing && !plan.isFree) {
-      const input = h('input', { type: 'number', min: 1, max: SEATS_MAX, step: 1, value: 1, inputmode: 'numeric' });
+      const input = h('input', {
+        type: 'number',
+        min: 1,
+        max: limits.seatsMax,
+        step: 1,
+        value: 1,
+        inputmode: 'numeric',
+      });
       this.on(input, 'input', () => {
-        seats = clampCount(input.value, 1, SEATS_MAX, seats);
+        seats = clampCount(input.value, 1, limits.seatsMax, seats);
         update();
       });
       this.on(input, 'change', () => {
@@ -395,7 +401,7 @@ export class PricingTable extends HTMLElement {
       input = h('input', {
         type: 'number',
         min: 0,
-        max: QUANTITY_MAX,
+        max: limits.usageCountMax,
         step: 1,
         value: quantity,
         inputmode: 'numeric',
@@ -403,7 +409,7 @@ export class PricingTable extends HTMLElement {
       });
       const field = input;
       this.on(field, 'input', () => {
-        quantity = clampCount(field.value, 0, QUANTITY_MAX, quantity);
+        quantity = clampCount(field.value, 0, limits.usageCountMax, quantity);
         if (chosen.has(feature.id)) chosen.set(feature.id, { feature, quantity });
         changed();
       });
