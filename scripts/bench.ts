@@ -2,10 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { type NativeAttributeValue, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
+import { createApiKey } from '#domain/keys/keys.ts';
+import { compose } from '#shared/composition.ts';
+import { parseRuntimeConfig } from '#shared/config.ts';
+import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { totalDynamoRequests } from '#shared/request-context.ts';
+import { localKeyring } from '#shared/secrets/keyring.ts';
 import { startFakeStripe } from '../tests/fixtures/fake-stripe.ts';
 import { WIDGET_GZIP_BUDGET, widgetSize } from '../widget/build.ts';
 import { freePort, startDynamoLocal } from './dynamodb-local.ts';
+import { startLocalServer } from './local-server.ts';
 
 /**
  * `npm run bench`: seeds one project of 50 features and 20 plans (1,000 assignments)
@@ -97,22 +103,17 @@ async function main(): Promise<number> {
   let closeServer: (() => Promise<void>) | undefined;
   const client = createDocumentClient({ endpoint: dynamo.endpoint, region: REGION });
   try {
-    // Set before the service modules load: they read the environment once, as on Lambda.
-    process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
-    process.env.TABLE_NAME = TABLE_NAME;
-    process.env.LOG_LEVEL = 'silent';
-    process.env.AWS_REGION = REGION;
-    process.env.KEY_CACHE_TTL_SECONDS = String(KEY_CACHE_TTL_SECONDS);
-    process.env.STRIPE_API_BASE = stripe.url;
-    // The handlers open their keyring when they load: give them one first.
-    const { useKeyring, localKeyring } = await import('#shared/secrets/keyring.ts');
-    useKeyring(localKeyring(randomBytes(32)));
-    const [{ startLocalServer }, { createApiKey }] = await Promise.all([
-      import('./local-server.ts'),
-      import('#domain/keys/keys.ts'),
-    ]);
+    const config = parseRuntimeConfig({
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      TABLE_NAME,
+      LOG_LEVEL: 'silent',
+      AWS_REGION: REGION,
+      KEY_CACHE_TTL_SECONDS: String(KEY_CACHE_TTL_SECONDS),
+      STRIPE_API_BASE: stripe.url,
+    });
+    const app = compose(config, { keyring: () => localKeyring(randomBytes(32)), payments: stripeGatewayFor });
     await ensureTable(client, TABLE_NAME);
-    const server = await startLocalServer({ port: 0 });
+    const server = await startLocalServer({ port: 0, app });
     closeServer = server.close;
 
     let key = (await createApiKey({ ownerId: OWNER_ID, permission: 'read_write' })).key;

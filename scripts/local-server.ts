@@ -2,18 +2,31 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { handler as features } from '#functions/features/handler.ts';
-import { handler as payments } from '#functions/payments/handler.ts';
-import { handler as plans } from '#functions/plans/handler.ts';
-import { handler as projects } from '#functions/projects/handler.ts';
-import { handler as share } from '#functions/share/handler.ts';
+import type { Ports } from '#domain/ports.ts';
+import { groups } from '#functions/groups.ts';
 import { errorBody } from '#http/errors.ts';
-import type { LambdaHandler } from '#http/group-handler.ts';
+import { createGroupHandler, type LambdaHandler } from '#http/group-handler.ts';
 import { matchRoute } from '#http/router.ts';
+import { type App, compose } from '#shared/composition.ts';
+import { runtimeConfig } from '#shared/config.ts';
+import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { fallbackGroup, type Group, routeKey } from '#shared/routes.ts';
+import { keyringFor } from '#shared/secrets/keyring.ts';
 
-/** The same handler modules that CDK bundles into one Lambda per group. */
-const handlers: Record<Group, LambdaHandler> = { share, payments, projects, features, plans };
+/** The same group actions that CDK bundles into one Lambda per group, all on one App. */
+function groupHandlers(app: App<Ports>): Record<Group, LambdaHandler> {
+  return {
+    share: createGroupHandler(groups.share, app),
+    payments: createGroupHandler(groups.payments, app),
+    projects: createGroupHandler(groups.projects, app),
+    features: createGroupHandler(groups.features, app),
+    plans: createGroupHandler(groups.plans, app),
+  };
+}
+
+/** Every port, from the environment's configuration (the tests' default). */
+export const composeFromEnvironment = (): App<Ports> =>
+  compose(runtimeConfig(), { keyring: keyringFor, payments: stripeGatewayFor });
 
 /** API Gateway's own ceiling on a request body. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -100,7 +113,11 @@ function toEvent(req: IncomingMessage, body: Buffer, requestId: string) {
   return { event, group };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(
+  handlers: Record<Group, LambdaHandler>,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const requestId = randomUUID();
   let body: Buffer;
   try {
@@ -137,12 +154,15 @@ export interface LocalServer {
 export async function startLocalServer({
   port,
   host = '127.0.0.1',
+  app = composeFromEnvironment(),
 }: {
   port: number;
   host?: string;
+  app?: App<Ports>;
 }): Promise<LocalServer> {
+  const handlers = groupHandlers(app);
   const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
+    handle(handlers, req, res).catch((error: unknown) => {
       // The handlers answer every error themselves; this is the server's own last resort.
       console.error('local server error', error);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });

@@ -1,11 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { createDocumentClient } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
+import type { Keyring } from '#domain/ports.ts';
+import { compose } from '#shared/composition.ts';
 import { ConfigError, type LocalConfig, localConfig } from '#shared/config.ts';
-import { ensureLocalKeyFile, localKeyring, useKeyring } from '#shared/secrets/keyring.ts';
+import { stripeGatewayFor } from '#shared/payments/stripe.ts';
+import { ensureLocalKeyFile, keyringFor, localKeyring } from '#shared/secrets/keyring.ts';
 import { type FakeStripe, startFakeStripe } from '../tests/fixtures/fake-stripe.ts';
 import { writeWidget } from '../widget/build.ts';
 import { type DynamoLocal, DynamoLocalError, startDynamoLocal } from './dynamodb-local.ts';
+import { startLocalServer } from './local-server.ts';
 
 /**
  * `npm start`: DynamoDB Local as a child process (unless DYNAMODB_ENDPOINT names another
@@ -19,18 +23,20 @@ async function main(): Promise<void> {
   if (!endpoint) {
     dynamo = await startDynamoLocal({ port: config.DYNAMODB_PORT, dataDir: config.DATA_DIR });
     endpoint = dynamo.endpoint;
-    // The handlers read their configuration from the environment, as on Lambda.
-    process.env.DYNAMODB_ENDPOINT = endpoint;
   }
   await ensureTable(createDocumentClient({ endpoint, region: config.AWS_REGION }), config.TABLE_NAME);
   const keys = await setUpPaymentKeys(config);
-  // The handlers find the built widget as a Lambda finds its configuration: in the environment.
-  process.env.WIDGET_FILE ??= writeWidget();
   const fakeStripe = config.STRIPE_API_BASE ? undefined : await startLocalStripe(config);
+  // One composition for every group, from this configuration and what was started for it.
+  const runtime = {
+    ...config,
+    DYNAMODB_ENDPOINT: endpoint,
+    WIDGET_FILE: config.WIDGET_FILE ?? writeWidget(),
+    STRIPE_API_BASE: fakeStripe?.url ?? config.STRIPE_API_BASE,
+  };
+  const app = compose(runtime, { keyring: () => keys.keyring, payments: stripeGatewayFor });
 
-  // Loaded only now: the handlers read their configuration when they are created.
-  const { startLocalServer } = await import('./local-server.ts');
-  const server = await startLocalServer({ port: config.PORT }).catch((error: NodeJS.ErrnoException) => {
+  const server = await startLocalServer({ port: config.PORT, app }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE')
       throw new ConfigError(`Port ${config.PORT} is taken: stop what uses it or set PORT.`);
     throw error;
@@ -42,7 +48,7 @@ async function main(): Promise<void> {
     ? `the fake Stripe at ${fakeStripe.url} (STRIPE_API_BASE=https://api.stripe.com for Stripe itself)`
     : `Stripe API at ${config.STRIPE_API_BASE}`;
   console.log(
-    `Pricing service listening on ${server.url} (table ${config.TABLE_NAME}, ${storage}; payment keys sealed ${keys}; ${stripe}). Ctrl-C stops it.`,
+    `Pricing service listening on ${server.url} (table ${config.TABLE_NAME}, ${storage}; payment keys sealed ${keys.description}; ${stripe}). Ctrl-C stops it.`,
   );
 
   let stopping = false;
@@ -71,7 +77,6 @@ async function startLocalStripe(config: LocalConfig): Promise<FakeStripe> {
     }
     throw error;
   });
-  process.env.STRIPE_API_BASE = fake.url;
   return fake;
 }
 
@@ -80,18 +85,22 @@ async function startLocalStripe(config: LocalConfig): Promise<FakeStripe> {
  * under DATA_DIR (created on first start, mode 600), or a fresh key in memory when the data
  * is in memory too. Returns how, for the start-up line.
  */
-async function setUpPaymentKeys(config: LocalConfig): Promise<string> {
-  if (config.PAYMENT_KMS_KEY_ID) return `with KMS key ${config.PAYMENT_KMS_KEY_ID}`;
-  if (config.PAYMENT_KEY_FILE) return `with the key in ${config.PAYMENT_KEY_FILE}`;
+async function setUpPaymentKeys(config: LocalConfig): Promise<{ keyring: Keyring; description: string }> {
+  if (config.PAYMENT_KMS_KEY_ID) {
+    return { keyring: keyringFor(config), description: `with KMS key ${config.PAYMENT_KMS_KEY_ID}` };
+  }
+  if (config.PAYMENT_KEY_FILE) {
+    return { keyring: keyringFor(config), description: `with the key in ${config.PAYMENT_KEY_FILE}` };
+  }
   if (config.DATA_DIR === ':memory:') {
-    useKeyring(localKeyring(randomBytes(32)));
-    return 'with a key kept in memory';
+    return { keyring: localKeyring(randomBytes(32)), description: 'with a key kept in memory' };
   }
   const file = await ensureLocalKeyFile(config.DATA_DIR);
   if (file.warning) console.warn(file.warning);
-  // The handlers find it as a Lambda finds its configuration: in the environment.
-  process.env.PAYMENT_KEY_FILE = file.path;
-  return `with the key in ${file.path}`;
+  return {
+    keyring: keyringFor({ ...config, PAYMENT_KEY_FILE: file.path }),
+    description: `with the key in ${file.path}`,
+  };
 }
 
 main().catch((error: unknown) => {

@@ -99,8 +99,13 @@ let runtime: RuntimeConfig | undefined;
 
 /** Parsed once per process; a Lambda container reuses it across invocations. */
 export function runtimeConfig(): RuntimeConfig {
-  runtime ??= parseEnv(RuntimeEnv, process.env);
+  runtime ??= parseRuntimeConfig(process.env);
   return runtime;
+}
+
+/** A configuration from variables other than the process's own (a bench, a test). */
+export function parseRuntimeConfig(env: NodeJS.ProcessEnv): RuntimeConfig {
+  return parseEnv(RuntimeEnv, env);
 }
 
 export function localConfig(env: NodeJS.ProcessEnv = process.env): LocalConfig {

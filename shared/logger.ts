@@ -1,4 +1,4 @@
-import { runtimeConfig } from './config.ts';
+import { type RuntimeConfig, runtimeConfig } from './config.ts';
 
 /**
  * One JSON object per line on stdout: CloudWatch Logs Insights reads the fields as they
@@ -10,9 +10,16 @@ type Sink = (line: string) => void;
 let sink: Sink = (line) => process.stdout.write(`${line}\n`);
 
 const rank = { debug: 0, info: 1, error: 2, silent: 3 } as const;
+let level: RuntimeConfig['LOG_LEVEL'] | undefined;
+
+/** Set by the composition root; until then, the environment's LOG_LEVEL. */
+export function setLogLevel(next: RuntimeConfig['LOG_LEVEL']): void {
+  level = next;
+}
 
 export function log(line: LogLine): void {
-  if (rank[line.level] < rank[runtimeConfig().LOG_LEVEL]) return;
+  level ??= runtimeConfig().LOG_LEVEL;
+  if (rank[line.level] < rank[level]) return;
   sink(JSON.stringify({ time: new Date().toISOString(), ...line }));
 }
 

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Service } from 'electrodb';
-import { runtimeConfig } from '#shared/config.ts';
+import { type RuntimeConfig, runtimeConfig } from '#shared/config.ts';
 import { createDocumentClient } from './client.ts';
 import { ApiKey } from './entities/api-key.ts';
 import { Counter } from './entities/counter.ts';
@@ -26,14 +26,21 @@ export type PricingService = ReturnType<typeof createService>;
 
 let service: PricingService | undefined;
 
-/** The one Service, created on first use from the runtime config and reused while warm. */
+type DatabaseConfig = Pick<RuntimeConfig, 'DYNAMODB_ENDPOINT' | 'AWS_REGION' | 'TABLE_NAME'>;
+
+const serviceFor = (config: DatabaseConfig) =>
+  createService(
+    createDocumentClient({ endpoint: config.DYNAMODB_ENDPOINT, region: config.AWS_REGION }),
+    config.TABLE_NAME,
+  );
+
+/** Called by the composition root: from then on db() is the Service on this configuration. */
+export function connectDatabase(config: DatabaseConfig): void {
+  service = serviceFor(config);
+}
+
+/** The one Service, reused while warm; without a composition root, on the environment's configuration. */
 export function db(): PricingService {
-  if (!service) {
-    const config = runtimeConfig();
-    service = createService(
-      createDocumentClient({ endpoint: config.DYNAMODB_ENDPOINT, region: config.AWS_REGION }),
-      config.TABLE_NAME,
-    );
-  }
+  service ??= serviceFor(runtimeConfig());
   return service;
 }

@@ -1,16 +1,15 @@
 /**
  * Domain errors carry a stable `code`; the HTTP layer maps codes to statuses in one
- * place (shared/http/errors.ts). Nothing here knows about HTTP.
+ * place (shared/http/errors.ts), and has codes of its own for what only HTTP knows
+ * (a method a path does not take, a body too large). Nothing here knows about HTTP.
  */
 export type ErrorCode =
   | 'validation_error'
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
-  | 'method_not_allowed'
   | 'conflict'
   | 'limit_exceeded'
-  | 'payload_too_large'
   | 'payments_not_configured'
   | 'payment_provider_error';
 

@@ -64,10 +64,15 @@ export const currency = z
   .transform((code) => code.toUpperCase())
   .refine((code) => currencies.has(code), 'is not an ISO 4217 currency code');
 
-/** Path ids that are not positive whole numbers name nothing: the caller answers 404. */
-export function parsePathId(value: string | undefined): number | undefined {
-  return value !== undefined && /^[1-9][0-9]{0,15}$/.test(value) ? Number(value) : undefined;
-}
+/**
+ * Ids in a path: positive whole numbers that stay exact as JavaScript numbers (≤ 2^53 − 1).
+ * Anything else names nothing: the HTTP layer answers 404.
+ */
+export const pathIdString = z
+  .string()
+  .regex(/^[1-9][0-9]{0,15}$/)
+  .transform(Number)
+  .refine((id) => Number.isSafeInteger(id));
 
 /** Removes keys whose value is undefined, so a partial update only names what was sent. */
 export function definedOnly<T extends object>(value: T): Partial<T> {

@@ -1,28 +1,83 @@
+import type * as z from 'zod';
 import type { Principal } from '#domain/keys/keys.ts';
-import type { Group, GroupRouteKey, PathParams, RouteOf } from '#shared/routes.ts';
+import type { Ports } from '#domain/ports.ts';
+import type { RuntimeConfig } from '#shared/config.ts';
+import type { Group, GroupRouteKey, RouteKey, RouteOf } from '#shared/routes.ts';
+import type { ParsedPath } from './params.ts';
 import type { HttpResult } from './responses.ts';
 
-/** Whether a route reads a JSON body; routes without one ignore any body sent. */
-export type BodyMode = 'required' | 'optional';
+/**
+ * The ports each group's actions are handed. A group's Lambda entry must build exactly
+ * these (the compiler checks it), so a function bundles only the adapters it uses.
+ */
+export interface GroupPorts {
+  share: Record<never, never>;
+  payments: Pick<Ports, 'keyring' | 'payments'>;
+  projects: Pick<Ports, 'keyring'>;
+  features: Record<never, never>;
+  plans: Record<never, never>;
+}
 
-/** What an action sees: everything parsed, and the principal when the route needs a key. */
-export interface ActionRequest<K extends string, Auth> {
-  principal: Auth extends 'public' ? undefined : Principal;
-  path: K extends `${string} ${infer P}` ? PathParams<P> : never;
-  query: Record<string, string | undefined>;
+type GroupOf<K extends RouteKey> = RouteOf<K>['group'];
+type Output<S, Otherwise> = [S] extends [z.ZodType] ? z.output<S> : Otherwise;
+type PathOf<K extends string> = K extends `${string} ${infer P}` ? ParsedPath<P> : never;
+
+/** What an action sees: everything parsed by the route's declared schemas, and its ports. */
+export interface ActionRequest<K extends RouteKey, B, Q> {
+  principal: RouteOf<K>['auth'] extends 'public' ? undefined : Principal;
+  path: PathOf<K>;
+  query: Output<Q, Record<string, string | undefined>>;
+  body: Output<B, undefined>;
   headers: Record<string, string | undefined>;
-  body: unknown;
+  ports: GroupPorts[GroupOf<K>];
+  config: RuntimeConfig;
 }
 
-export interface Action<K extends string, Auth> {
-  body?: BodyMode;
-  run(request: ActionRequest<K, Auth>): Promise<HttpResult>;
+/**
+ * A route's action with its schemas: `body` (a JSON body, required unless `optionalBody`,
+ * whose absence then parses as `{}`), `query` (the query string). Path parameters are parsed
+ * by name (shared/http/params.ts) after them, so a bad body is a 400 before an unknown id is a 404.
+ */
+export interface ActionDefinition<K extends RouteKey, B, Q> {
+  body?: B;
+  optionalBody?: boolean;
+  query?: Q;
+  run(request: ActionRequest<K, B, Q>): Promise<HttpResult>;
 }
 
-/** An action with its route-specific types erased, as the pipeline handles it. */
-export type AnyAction = Action<string, unknown>;
+/** An action bound to its route key, with its types erased, as the pipeline handles it. */
+export interface RouteAction<K extends RouteKey = RouteKey> {
+  key: K;
+  body?: z.ZodType;
+  optionalBody?: boolean;
+  query?: z.ZodType;
+  run(request: unknown): Promise<HttpResult>;
+}
 
-/** Every route of the group must have an action; TypeScript says which one is missing. */
-export type GroupActions<G extends Group> = {
-  [K in GroupRouteKey<G>]: Action<K, RouteOf<K>['auth']>;
-};
+/** Declares one route's action; the key ties it to the route table. */
+export function route<
+  K extends RouteKey,
+  B extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+>(key: K, definition: ActionDefinition<K, B, Q>): RouteAction<K> {
+  return { ...(definition as Omit<RouteAction<K>, 'key'>), key };
+}
+
+type Missing<G extends Group, A extends readonly RouteAction[]> = Exclude<GroupRouteKey<G>, A[number]['key']>;
+
+/** A group's actions, one per route of the group: the compiler names any route left without one. */
+export type GroupActions<G extends Group> = readonly RouteAction<GroupRouteKey<G>>[];
+
+export function defineGroup<G extends Group, const A extends GroupActions<G>>(
+  group: G,
+  actions: A & ([Missing<G, A>] extends [never] ? unknown : { missingActionFor: Missing<G, A> }),
+): { group: G; actions: ReadonlyMap<string, RouteAction> } {
+  const byKey = new Map<string, RouteAction>();
+  for (const action of actions) {
+    if (byKey.has(action.key)) throw new Error(`Two actions for ${action.key} in group ${group}`);
+    byKey.set(action.key, action);
+  }
+  return { group, actions: byKey };
+}
+
+export type DefinedGroup<G extends Group = Group> = ReturnType<typeof defineGroup<G, GroupActions<G>>>;

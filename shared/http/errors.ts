@@ -1,8 +1,11 @@
 import { DomainError, type ErrorCode, echo } from '#domain/errors.ts';
 import type { HttpResult } from './responses.ts';
 
+/** Failures only HTTP knows: a method the path does not take, a body over the limit. */
+export type HttpErrorCode = 'method_not_allowed' | 'payload_too_large';
+
 /** The one place where error codes become statuses. */
-const statusByCode: Record<ErrorCode, number> = {
+const statusByCode: Record<ErrorCode | HttpErrorCode, number> = {
   validation_error: 400,
   unauthorized: 401,
   forbidden: 403,
@@ -15,35 +18,37 @@ const statusByCode: Record<ErrorCode, number> = {
   payment_provider_error: 502,
 };
 
-export class MethodNotAllowedError extends DomainError {
-  readonly allow: string[];
+export class HttpError extends Error {
+  readonly code: HttpErrorCode;
+  readonly headers: Record<string, string>;
 
-  constructor(method: string, path: string, allow: string[]) {
-    super('method_not_allowed', `${method} is not allowed on ${echo(path)}; allowed: ${allow.join(', ')}.`);
-    this.name = 'MethodNotAllowedError';
-    this.allow = allow;
+  constructor(code: HttpErrorCode, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = 'HttpError';
+    this.code = code;
+    this.headers = headers;
   }
 }
 
-export class PayloadTooLargeError extends DomainError {
-  constructor(limitBytes: number) {
-    super('payload_too_large', `Request body is larger than ${limitBytes / 1024} KiB.`);
-    this.name = 'PayloadTooLargeError';
-  }
-}
+export const methodNotAllowed = (method: string, path: string, allow: string[]) =>
+  new HttpError('method_not_allowed', `${method} is not allowed on ${echo(path)}; allowed: ${allow.join(', ')}.`, {
+    allow: allow.join(', '),
+  });
+
+export const payloadTooLarge = (limitBytes: number) =>
+  new HttpError('payload_too_large', `Request body is larger than ${limitBytes / 1024} KiB.`);
 
 export function errorBody(code: string, message: string, details?: unknown) {
   return { error: { code, message, ...(details ? { details } : {}) } };
 }
 
-/** A domain error as a response; undefined for anything else (a bug: the caller logs it). */
-export function domainErrorResult(error: unknown): HttpResult | undefined {
+/** A domain or HTTP error as a response; undefined for anything else (a bug: the caller logs it). */
+export function errorResult(error: unknown): HttpResult | undefined {
+  if (error instanceof HttpError) {
+    return { status: statusByCode[error.code], body: errorBody(error.code, error.message), headers: error.headers };
+  }
   if (!(error instanceof DomainError)) return undefined;
-  return {
-    status: statusByCode[error.code],
-    body: errorBody(error.code, error.message, error.details),
-    headers: error instanceof MethodNotAllowedError ? { allow: error.allow.join(', ') } : {},
-  };
+  return { status: statusByCode[error.code], body: errorBody(error.code, error.message, error.details) };
 }
 
 export function internalErrorResult(requestId: string): HttpResult {

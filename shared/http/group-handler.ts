@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { type App, compose, type PortBuilders } from '#shared/composition.ts';
 import { runtimeConfig } from '#shared/config.ts';
 import { log } from '#shared/logger.ts';
 import { runInRequestContext } from '#shared/request-context.ts';
 import { type Group, isPublicPath } from '#shared/routes.ts';
-import type { GroupActions } from './action.ts';
-import { domainErrorResult, internalErrorResult } from './errors.ts';
-import { authorize, type GroupContext, jsonBody, resolveAction } from './middlewares.ts';
+import type { DefinedGroup, GroupPorts } from './action.ts';
+import { errorResult, internalErrorResult } from './errors.ts';
+import { authorize, type GroupContext, jsonBody, resolveAction, validateInput } from './middlewares.ts';
 import { type HttpResult, type LambdaResult, toLambdaResult } from './responses.ts';
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<LambdaResult>;
@@ -20,7 +21,7 @@ const publicHeaders = {
 function errorResponder(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, GroupContext> {
   return {
     onError: async (request) => {
-      const result = domainErrorResult(request.error);
+      const result = errorResult(request.error);
       if (result) request.response = result;
     },
   };
@@ -28,28 +29,32 @@ function errorResponder(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error,
 
 /**
  * One Lambda handler per endpoint group: a middy pipeline (route → auth → JSON body →
- * action → error mapping) inside a thin wrapper that owns what every response shares:
- * the X-Request-Id header, CORS on public routes, the one log line, and the last word on
- * anything unexpected (a 500 that names the request id and exposes nothing else).
+ * declared schemas → action → error mapping) inside a thin wrapper that owns what every
+ * response shares: the X-Request-Id header, CORS on public routes, the one log line, and
+ * the last word on anything unexpected (a 500 that names the request id and exposes
+ * nothing else).
  */
-export function createGroupHandler<G extends Group>(group: G, actions: GroupActions<G>): LambdaHandler {
-  // Parsed at init, so a misconfigured function fails its cold start with one clear line
-  // instead of answering 500 to every request.
-  runtimeConfig();
+export function createGroupHandler<G extends Group>(
+  { group, actions }: DefinedGroup<G>,
+  app: App<GroupPorts[G]>,
+): LambdaHandler {
   const pipeline = middy<APIGatewayProxyEventV2, HttpResult, Error, GroupContext>({ timeoutEarlyInMillis: 0 })
     .use(errorResponder())
-    .use(resolveAction(actions as never))
-    .use(authorize())
+    .use(resolveAction(actions))
+    .use(authorize(app.authenticate))
     .use(jsonBody())
+    .use(validateInput())
     .handler(async (event, context) => {
       const action = context.action;
       if (!action) throw new Error('No action resolved');
       return action.run({
-        principal: context.principal as never,
-        path: (event.pathParameters ?? {}) as never,
-        query: event.queryStringParameters ?? {},
+        principal: context.principal,
+        path: context.parsedPath,
+        query: context.parsedQuery,
         headers: event.headers ?? {},
         body: context.parsedBody,
+        ports: app.ports,
+        config: app.config,
       });
     });
 
@@ -91,4 +96,16 @@ export function createGroupHandler<G extends Group>(group: G, actions: GroupActi
     });
     return response;
   };
+}
+
+/**
+ * A group's Lambda entry: composed at init from the environment with the ports its actions
+ * use, so a misconfigured stage fails its cold start with one clear line instead of
+ * answering 500 to every request.
+ */
+export function lambdaHandler<G extends Group>(
+  defined: DefinedGroup<G>,
+  builders: PortBuilders<GroupPorts[G]>,
+): LambdaHandler {
+  return createGroupHandler(defined, compose(runtimeConfig(), builders));
 }

@@ -2,32 +2,36 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { ForbiddenError, ValidationError } from '#domain/errors.ts';
-import { createAuthenticator, type Principal } from '#domain/keys/keys.ts';
+import type { Authenticator, Principal } from '#domain/keys/keys.ts';
 import { limits } from '#domain/limits.ts';
-import { runtimeConfig } from '#shared/config.ts';
+import { parse } from '#domain/validation.ts';
 import { findRoute, type Route } from '#shared/routes.ts';
-import type { AnyAction } from './action.ts';
-import { PayloadTooLargeError } from './errors.ts';
+import type { RouteAction } from './action.ts';
+import { bearerToken } from './auth.ts';
+import { payloadTooLarge } from './errors.ts';
+import { parsePath } from './params.ts';
 import { unmatchedError } from './router.ts';
 
 /** What the middlewares learn about a request, for those after them and the action. */
 export interface GroupContext extends Context {
   route?: Route;
-  action?: AnyAction;
+  action?: RouteAction;
   principal?: Principal;
   parsedBody?: unknown;
+  parsedQuery?: unknown;
+  parsedPath?: Record<string, unknown>;
 }
 
 type GroupRequest = Request<APIGatewayProxyEventV2, unknown, Error, GroupContext>;
 type GroupMiddleware = MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, GroupContext>;
 
 /** Finds this group's action for the route key API Gateway (or the local server) matched. */
-export function resolveAction(actions: Record<string, AnyAction>): GroupMiddleware {
+export function resolveAction(actions: ReadonlyMap<string, RouteAction>): GroupMiddleware {
   return {
     before: async (request: GroupRequest) => {
       const { routeKey, requestContext, rawPath } = request.event;
       const route = findRoute(routeKey);
-      const action = actions[routeKey];
+      const action = actions.get(routeKey);
       if (!route || !action) throw unmatchedError(requestContext.http.method, rawPath);
       request.context.route = route;
       request.context.action = action;
@@ -35,19 +39,16 @@ export function resolveAction(actions: Record<string, AnyAction>): GroupMiddlewa
   };
 }
 
-let authenticate: ReturnType<typeof createAuthenticator> | undefined;
-
 /**
  * 401 for a missing, malformed, unknown or revoked key; then 403 for a read key on a write
  * route, before the body is even looked at.
  */
-export function authorize(): GroupMiddleware {
+export function authorize(authenticate: Authenticator): GroupMiddleware {
   return {
     before: async (request: GroupRequest) => {
       const auth = request.context.route?.auth ?? 'public';
       if (auth === 'public') return;
-      authenticate ??= createAuthenticator({ ttlMs: runtimeConfig().KEY_CACHE_TTL_SECONDS * 1000 });
-      const principal = await authenticate(request.event.headers?.authorization);
+      const principal = await authenticate(bearerToken(request.event.headers?.authorization));
       if (auth === 'write' && principal.permission !== 'read_write') throw new ForbiddenError();
       request.context.principal = principal;
     },
@@ -60,9 +61,10 @@ const isMiddyHttpError = (error: unknown): boolean =>
 const JSON_MEDIA_TYPE = /^application\/(?:[^;]+\+)?json\s*(?:;|$)/i;
 
 /**
- * Parses JSON bodies with middy's parser, on routes that take one. Its own answers (415
- * for a wrong content type, an empty or malformed body) become our 400; an absent or empty
- * body passes where the route says the body is optional. Parse errors do not echo the body.
+ * Parses JSON bodies with middy's parser, on routes that declare a body schema. Its own
+ * answers (415 for a wrong content type, an empty or malformed body) become our 400; an
+ * absent or empty body passes where the route says the body is optional. Parse errors do
+ * not echo the body.
  */
 export function jsonBody(): GroupMiddleware {
   // Media types are case-insensitive, so the content type is checked here, not by middy's
@@ -70,16 +72,20 @@ export function jsonBody(): GroupMiddleware {
   const parser = httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]);
   return {
     before: async (request: GroupRequest) => {
-      const mode = request.context.action?.body;
-      if (!mode) return;
+      const action = request.context.action;
+      if (!action?.body) return;
       const { body, isBase64Encoded } = request.event;
       const size = body === undefined ? 0 : Buffer.byteLength(body, isBase64Encoded ? 'base64' : 'utf8');
-      if (size > limits.bodyBytesMax) throw new PayloadTooLargeError(limits.bodyBytesMax);
+      if (size > limits.bodyBytesMax) throw payloadTooLarge(limits.bodyBytesMax);
       const text = body === undefined ? '' : isBase64Encoded ? Buffer.from(body, 'base64').toString() : body;
       // Only JSON's own whitespace makes a body empty (String#trim would also strip a BOM
       // or a non-breaking space, which are malformed JSON).
       if (/^[ \t\n\r]*$/.test(text)) {
-        if (mode === 'optional') return;
+        // An absent optional body takes the defaults; a JSON null is a body, and not an object.
+        if (action.optionalBody) {
+          request.context.parsedBody = {};
+          return;
+        }
         throw new ValidationError('Request body is required: send a JSON object with Content-Type: application/json.');
       }
       const contentType = request.event.headers?.['content-type'];
@@ -95,6 +101,24 @@ export function jsonBody(): GroupMiddleware {
         throw error;
       }
       request.context.parsedBody = request.event.body;
+    },
+  };
+}
+
+/**
+ * Validates what the route declares, in the order of decisions.md: the body and the query
+ * string (400), then the path parameters (404 for an id that names nothing).
+ */
+export function validateInput(): GroupMiddleware {
+  return {
+    before: async (request: GroupRequest) => {
+      const { action } = request.context;
+      if (!action) return;
+      if (action.body) request.context.parsedBody = parse(action.body, request.context.parsedBody);
+      request.context.parsedQuery = action.query
+        ? parse(action.query, request.event.queryStringParameters ?? {}, 'query string')
+        : (request.event.queryStringParameters ?? {});
+      request.context.parsedPath = parsePath(request.event.pathParameters ?? {});
     },
   };
 }

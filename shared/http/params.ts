@@ -1,20 +1,46 @@
-import type { ProjectKey } from '#db/types.ts';
+import * as z from 'zod';
 import { type DomainError, featureNotFound, planNotFound } from '#domain/errors.ts';
-import { parsePathId } from '#domain/fields.ts';
+import { pathIdString } from '#domain/fields.ts';
 import type { Principal } from '#domain/keys/keys.ts';
+import type { ProjectKey } from '#domain/projects/load.ts';
+
+/**
+ * Every path parameter of the route table, by name: its schema, and what a value that does
+ * not parse means. A name means the same on every route; a route template with a name not
+ * listed here does not compile. A value that fails names nothing: 404.
+ */
+export const pathParameters = {
+  slug: { schema: z.string(), notFound: undefined },
+  shareId: { schema: z.string(), notFound: undefined },
+  planId: { schema: pathIdString, notFound: planNotFound },
+  featureId: { schema: pathIdString, notFound: featureNotFound },
+} satisfies Record<
+  string,
+  { schema: z.ZodType<unknown, string>; notFound: ((raw: string) => DomainError) | undefined }
+>;
+
+type ParameterName = keyof typeof pathParameters;
+type NamesIn<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? Name | NamesIn<Rest> : never;
+
+/** `/plans/{planId}` parses to `{ planId: number }`. */
+export type ParsedPath<P extends string> = {
+  [N in NamesIn<P> & ParameterName]: z.output<(typeof pathParameters)[N]['schema']>;
+};
+
+export function parsePath(raw: Record<string, string | undefined>): Record<string, unknown> {
+  const parsed: Record<string, unknown> = {};
+  for (const [name, value = ''] of Object.entries(raw)) {
+    const parameter = pathParameters[name as ParameterName];
+    if (!parameter) throw new Error(`Path parameter {${name}} is not declared in shared/http/params.ts`);
+    const result = parameter.schema.safeParse(value);
+    if (!result.success) throw parameter.notFound?.(value) ?? new Error(`Path parameter {${name}} did not parse`);
+    parsed[name] = result.data;
+  }
+  return parsed;
+}
 
 /** The caller's project named in the path: tenancy is the owner half of the key. */
 export const projectKey = (principal: Principal, path: { slug: string }): ProjectKey => ({
   ownerId: principal.ownerId,
   slug: path.slug,
 });
-
-function pathId(value: string, notFound: (id: string) => DomainError): number {
-  const id = parsePathId(value);
-  if (id === undefined) throw notFound(value);
-  return id;
-}
-
-/** A path id that is not a positive whole number names nothing: 404. */
-export const planIdOf = (path: { planId: string }) => pathId(path.planId, planNotFound);
-export const featureIdOf = (path: { featureId: string }) => pathId(path.featureId, featureNotFound);

@@ -1,6 +1,6 @@
 import { echo, NotFoundError } from '#domain/errors.ts';
 import { type Route, routes } from '#shared/routes.ts';
-import { MethodNotAllowedError } from './errors.ts';
+import { methodNotAllowed } from './errors.ts';
 
 const compiled = routes.map((route) => ({
   route,
@@ -38,6 +38,6 @@ export function matchRoute(method: string, path: string): RouteMatch {
 /** The error for a request that no route of the table serves. */
 export function unmatchedError(method: string, path: string): Error {
   const match = matchRoute(method, path);
-  if (match.kind === 'method_not_allowed') return new MethodNotAllowedError(method, path, match.allow);
+  if (match.kind === 'method_not_allowed') return methodNotAllowed(method, path, match.allow);
   return new NotFoundError(`No endpoint ${method} ${echo(path)}. See the README for the API.`);
 }

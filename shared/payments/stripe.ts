@@ -1,52 +1,31 @@
 import Stripe from 'stripe';
 import { ConflictError, PaymentProviderError } from '#domain/errors.ts';
-import { runtimeConfig } from '#shared/config.ts';
+import type { CheckoutSessionRequest, CheckoutSessionSummary, PaymentGateway } from '#domain/ports.ts';
+import type { RuntimeConfig } from '#shared/config.ts';
 
 /**
- * The payments adapter: the only module that talks to Stripe. It takes a project's own
- * secret key per call (every project sells through its own account) and turns Stripe's
+ * The payment gateway on Stripe: the only module that talks to Stripe. It takes a project's
+ * own secret key per call (every project sells through its own account) and turns Stripe's
  * failures into domain errors here, at the edge that meets them, with any key scrubbed
  * from the message.
  */
 
-export interface CheckoutSessionRequest {
-  /** ISO 4217, any case; Stripe wants lower case. */
-  currency: string;
-  /** In the currency's minor unit. */
-  unitAmount: number;
-  interval: 'month' | 'year';
-  productName: string;
-  trialDays?: number;
-  /** Set on the session and on the subscription it creates. */
-  metadata: Record<string, string>;
-  successUrl: string;
-  cancelUrl: string;
-  customerEmail?: string;
-  idempotencyKey?: string;
-}
-
-export interface CheckoutSessionSummary {
-  id: string;
-  status: string | null;
-  metadata: Record<string, string>;
-  amountTotal: number | null;
-  currency: string | null;
-  customerEmail: string | null;
-  subscription: { id: string; interval: string | null } | null;
-  /** The line item's product name, as Stripe kept it. */
-  productName: string | null;
+export interface StripeOptions {
+  /** Another Stripe-compatible server (tests, local runs); undefined means api.stripe.com. */
+  apiBase?: string | undefined;
+  /** Per attempt. */
+  timeoutMs: number;
 }
 
 /** One retry: a POST carries an idempotency key (ours or the SDK's), so a retry cannot charge twice. */
 const MAX_NETWORK_RETRIES = 1;
 
 /** One per call, with the project's key: cheap, as the SDK shares one keep-alive agent per process. */
-function client(secretKey: string): Stripe {
-  const { STRIPE_API_BASE, STRIPE_TIMEOUT_MS } = runtimeConfig();
-  const base = STRIPE_API_BASE ? new URL(STRIPE_API_BASE) : undefined;
+function client(secretKey: string, options: StripeOptions): Stripe {
+  const base = options.apiBase ? new URL(options.apiBase) : undefined;
   return new Stripe(secretKey, {
     maxNetworkRetries: MAX_NETWORK_RETRIES,
-    timeout: STRIPE_TIMEOUT_MS,
+    timeout: options.timeoutMs,
     telemetry: false,
     appInfo: { name: 'pricing-plan-service' },
     ...(base
@@ -81,7 +60,8 @@ function providerError(error: unknown): Error {
   return new PaymentProviderError(`${prefix}${status}: ${scrubSecrets(error.message)}`);
 }
 
-export async function createCheckoutSession(
+async function createCheckoutSession(
+  options: StripeOptions,
   secretKey: string,
   request: CheckoutSessionRequest,
 ): Promise<{ id: string; url: string }> {
@@ -108,7 +88,7 @@ export async function createCheckoutSession(
     ...(request.customerEmail ? { customer_email: request.customerEmail } : {}),
   };
   try {
-    const session = await client(secretKey).checkout.sessions.create(
+    const session = await client(secretKey, options).checkout.sessions.create(
       params,
       request.idempotencyKey ? { idempotencyKey: request.idempotencyKey } : undefined,
     );
@@ -120,13 +100,14 @@ export async function createCheckoutSession(
 }
 
 /** The session with its subscription and line items, or undefined when this account has no such session. */
-export async function retrieveCheckoutSession(
+async function retrieveCheckoutSession(
+  options: StripeOptions,
   secretKey: string,
   sessionId: string,
 ): Promise<CheckoutSessionSummary | undefined> {
   let session: Stripe.Checkout.Session;
   try {
-    session = await client(secretKey).checkout.sessions.retrieve(sessionId, {
+    session = await client(secretKey, options).checkout.sessions.retrieve(sessionId, {
       expand: ['subscription', 'line_items'],
     });
   } catch (error) {
@@ -152,3 +133,14 @@ export async function retrieveCheckoutSession(
     productName: lineItem?.description ?? null,
   };
 }
+
+export function stripeGateway(options: StripeOptions): PaymentGateway {
+  return {
+    createCheckoutSession: (secretKey, request) => createCheckoutSession(options, secretKey, request),
+    retrieveCheckoutSession: (secretKey, sessionId) => retrieveCheckoutSession(options, secretKey, sessionId),
+  };
+}
+
+/** The gateway a configuration names: Stripe itself, or STRIPE_API_BASE. */
+export const stripeGatewayFor = (config: Pick<RuntimeConfig, 'STRIPE_API_BASE' | 'STRIPE_TIMEOUT_MS'>) =>
+  stripeGateway({ apiBase: config.STRIPE_API_BASE, timeoutMs: config.STRIPE_TIMEOUT_MS });

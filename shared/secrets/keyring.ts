@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { mkdir, open as openFile, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DecryptCommand, GenerateDataKeyCommand, KMSClient, KMSServiceException } from '@aws-sdk/client-kms';
-import { ConfigError, runtimeConfig } from '#shared/config.ts';
+import { type EncryptionContext, type Keyring, SecretUnreadableError } from '#domain/ports.ts';
+import { ConfigError, type RuntimeConfig } from '#shared/config.ts';
 
 /**
  * Envelope encryption for secrets a project stores with us (its Stripe key): every value is
@@ -17,23 +18,7 @@ import { ConfigError, runtimeConfig } from '#shared/config.ts';
  *   v1.kms.<KMS CiphertextBlob>.<iv>.<ciphertext ‖ tag>               data key wrapped by KMS
  */
 
-export type EncryptionContext = Record<string, string>;
-
-export interface Keyring {
-  /** Encrypts under a fresh 256-bit data key; returns one opaque, storable ASCII string. */
-  seal(plaintext: string, context: EncryptionContext): Promise<string>;
-  /** Reverses seal with the same context; anything else throws SecretUnreadableError. */
-  open(sealed: string, context: EncryptionContext): Promise<string>;
-}
-
-/**
- * The stored value cannot be turned back into the secret here. Its message says why, and
- * never quotes the sealed input: a plaintext key stored by mistake would otherwise end up
- * in a log line.
- */
-export class SecretUnreadableError extends Error {
-  override name = 'SecretUnreadableError';
-}
+export { type EncryptionContext, type Keyring, SecretUnreadableError };
 
 type Kind = 'local' | 'kms';
 
@@ -280,28 +265,21 @@ export function kmsKeyring(options: { keyId: string; client?: KMSClient }): Keyr
   };
 }
 
-let current: Keyring | undefined;
-
-/** The process's keyring: one set by useKeyring, else the one the configuration names. */
-export function keyring(): Keyring {
-  if (current) return current;
-  const config = runtimeConfig();
+/**
+ * The keyring a configuration names: a KMS key in a deployed stage, or a local key file.
+ * Built once per process by the composition root.
+ */
+export function keyringFor(
+  config: Pick<RuntimeConfig, 'PAYMENT_KMS_KEY_ID' | 'PAYMENT_KEY_FILE' | 'AWS_REGION'>,
+): Keyring {
   if (config.PAYMENT_KMS_KEY_ID) {
     // No endpoint here: the SDK reads AWS_ENDPOINT_URL_KMS itself.
-    current = kmsKeyring({ keyId: config.PAYMENT_KMS_KEY_ID, client: new KMSClient({ region: config.AWS_REGION }) });
-  } else if (config.PAYMENT_KEY_FILE) {
-    current = localKeyring(readLocalKeyFile(config.PAYMENT_KEY_FILE));
-  } else {
-    throw new ConfigError(
-      'Invalid configuration: payment keys need PAYMENT_KMS_KEY_ID (a KMS key) or PAYMENT_KEY_FILE (a local key file)',
-    );
+    return kmsKeyring({ keyId: config.PAYMENT_KMS_KEY_ID, client: new KMSClient({ region: config.AWS_REGION }) });
   }
-  return current;
-}
-
-/** For npm start with DATA_DIR=:memory: (a key in memory) and for tests; undefined clears. */
-export function useKeyring(next: Keyring | undefined): void {
-  current = next;
+  if (config.PAYMENT_KEY_FILE) return localKeyring(readLocalKeyFile(config.PAYMENT_KEY_FILE));
+  throw new ConfigError(
+    'Invalid configuration: payment keys need PAYMENT_KMS_KEY_ID (a KMS key) or PAYMENT_KEY_FILE (a local key file)',
+  );
 }
 
 export const LOCAL_KEY_FILE_NAME = 'payment-keys.key';

@@ -179,7 +179,7 @@ describe('kmsKeyring', () => {
   });
 });
 
-describe('keyring() with PAYMENT_KMS_KEY_ID', () => {
+describe('keyringFor(config) with PAYMENT_KMS_KEY_ID', () => {
   const names = [
     'PAYMENT_KMS_KEY_ID',
     'PAYMENT_KEY_FILE',
@@ -209,7 +209,8 @@ describe('keyring() with PAYMENT_KMS_KEY_ID', () => {
     delete process.env.PAYMENT_KEY_FILE;
     vi.resetModules();
     const fresh = await import('#shared/secrets/keyring.ts');
-    const ring = fresh.keyring();
+    const { parseRuntimeConfig } = await import('#shared/config.ts');
+    const ring = fresh.keyringFor(parseRuntimeConfig(process.env));
     expect(await ring.open(await ring.seal(SECRET, context), context)).toBe(SECRET);
     expect(targets()).toEqual(['TrentService.GenerateDataKey', 'TrentService.Decrypt']);
   });

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { defineGroup, route } from '#http/action.ts';
 import { createGroupHandler } from '#http/group-handler.ts';
+import { compose } from '#shared/composition.ts';
+import { runtimeConfig } from '#shared/config.ts';
 import { setLogSink } from '#shared/logger.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { httpEvent, lambdaContext } from '../fixtures/events.ts';
@@ -99,16 +102,17 @@ describe('the request log', () => {
 
 describe('an unexpected error', () => {
   test('is a 500 internal_error naming the request id, exposing nothing, logged with its cause', async () => {
-    const handler = createGroupHandler('share', {
-      'GET /api/share/{shareId}': {
+    const failing = defineGroup('share', [
+      route('GET /api/share/{shareId}', {
         run: async () => {
           throw new Error('database password is hunter2');
         },
-      },
-      'OPTIONS /api/share/{shareId}': { run: async () => ({ status: 204 }) },
-      'GET /widget.js': { run: async () => ({ status: 204 }) },
-      'GET /demo/{shareId}': { run: async () => ({ status: 204 }) },
-    });
+      }),
+      route('OPTIONS /api/share/{shareId}', { run: async () => ({ status: 204 }) }),
+      route('GET /widget.js', { run: async () => ({ status: 204 }) }),
+      route('GET /demo/{shareId}', { run: async () => ({ status: 204 }) }),
+    ]);
+    const handler = createGroupHandler(failing, compose(runtimeConfig(), {}));
     const event = httpEvent('GET', '/api/share/{shareId}', {
       path: '/api/share/abc',
       pathParameters: { shareId: 'abc' },

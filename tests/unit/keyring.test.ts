@@ -2,12 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ConfigError } from '#shared/config.ts';
 import {
   canonicalContext,
   ensureLocalKeyFile,
   type Keyring,
+  keyringFor,
   localKeyring,
   readLocalKeyFile,
   SecretUnreadableError,
@@ -226,56 +227,33 @@ describe('local key file', () => {
   });
 });
 
-describe('keyring()', () => {
-  const saved = { kms: process.env.PAYMENT_KMS_KEY_ID, file: process.env.PAYMENT_KEY_FILE };
-  afterEach(() => {
-    for (const [name, value] of [
-      ['PAYMENT_KMS_KEY_ID', saved.kms],
-      ['PAYMENT_KEY_FILE', saved.file],
-    ] as const) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-    vi.resetModules();
-  });
+describe('keyringFor(config)', () => {
+  const none = { PAYMENT_KMS_KEY_ID: undefined, PAYMENT_KEY_FILE: undefined, AWS_REGION: 'us-east-1' };
 
-  test('returns the keyring set by useKeyring until cleared', async () => {
-    delete process.env.PAYMENT_KMS_KEY_ID;
-    delete process.env.PAYMENT_KEY_FILE;
-    vi.resetModules();
-    const fresh = await import('#shared/secrets/keyring.ts');
+  test('the composition root hands the domain the keyring it was given, and no other', async () => {
+    const { compose } = await import('#shared/composition.ts');
+    const { parseRuntimeConfig } = await import('#shared/config.ts');
     const mine: Keyring = localKeyring(randomBytes(32));
-    fresh.useKeyring(mine);
-    expect(fresh.keyring()).toBe(mine);
-    const sealed = await fresh.keyring().seal(SECRET, context);
+    const app = compose(parseRuntimeConfig({ LOG_LEVEL: 'silent' }), { keyring: () => mine });
+    expect(app.ports.keyring).toBe(mine);
+    const sealed = await app.ports.keyring.seal(SECRET, context);
     expect(await mine.open(sealed, context)).toBe(SECRET);
-    fresh.useKeyring(undefined);
-    // Cleared: back to the configuration, which names no key here.
-    expect(() => fresh.keyring()).toThrow(/payment keys need/);
+    // Without a keyring of its own, the configuration names no key here.
+    expect(() => keyringFor(none)).toThrow(/payment keys need/);
   });
 
-  test('without configuration: a one-line ConfigError naming both variables', async () => {
-    delete process.env.PAYMENT_KMS_KEY_ID;
-    delete process.env.PAYMENT_KEY_FILE;
-    vi.resetModules();
-    const fresh = await import('#shared/secrets/keyring.ts');
-    const config = await import('#shared/config.ts');
-    expect(() => fresh.keyring()).toThrow(config.ConfigError);
-    expect(() => fresh.keyring()).toThrow(
+  test('without configuration: a one-line ConfigError naming both variables', () => {
+    expect(() => keyringFor(none)).toThrow(ConfigError);
+    expect(() => keyringFor(none)).toThrow(
       'Invalid configuration: payment keys need PAYMENT_KMS_KEY_ID (a KMS key) or PAYMENT_KEY_FILE (a local key file)',
     );
   });
 
-  test('PAYMENT_KEY_FILE: a local keyring under that file’s key, cached', async () => {
+  test('PAYMENT_KEY_FILE: a local keyring under that file’s key', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'keyring-config-'));
     try {
       const { path } = await ensureLocalKeyFile(dir);
-      delete process.env.PAYMENT_KMS_KEY_ID;
-      process.env.PAYMENT_KEY_FILE = path;
-      vi.resetModules();
-      const fresh = await import('#shared/secrets/keyring.ts');
-      const ring = fresh.keyring();
-      expect(fresh.keyring()).toBe(ring);
+      const ring = keyringFor({ ...none, PAYMENT_KEY_FILE: path });
       const sealed = await ring.seal(SECRET, context);
       expect(await localKeyring(readLocalKeyFile(path)).open(sealed, context)).toBe(SECRET);
     } finally {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { ValidationError } from '#domain/errors.ts';
 import { CreateFeatureBody, UpdateFeatureBody } from '#domain/features/schemas.ts';
-import { currency, httpUrl, multiplier, parsePathId, positiveIdString, price } from '#domain/fields.ts';
+import { currency, httpUrl, multiplier, pathIdString, positiveIdString, price } from '#domain/fields.ts';
 import { AddPlanFeaturesBody, CreatePlanBody } from '#domain/plans/schemas.ts';
 import { CreateProjectBody, UpdateProjectBody } from '#domain/projects/schemas.ts';
 import { ThemePatch } from '#domain/projects/theme.ts';
@@ -54,9 +54,10 @@ describe('fields', () => {
     }
   });
   test('path ids: positive whole numbers only', () => {
-    expect(parsePathId('42')).toBe(42);
-    for (const bad of ['0', '-1', '1.5', '1e3', '01', 'abc', '', '99999999999999999', undefined]) {
-      expect(parsePathId(bad)).toBeUndefined();
+    expect(pathIdString.parse('42')).toBe(42);
+    expect(pathIdString.parse(String(Number.MAX_SAFE_INTEGER))).toBe(Number.MAX_SAFE_INTEGER);
+    for (const bad of ['0', '-1', '1.5', '1e3', '01', 'abc', '', '99999999999999999', '9999999999999999', undefined]) {
+      expect(pathIdString.safeParse(bad).success).toBe(false);
     }
   });
   test('query ids: positive whole numbers only', () => {

@@ -14,7 +14,6 @@ import { parse } from '../validation.ts';
  * as a SHA-256 hash and compared in constant time.
  */
 const KEY_PATTERN = /^ppk_([a-z0-9]{12})_([A-Za-z0-9]{32})$/;
-const BEARER_PATTERN = /^bearer (\S+)$/i;
 
 export type Permission = (typeof permissions)[number];
 
@@ -95,12 +94,20 @@ interface CacheEntry {
   expiresAt: number;
 }
 
+export type Authenticator = (presentedKey: string) => Promise<Principal>;
+
 /**
- * Resolves an Authorization header to its owner and permission. Key records (and misses:
+ * Resolves a presented key to its owner and permission. Key records (and misses:
  * key ids are random, so one that is unknown now stays unknown) are cached for `ttlMs`,
  * so a warm container adds no DynamoDB request; a revocation takes effect within `ttlMs`.
  */
-export function createAuthenticator({ ttlMs, maxEntries = 1000 }: { ttlMs: number; maxEntries?: number }) {
+export function createAuthenticator({
+  ttlMs,
+  maxEntries = 1000,
+}: {
+  ttlMs: number;
+  maxEntries?: number;
+}): Authenticator {
   const cache = new Map<string, CacheEntry>();
 
   async function lookup(keyId: string): Promise<ApiKeyItem | undefined> {
@@ -115,10 +122,9 @@ export function createAuthenticator({ ttlMs, maxEntries = 1000 }: { ttlMs: numbe
     return record;
   }
 
-  return async function authenticate(authorization: string | undefined): Promise<Principal> {
-    const token = BEARER_PATTERN.exec(authorization ?? '')?.[1];
-    if (!authorization) throw new UnauthorizedError('Missing API key: send "Authorization: Bearer <key>".');
-    const match = token ? KEY_PATTERN.exec(token) : null;
+  /** The key a request presented (shared/http reads it from the Authorization header). */
+  return async function authenticate(presentedKey: string): Promise<Principal> {
+    const match = KEY_PATTERN.exec(presentedKey);
     if (!match) throw new UnauthorizedError('Invalid API key: expected "Authorization: Bearer ppk_...".');
     const [, keyId = '', secret = ''] = match;
     const record = await lookup(keyId);

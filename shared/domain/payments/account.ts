@@ -1,6 +1,6 @@
 import type { ProjectItem } from '#db/types.ts';
-import { keyring, SecretUnreadableError } from '#shared/secrets/keyring.ts';
 import { PaymentsNotConfiguredError } from '../errors.ts';
+import { type Keyring, SecretUnreadableError } from '../ports.ts';
 import { paymentsModeOf } from './payment-key.ts';
 
 /**
@@ -11,9 +11,9 @@ import { paymentsModeOf } from './payment-key.ts';
 /** Binds a sealed key to its project: copied onto another project, it does not open. */
 const contextOf = (projectId: number) => ({ projectId: String(projectId), field: 'paymentSecretKey' });
 
-export async function sealPaymentKey(projectId: number, secretKey: string) {
+export async function sealPaymentKey(keyring: Keyring, projectId: number, secretKey: string) {
   return {
-    paymentKeySealed: await keyring().seal(secretKey, contextOf(projectId)),
+    paymentKeySealed: await keyring.seal(secretKey, contextOf(projectId)),
     paymentsMode: paymentsModeOf(secretKey),
   };
 }
@@ -24,10 +24,10 @@ const notConnected = () =>
   );
 
 /** The plaintext key, for one call to Stripe; never stored, logged or returned. */
-export async function openPaymentKey(project: ProjectItem): Promise<string> {
+export async function openPaymentKey(keyring: Keyring, project: ProjectItem): Promise<string> {
   if (!project.paymentKeySealed) throw notConnected();
   try {
-    return await keyring().open(project.paymentKeySealed, contextOf(project.projectId));
+    return await keyring.open(project.paymentKeySealed, contextOf(project.projectId));
   } catch (error) {
     if (error instanceof SecretUnreadableError) {
       // The sealing key changed (e.g. a local key file was replaced): the owner must set it again.

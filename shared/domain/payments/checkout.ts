@@ -1,7 +1,7 @@
 import type { FeatureItem, ProjectItem } from '#db/types.ts';
-import { createCheckoutSession } from '#shared/payments/stripe.ts';
 import { echo, featureNotFound, NotFoundError, ValidationError } from '../errors.ts';
 import { limits } from '../limits.ts';
+import type { Ports } from '../ports.ts';
 import { loadSharedProject } from '../share/share.ts';
 import { checkoutRedirects, openPaymentKey } from './account.ts';
 import { type FeatureDetail, featureDetailsMetadata, METADATA_KEYS_MAX } from './feature-details.ts';
@@ -9,6 +9,9 @@ import { type BillingInterval, featureMonthlyPrice, intervalPrice, planMonthlyPr
 import type { CheckoutView, CustomCheckoutInput, PlanCheckoutInput } from './schemas.ts';
 
 export const CUSTOM_PLAN_NAME = 'Custom plan';
+
+/** A checkout opens the project's key and calls its payment account. */
+export type CheckoutPorts = Pick<Ports, 'keyring' | 'payments'>;
 
 interface Purchase {
   project: ProjectItem;
@@ -37,12 +40,12 @@ function minorAmount(price: number, currency: string): number {
  * Everything about the project is checked before its key is opened: a visitor's bad
  * request never costs a decrypt or a call to Stripe.
  */
-async function checkout(purchase: Purchase): Promise<CheckoutView> {
+async function checkout(ports: CheckoutPorts, purchase: Purchase): Promise<CheckoutView> {
   const { project } = purchase;
   const unitAmount = minorAmount(purchase.price, project.currency);
   const redirects = checkoutRedirects(project);
-  const secretKey = await openPaymentKey(project);
-  const session = await createCheckoutSession(secretKey, {
+  const secretKey = await openPaymentKey(ports.keyring, project);
+  const session = await ports.payments.createCheckoutSession(secretKey, {
     currency: project.currency,
     unitAmount,
     interval: purchase.interval,
@@ -58,7 +61,11 @@ async function checkout(purchase: Purchase): Promise<CheckoutView> {
 }
 
 /** A subscription to one visible plan of an active project, priced on the server. */
-export async function createPlanCheckout(input: PlanCheckoutInput, idempotencyKey?: string): Promise<CheckoutView> {
+export async function createPlanCheckout(
+  ports: CheckoutPorts,
+  input: PlanCheckoutInput,
+  idempotencyKey?: string,
+): Promise<CheckoutView> {
   const { project, plans } = await loadSharedProject(input.shareId);
   const plan = plans.find((p) => p.planId === input.planId && p.isVisible);
   if (!plan) throw new NotFoundError(`Plan ${echo(input.planId)} is not on this pricing page.`);
@@ -73,7 +80,7 @@ export async function createPlanCheckout(input: PlanCheckoutInput, idempotencyKe
     ]);
   }
   const seats = input.seats ?? 1;
-  return checkout({
+  return checkout(ports, {
     project,
     interval: input.billingInterval,
     price: intervalPrice(planMonthlyPrice(plan, seats), input.billingInterval, project),
@@ -111,7 +118,11 @@ function chosenFeatures(features: FeatureItem[], input: CustomCheckoutInput) {
 }
 
 /** A subscription to the visitor's own selection of features, priced on the server. */
-export async function createCustomCheckout(input: CustomCheckoutInput, idempotencyKey?: string): Promise<CheckoutView> {
+export async function createCustomCheckout(
+  ports: CheckoutPorts,
+  input: CustomCheckoutInput,
+  idempotencyKey?: string,
+): Promise<CheckoutView> {
   const { project, features } = await loadSharedProject(input.shareId);
   const chosen = chosenFeatures(features, input);
   const interval = input.billingInterval;
@@ -130,7 +141,7 @@ export async function createCustomCheckout(input: CustomCheckoutInput, idempoten
       [{ path: 'features', message: 'too many features for one checkout' }],
     );
   }
-  return checkout({
+  return checkout(ports, {
     project,
     interval,
     price: intervalPrice(monthly, interval, project),

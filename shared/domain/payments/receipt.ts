@@ -1,8 +1,7 @@
-import { retrieveCheckoutSession } from '#shared/payments/stripe.ts';
 import { echo, NotFoundError, PaymentProviderError } from '../errors.ts';
 import { loadSharedProject } from '../share/share.ts';
 import { openPaymentKey } from './account.ts';
-import { CUSTOM_PLAN_NAME } from './checkout.ts';
+import { type CheckoutPorts, CUSTOM_PLAN_NAME } from './checkout.ts';
 import { hasFeatureDetails } from './feature-details.ts';
 import { fromMinorUnits } from './pricing.ts';
 import type { ReceiptView } from './schemas.ts';
@@ -15,12 +14,12 @@ const sessionIdPattern = /^[A-Za-z0-9_]{1,255}$/;
  * session of another project (even one on the same Stripe account) is a 404, as is one
  * not completed yet. Receipts of a deactivated project still work: the purchase happened.
  */
-export async function getReceipt(shareId: string, sessionId: string): Promise<ReceiptView> {
+export async function getReceipt(ports: CheckoutPorts, shareId: string, sessionId: string): Promise<ReceiptView> {
   const { project, plans } = await loadSharedProject(shareId, { includeInactive: true });
   const notFound = new NotFoundError(`No completed checkout session "${echo(sessionId)}" on this pricing page.`);
   if (!sessionIdPattern.test(sessionId)) throw notFound;
-  const secretKey = await openPaymentKey(project);
-  const session = await retrieveCheckoutSession(secretKey, sessionId);
+  const secretKey = await openPaymentKey(ports.keyring, project);
+  const session = await ports.payments.retrieveCheckoutSession(secretKey, sessionId);
   if (!session || session.metadata.projectId !== String(project.projectId)) throw notFound;
   if (session.status !== 'complete' || !session.subscription) throw notFound;
 

@@ -3,6 +3,8 @@ import type { PlanItem, ProjectKey, ProjectPartition } from '#db/types.ts';
 import { planNotFound, projectNotFound } from '../errors.ts';
 import { slugPattern } from './schemas.ts';
 
+export type { ProjectKey };
+
 /**
  * The caller's project with everything in it, in one Query. Another owner's project is
  * simply not in this owner's key space, so it is a 404 like a missing one. A project whose

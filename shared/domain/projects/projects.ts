@@ -15,6 +15,7 @@ import type { NewProjectItem, ProjectItem, ProjectKey } from '#db/types.ts';
 import { ConflictError, projectNotFound } from '../errors.ts';
 import { definedOnly, withoutNulls } from '../fields.ts';
 import { sealPaymentKey } from '../payments/account.ts';
+import type { Keyring } from '../ports.ts';
 import { LOWER_ALNUM, randomToken } from '../random.ts';
 import { loadProject } from './load.ts';
 import {
@@ -53,12 +54,16 @@ export async function getProject(key: ProjectKey): Promise<ProjectView> {
   return toProjectView(await loadProject(key));
 }
 
-export async function createProject(ownerId: string, input: CreateProjectInput): Promise<ProjectView> {
+export async function createProject(
+  keyring: Keyring,
+  ownerId: string,
+  input: CreateProjectInput,
+): Promise<ProjectView> {
   const [projectId] = await allocateIds('project');
   if (projectId === undefined) throw new Error('No project id allocated');
   const now = new Date().toISOString();
   const { slug, theme, paymentSecretKey, ...fields } = input;
-  const payment = paymentSecretKey ? await sealPaymentKey(projectId, paymentSecretKey) : {};
+  const payment = paymentSecretKey ? await sealPaymentKey(keyring, projectId, paymentSecretKey) : {};
   const item = (candidate: string): NewProjectItem => ({
     ...projectDefaults,
     // On create a null URL (or key) is the same as leaving it out.
@@ -134,13 +139,17 @@ function projectChanges(current: ProjectItem, input: UpdateProjectInput, payment
 }
 
 /** Partial update: only fields present change; `theme` merges into the stored theme. */
-export async function updateProject(key: ProjectKey, input: UpdateProjectInput): Promise<ProjectView> {
+export async function updateProject(
+  keyring: Keyring,
+  key: ProjectKey,
+  input: UpdateProjectInput,
+): Promise<ProjectView> {
   let payment: SealedPayment | null | undefined = input.paymentSecretKey === null ? null : undefined;
   for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
     const partition = await loadProject(key);
     if (input.paymentSecretKey && !payment) {
       // Sealed anew even when it is the key already stored: comparing would mean decrypting.
-      payment = await sealPaymentKey(partition.project.projectId, input.paymentSecretKey);
+      payment = await sealPaymentKey(keyring, partition.project.projectId, input.paymentSecretKey);
     }
     const { set, remove } = projectChanges(partition.project, input, payment);
     if (Object.keys(set).length === 0 && remove.length === 0) return toProjectView(partition);

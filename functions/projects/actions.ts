@@ -1,0 +1,29 @@
+import { createProject, deleteProject, getProject, listProjects, updateProject } from '#domain/projects/projects.ts';
+import { CreateProjectBody, UpdateProjectBody } from '#domain/projects/schemas.ts';
+import { defineGroup, route } from '#http/action.ts';
+import { projectKey } from '#http/params.ts';
+import { created, ok, success } from '#http/responses.ts';
+
+export const projects = defineGroup('projects', [
+  route('GET /api/v1/projects', {
+    run: async ({ principal }) => ok({ projects: await listProjects(principal.ownerId) }),
+  }),
+  route('POST /api/v1/projects', {
+    body: CreateProjectBody,
+    run: async ({ principal, body, ports }) => created(await createProject(ports.keyring, principal.ownerId, body)),
+  }),
+  route('GET /api/v1/projects/{slug}', {
+    run: async ({ principal, path }) => ok(await getProject(projectKey(principal, path))),
+  }),
+  route('PUT /api/v1/projects/{slug}', {
+    body: UpdateProjectBody,
+    run: async ({ principal, path, body, ports }) =>
+      ok(await updateProject(ports.keyring, projectKey(principal, path), body)),
+  }),
+  route('DELETE /api/v1/projects/{slug}', {
+    run: async ({ principal, path }) => {
+      await deleteProject(projectKey(principal, path));
+      return success();
+    },
+  }),
+]);

@@ -1,0 +1,68 @@
+/**
+ * What the domain needs from outside, as interfaces. The adapters that implement them
+ * (shared/secrets/keyring.ts, shared/payments/stripe.ts) are built once per process by the
+ * composition root (shared/composition.ts) and handed in; the domain never imports them.
+ */
+
+export type EncryptionContext = Record<string, string>;
+
+/** Envelope encryption of the secrets a project stores with us (its Stripe key). */
+export interface Keyring {
+  /** Encrypts under a fresh 256-bit data key; returns one opaque, storable ASCII string. */
+  seal(plaintext: string, context: EncryptionContext): Promise<string>;
+  /** Reverses seal with the same context; anything else throws SecretUnreadableError. */
+  open(sealed: string, context: EncryptionContext): Promise<string>;
+}
+
+/**
+ * The stored value cannot be turned back into the secret here. Its message says why, and
+ * never quotes the sealed input: a plaintext key stored by mistake would otherwise end up
+ * in a log line.
+ */
+export class SecretUnreadableError extends Error {
+  override name = 'SecretUnreadableError';
+}
+
+export interface CheckoutSessionRequest {
+  /** ISO 4217, any case. */
+  currency: string;
+  /** In the currency's minor unit. */
+  unitAmount: number;
+  interval: 'month' | 'year';
+  productName: string;
+  trialDays?: number;
+  /** Set on the session and on the subscription it creates. */
+  metadata: Record<string, string>;
+  successUrl: string;
+  cancelUrl: string;
+  customerEmail?: string;
+  idempotencyKey?: string;
+}
+
+export interface CheckoutSessionSummary {
+  id: string;
+  status: string | null;
+  metadata: Record<string, string>;
+  amountTotal: number | null;
+  currency: string | null;
+  customerEmail: string | null;
+  subscription: { id: string; interval: string | null } | null;
+  /** The line item's product name, as the provider kept it. */
+  productName: string | null;
+}
+
+/**
+ * Each project sells through its own payment account, so every call takes the project's
+ * secret key. Failures arrive as domain errors (payment_provider_error, conflict).
+ */
+export interface PaymentGateway {
+  createCheckoutSession(secretKey: string, request: CheckoutSessionRequest): Promise<{ id: string; url: string }>;
+  /** Undefined when this account has no such session. */
+  retrieveCheckoutSession(secretKey: string, sessionId: string): Promise<CheckoutSessionSummary | undefined>;
+}
+
+/** Everything the domain may be handed; a use case takes only the ports it needs. */
+export interface Ports {
+  keyring: Keyring;
+  payments: PaymentGateway;
+}
