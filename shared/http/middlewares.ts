@@ -1,9 +1,9 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { limits } from '#contract/limits.ts';
 import { ForbiddenError, ValidationError } from '#domain/errors.ts';
 import { createAuthenticator, type Principal } from '#domain/keys/keys.ts';
-import { limits } from '#domain/limits.ts';
 import { runtimeConfig } from '#shared/config.ts';
 import { findRoute, type Route } from '#shared/routes.ts';
 import type { AnyAction } from './action.ts';
