@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { limits } from './limits.ts';
+import { limits } from '#contract/limits.ts';
 
 /** Field schemas shared by the request bodies of several resources. */
 

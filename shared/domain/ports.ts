@@ -1,3 +1,5 @@
+import type { BillingInterval } from '#contract/enums.ts';
+
 /**
  * What the domain needs from outside, as interfaces. The adapters that implement them
  * (shared/secrets/keyring.ts, shared/payments/stripe.ts) are built once per process by the
@@ -28,7 +30,7 @@ export interface CheckoutSessionRequest {
   currency: string;
   /** In the currency's minor unit. */
   unitAmount: number;
-  interval: 'month' | 'year';
+  interval: BillingInterval;
   productName: string;
   trialDays?: number;
   /** Set on the session and on the subscription it creates. */

@@ -1,9 +1,9 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { limits } from '#contract/limits.ts';
 import { ForbiddenError, ValidationError } from '#domain/errors.ts';
 import type { Authenticator, Principal } from '#domain/keys/keys.ts';
-import { limits } from '#domain/limits.ts';
 import { parse } from '#domain/validation.ts';
 import { findRoute, type Route } from '#shared/routes.ts';
 import type { RouteAction } from './action.ts';

@@ -1,5 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import {
+  featureMonthlyPrice,
+  fromMinorUnits,
+  intervalPrice,
+  minorUnit,
+  planMonthlyPrice,
+  toMinorUnits,
+} from '#contract/pricing.ts';
 import { withSessionIdPlaceholder } from '#domain/payments/account.ts';
 import {
   FEATURE_DETAILS_PREFIX,
@@ -8,14 +16,6 @@ import {
   METADATA_VALUE_MAX,
   readFeatureDetails,
 } from '#domain/payments/feature-details.ts';
-import {
-  featureMonthlyPrice,
-  fromMinorUnits,
-  intervalPrice,
-  minorUnit,
-  planMonthlyPrice,
-  toMinorUnits,
-} from '#domain/payments/pricing.ts';
 
 const flat = { basePrice: 29, isPerUserPricing: false, perUserMultiplier: 1 };
 const perSeat = { basePrice: 10, isPerUserPricing: true, perUserMultiplier: 0.5 };

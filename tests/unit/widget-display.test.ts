@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { featureMonthlyPrice, intervalPrice, planMonthlyPrice, toMinorUnits } from '#domain/payments/pricing.ts';
+import { featureMonthlyPrice, intervalPrice, planMonthlyPrice, toMinorUnits } from '#contract/pricing.ts';
 import {
   clampCount,
   customAmount,

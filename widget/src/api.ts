@@ -1,4 +1,4 @@
-import type { BillingInterval } from './display.ts';
+import type { BillingInterval } from '#contract/enums.ts';
 import type { ShareData } from './types.ts';
 
 /** What a call to the service ended in, never a thrown error: the widget shows each kind. */

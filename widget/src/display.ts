@@ -1,19 +1,17 @@
 /**
  * What the widget shows, as pure functions of the share data: the same price math as
- * checkout (shared/domain/payments/pricing.ts, bundled as is), rounded once to the
+ * checkout (shared/contract/pricing.ts, bundled as is), rounded once to the
  * currency's minor unit the way the server rounds what it charges.
  */
+import type { BillingInterval } from '#contract/enums.ts';
 import {
-  type BillingInterval,
   featureMonthlyPrice,
   fromMinorUnits,
   intervalPrice,
   planMonthlyPrice,
   toMinorUnits,
-} from '#domain/payments/pricing.ts';
+} from '#contract/pricing.ts';
 import type { ShareData, SharedFeature, SharedPlan } from './types.ts';
-
-export type { BillingInterval };
 
 /** The amount checkout will charge, in major units, exactly as the server computes it. */
 export function chargedAmount(monthly: number, interval: BillingInterval, data: ShareData): number {

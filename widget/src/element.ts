@@ -1,7 +1,7 @@
-import { limits } from '#domain/limits.ts';
+import type { BillingInterval } from '#contract/enums.ts';
+import { limits } from '#contract/limits.ts';
 import { type CustomCheckout, loadShare, type PlanCheckout, startCheckout } from './api.ts';
 import {
-  type BillingInterval,
   type CustomChoice,
   clampCount,
   customAmount,

@@ -1,7 +1,7 @@
-import type { ShareView } from '#domain/share/schemas.ts';
+import type { ShareFeature, SharePlan, ShareView, ThemeSettings } from '#contract/share.ts';
 
-/** The share endpoint's response, typed from the server's own schema (types only, nothing bundled). */
+/** The share endpoint's response, as the contract types it (types only, nothing bundled). */
 export type ShareData = ShareView;
-export type SharedPlan = ShareView['plans'][number];
-export type SharedFeature = ShareView['features'][number];
-export type Theme = ShareView['themeSettings'];
+export type SharedPlan = SharePlan;
+export type SharedFeature = ShareFeature;
+export type Theme = ThemeSettings;

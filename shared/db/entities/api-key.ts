@@ -1,6 +1,5 @@
 import { Entity } from 'electrodb';
-
-export const permissions = ['read', 'read_write'] as const;
+import { permissions } from '#contract/enums.ts';
 
 /** Only a SHA-256 hash of the key's secret is stored; the plaintext is shown once. */
 export const ApiKey = new Entity({

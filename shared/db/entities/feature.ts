@@ -1,8 +1,6 @@
 import { Entity } from 'electrodb';
+import { aggregationMethods, featureTypes } from '#contract/enums.ts';
 import { idAttribute, projectScopeAttributes, projectScopeIndexes, timestamps } from './project-scope.ts';
-
-export const featureTypes = ['Standart', 'Limits', 'Usage Based'] as const;
-export const aggregationMethods = ['count', 'sum', 'max', 'unique_count', 'latest'] as const;
 
 export const Feature = new Entity({
   model: { entity: 'feature', version: '1', service: 'pricing' },

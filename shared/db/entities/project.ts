@@ -1,7 +1,7 @@
 import { Entity } from 'electrodb';
+import { alignments, badgePositions, paymentsModes } from '#contract/enums.ts';
 import { idAttribute, projectScopeAttributes, projectScopeIndexes, timestamps } from './project-scope.ts';
 
-const alignments = ['left', 'center', 'right'] as const;
 const text = { type: 'string', required: true } as const;
 
 export const Project = new Entity({
@@ -24,7 +24,7 @@ export const Project = new Entity({
     // The project's own Stripe key, sealed by the keyring (envelope encryption; see
     // shared/secrets). The mode is kept beside it in clear so views never need to decrypt.
     paymentKeySealed: { type: 'string' },
-    paymentsMode: { type: ['test', 'live'] as const },
+    paymentsMode: { type: paymentsModes },
     // Stored whole (defaults applied at creation); PUT merges in the domain.
     theme: {
       type: 'map',
@@ -43,7 +43,7 @@ export const Project = new Entity({
         headerAlign: { type: alignments, required: true },
         descriptionAlign: { type: alignments, required: true },
         toggleAlign: { type: alignments, required: true },
-        popularBadgePosition: { type: ['top', 'inline'] as const, required: true },
+        popularBadgePosition: { type: badgePositions, required: true },
       },
     },
     // Denormalised counts for `_count` in the project list, kept exact by updating them in

@@ -1,10 +1,10 @@
+import { limits } from '#contract/limits.ts';
 import { deleteFeature as deleteFeatureItem, insertFeature, patchFeature } from '#db/features.ts';
 import { allocateIds } from '#db/ids.ts';
 import { getProjectItem } from '#db/projects.ts';
 import type { ProjectKey } from '#db/types.ts';
 import { featureNotFound, projectNotFound } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
-import { limits } from '../limits.ts';
 import { loadProject } from '../projects/load.ts';
 import { slugPattern } from '../projects/schemas.ts';
 import { type CreateFeatureInput, type FeatureView, featureDefaults, type UpdateFeatureInput } from './schemas.ts';

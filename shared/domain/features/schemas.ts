@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { aggregationMethods, featureTypes } from '#db/entities/feature.ts';
+import { aggregationMethods, featureTypes } from '#contract/enums.ts';
+import { limits } from '#contract/limits.ts';
 import { amount, name, price, text } from '../fields.ts';
-import { limits } from '../limits.ts';
 
 /** `Standard` is accepted as another spelling; responses always say `Standart`. */
 const featureType = z

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { permissions } from '#db/entities/api-key.ts';
+import { permissions } from '#contract/enums.ts';
 import { getApiKey, insertApiKey, listApiKeys as listApiKeyItems, revokeApiKey as revokeApiKeyItem } from '#db/keys.ts';
 import type { ApiKeyItem } from '#db/types.ts';
 import { NotFoundError, UnauthorizedError } from '../errors.ts';

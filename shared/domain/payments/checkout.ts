@@ -1,11 +1,12 @@
+import type { BillingInterval } from '#contract/enums.ts';
+import { limits } from '#contract/limits.ts';
+import { featureMonthlyPrice, intervalPrice, planMonthlyPrice, toMinorUnits } from '#contract/pricing.ts';
 import type { FeatureItem, ProjectItem } from '#db/types.ts';
 import { echo, featureNotFound, NotFoundError, ValidationError } from '../errors.ts';
-import { limits } from '../limits.ts';
 import type { Ports } from '../ports.ts';
 import { loadSharedProject } from '../share/share.ts';
 import { checkoutRedirects, openPaymentKey } from './account.ts';
 import { type FeatureDetail, featureDetailsMetadata, METADATA_KEYS_MAX } from './feature-details.ts';
-import { type BillingInterval, featureMonthlyPrice, intervalPrice, planMonthlyPrice, toMinorUnits } from './pricing.ts';
 import type { CheckoutView, CustomCheckoutInput, PlanCheckoutInput } from './schemas.ts';
 
 export const CUSTOM_PLAN_NAME = 'Custom plan';

@@ -1,9 +1,9 @@
+import { fromMinorUnits } from '#contract/pricing.ts';
 import { echo, NotFoundError, PaymentProviderError } from '../errors.ts';
 import { loadSharedProject } from '../share/share.ts';
 import { openPaymentKey } from './account.ts';
 import { type CheckoutPorts, CUSTOM_PLAN_NAME } from './checkout.ts';
 import { hasFeatureDetails } from './feature-details.ts';
-import { fromMinorUnits } from './pricing.ts';
 import type { ReceiptView } from './schemas.ts';
 
 /** Stripe ids are word characters; anything else names no session and is not sent on. */

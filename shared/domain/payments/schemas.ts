@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { billingIntervals } from '#contract/enums.ts';
+import { limits } from '#contract/limits.ts';
 import { amount, positiveId } from '../fields.ts';
-import { limits } from '../limits.ts';
 
 const shareId = z.string({ error: 'is required' }).min(1, 'is required').max(200, 'is not a share id');
-const billingInterval = z.enum(['month', 'year'], { error: 'must be "month" or "year"' }).default('month');
+const billingInterval = z.enum(billingIntervals, { error: 'must be "month" or "year"' }).default('month');
 const customerEmail = z
   .email({ error: 'must be an e-mail address' })
   .max(limits.emailMax, `must be at most ${limits.emailMax} characters`)

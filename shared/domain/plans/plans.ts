@@ -1,9 +1,9 @@
+import { limits } from '#contract/limits.ts';
 import { allocateIds } from '#db/ids.ts';
 import { deletePlan as deletePlanItems, insertPlan, type NewAssignment, updatePlanItem } from '#db/plans.ts';
 import type { FeatureItem, PlanItem, ProjectKey, ProjectPartition } from '#db/types.ts';
 import { ConflictError, featureNotFound, projectNotFound } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
-import { limits } from '../limits.ts';
 import { findPlan, loadProject } from '../projects/load.ts';
 import { slugPattern } from '../projects/schemas.ts';
 import {

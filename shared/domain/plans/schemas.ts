@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { featureTypes } from '#db/entities/feature.ts';
+import { featureTypes } from '#contract/enums.ts';
+import { limits } from '#contract/limits.ts';
 import { multiplier, name, positiveId, price, text } from '../fields.ts';
-import { limits } from '../limits.ts';
 
 const planFields = {
   name,

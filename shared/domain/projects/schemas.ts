@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { paymentsModes } from '#contract/enums.ts';
+import { limits } from '#contract/limits.ts';
 import { FeatureView } from '../features/schemas.ts';
 import { amount, currency, httpUrl, name, text } from '../fields.ts';
-import { limits } from '../limits.ts';
 import { paymentKeyPattern } from '../payments/payment-key.ts';
 import { PlanView } from '../plans/schemas.ts';
 import { Theme, ThemePatch } from './theme.ts';
@@ -64,7 +65,7 @@ const projectBase = {
   currency: z.string(),
   isActive: z.boolean(),
   paymentsConnected: z.boolean(),
-  paymentsMode: z.enum(['test', 'live']).nullable(),
+  paymentsMode: z.enum(paymentsModes).nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
 };

@@ -1,4 +1,4 @@
-import { limits } from '../limits.ts';
+import { limits } from '#contract/limits.ts';
 
 /** "Acme Pro — Ünïcode!" → "acme-pro-unicode". Empty when nothing usable is left. */
 export function slugify(name: string): string {

@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { limits } from '../limits.ts';
+import { alignments, badgePositions } from '#contract/enums.ts';
+import { limits } from '#contract/limits.ts';
+import { sameShape } from '#contract/same-shape.ts';
+import type { ThemeSettings } from '#contract/share.ts';
 
 const color = z
   .string()
@@ -7,7 +10,7 @@ const color = z
 const cssLength = z
   .string()
   .regex(/^(?:0|\d{1,4}(?:\.\d{1,4})?(?:px|rem|em|%))$/, 'must be a CSS length such as 0, 12px, 0.5rem, 1em or 50%');
-const align = z.enum(['left', 'center', 'right'], { error: 'must be left, center or right' });
+const align = z.enum(alignments, { error: 'must be left, center or right' });
 
 export const Theme = z.strictObject({
   // Lands inside a CSS declaration in the widget, so nothing that could end one.
@@ -29,10 +32,13 @@ export const Theme = z.strictObject({
   headerAlign: align,
   descriptionAlign: align,
   toggleAlign: align,
-  popularBadgePosition: z.enum(['top', 'inline'], { error: 'must be top or inline' }),
+  popularBadgePosition: z.enum(badgePositions, { error: 'must be top or inline' }),
 });
 
 export type Theme = z.infer<typeof Theme>;
+
+// The share view hands the theme to the widget as the contract's ThemeSettings.
+sameShape<Theme, ThemeSettings>(true);
 
 /** `theme` in a request is partial and merges into what is stored. Unknown keys are ignored. */
 export const ThemePatch = z.object(Theme.shape).partial();

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { featureTypes } from '#db/entities/feature.ts';
+import { featureTypes } from '#contract/enums.ts';
+import { sameShape } from '#contract/same-shape.ts';
+import type * as contract from '#contract/share.ts';
 import { CountableData } from '../features/schemas.ts';
 import { Theme } from '../projects/theme.ts';
 
@@ -50,3 +52,6 @@ export const ShareView = z.strictObject({
 });
 
 export type ShareView = z.infer<typeof ShareView>;
+
+// The widget reads the contract's types; this schema must produce exactly them.
+sameShape<ShareView, contract.ShareView>(true);

@@ -1,9 +1,9 @@
 /**
- * The price math of decisions.md, and nothing else: no I/O, no imports, so the widget can
- * bundle the very same functions and show exactly what checkout will charge.
+ * The price math of decisions.md, and nothing else: no I/O, nothing from outside the
+ * contract, so the widget can bundle the very same functions and show exactly what checkout
+ * will charge.
  */
-
-export type BillingInterval = 'month' | 'year';
+import type { BillingInterval } from './enums.ts';
 
 export interface PlanPricing {
   basePrice: number;

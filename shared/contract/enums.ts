@@ -1,0 +1,30 @@
+/**
+ * The public enums of the API, each a tuple (for zod's `z.enum` and ElectroDB's enum
+ * attributes alike) and its union type. They belong to the contract, not to storage: the
+ * entities, the domain schemas and the widget all read them from here.
+ */
+
+/** 'Standart' is the spelling of interface.md; requests may also send 'Standard'. */
+export const featureTypes = ['Standart', 'Limits', 'Usage Based'] as const;
+export type FeatureType = (typeof featureTypes)[number];
+
+export const aggregationMethods = ['count', 'sum', 'max', 'unique_count', 'latest'] as const;
+export type AggregationMethod = (typeof aggregationMethods)[number];
+
+/** What an API key may do. */
+export const permissions = ['read', 'read_write'] as const;
+export type Permission = (typeof permissions)[number];
+
+/** Which of the project's Stripe keys checkout uses. */
+export const paymentsModes = ['test', 'live'] as const;
+export type PaymentsMode = (typeof paymentsModes)[number];
+
+export const billingIntervals = ['month', 'year'] as const;
+export type BillingInterval = (typeof billingIntervals)[number];
+
+/** Theme: where headers, descriptions and the interval toggle sit, and where the popular badge goes. */
+export const alignments = ['left', 'center', 'right'] as const;
+export type Alignment = (typeof alignments)[number];
+
+export const badgePositions = ['top', 'inline'] as const;
+export type BadgePosition = (typeof badgePositions)[number];

@@ -1,0 +1,79 @@
+/**
+ * The public share response (GET /share/{shareId}) as plain types: what the widget reads and
+ * the domain's zod schema must produce. shared/domain/share/schemas.ts proves at compile time
+ * that its schema and these types stay the same shape.
+ */
+import type { AggregationMethod, Alignment, BadgePosition, FeatureType } from './enums.ts';
+
+export interface ThemeSettings {
+  fontFamily: string;
+  primaryColor: string;
+  hoverColor: string;
+  buttonTextColor: string;
+  borderRadius: string;
+  pricingBackgroundColor: string;
+  pricingBorderColor: string;
+  customCSS: string;
+  showProjectName: boolean;
+  showPricingHeader: boolean;
+  headerAlign: Alignment;
+  descriptionAlign: Alignment;
+  toggleAlign: Alignment;
+  popularBadgePosition: BadgePosition;
+}
+
+/** How a countable feature is priced per unit and measured. */
+export interface CountableData {
+  usageCount: number;
+  condition: string;
+  countPrice: number;
+  eventAggregationMethod: AggregationMethod;
+}
+
+/** A feature as a plan lists it: included or not, with the plan's limit and condition. */
+export interface SharePlanFeature {
+  name: string;
+  included: boolean;
+  limit: number | null;
+  featureType: FeatureType;
+  condition: string | null;
+}
+
+export interface SharePlan {
+  id: number;
+  name: string;
+  description: string;
+  basePrice: number;
+  isFree: boolean;
+  isPopular: boolean;
+  freemiumDay: number;
+  isPerUserPricing: boolean;
+  perUserMultiplier: number;
+  features: SharePlanFeature[];
+}
+
+/** A feature of the project, as a custom plan offers it. */
+export interface ShareFeature {
+  id: number;
+  name: string;
+  description: string;
+  featureType: FeatureType;
+  basePrice: number;
+  isCountable: boolean;
+  countableData: CountableData | null;
+}
+
+/** The public face of a project: nothing of the owner, no keys, no hidden plans, no URLs. */
+export interface ShareView {
+  id: number;
+  name: string;
+  description: string;
+  pricingPageDescription: string;
+  currency: string;
+  annualDiscount: number;
+  annualDiscountEnabled: boolean;
+  paymentsConnected: boolean;
+  plans: SharePlan[];
+  features: ShareFeature[];
+  themeSettings: ThemeSettings;
+}
