@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { type NativeAttributeValue, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
+import { freePort, startDynamoLocal } from '#dev/dynamodb-local.ts';
+import { startFakeStripe } from '#dev/fake-stripe/index.ts';
 import { totalDynamoRequests } from '#shared/request-context.ts';
-import { startFakeStripe } from '../tests/fixtures/fake-stripe.ts';
 import { WIDGET_GZIP_BUDGET, widgetSize } from '../widget/build.ts';
-import { freePort, startDynamoLocal } from './dynamodb-local.ts';
 
 /**
  * `npm run bench`: seeds one project of 50 features and 20 plans (1,000 assignments)
@@ -108,7 +108,7 @@ async function main(): Promise<number> {
     const { useKeyring, localKeyring } = await import('#shared/secrets/keyring.ts');
     useKeyring(localKeyring(randomBytes(32)));
     const [{ startLocalServer }, { createApiKey }] = await Promise.all([
-      import('./local-server.ts'),
+      import('#dev/local-server.ts'),
       import('#domain/keys/keys.ts'),
     ]);
     await ensureTable(client, TABLE_NAME);

@@ -1,5 +1,5 @@
+import { SeedError, seedDemo } from '#dev/seed-demo.ts';
 import { ConfigError, localConfig } from '#shared/config.ts';
-import { SeedError, seedDemo } from './seed-demo.ts';
 
 /**
  * `npm run seed`: with `npm start` running, a demo project under the owner "demo" and the

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { createDocumentClient } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
+import { type DynamoLocal, DynamoLocalError, startDynamoLocal } from '#dev/dynamodb-local.ts';
+import { type FakeStripe, startFakeStripe } from '#dev/fake-stripe/index.ts';
 import { ConfigError, type LocalConfig, localConfig } from '#shared/config.ts';
 import { ensureLocalKeyFile, localKeyring, useKeyring } from '#shared/secrets/keyring.ts';
-import { type FakeStripe, startFakeStripe } from '../tests/fixtures/fake-stripe.ts';
 import { writeWidget } from '../widget/build.ts';
-import { type DynamoLocal, DynamoLocalError, startDynamoLocal } from './dynamodb-local.ts';
 
 /**
  * `npm start`: DynamoDB Local as a child process (unless DYNAMODB_ENDPOINT names another
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   const fakeStripe = config.STRIPE_API_BASE ? undefined : await startLocalStripe(config);
 
   // Loaded only now: the handlers read their configuration when they are created.
-  const { startLocalServer } = await import('./local-server.ts');
+  const { startLocalServer } = await import('#dev/local-server.ts');
   const server = await startLocalServer({ port: config.PORT }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE')
       throw new ConfigError(`Port ${config.PORT} is taken: stop what uses it or set PORT.`);

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { createDocumentClient } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
+import { freePort, startDynamoLocal } from '#dev/dynamodb-local.ts';
 import { ensureLocalKeyFile } from '#shared/secrets/keyring.ts';
-import { freePort, startDynamoLocal } from '../scripts/dynamodb-local.ts';
 import { writeWidget } from '../widget/build.ts';
 
 export const TEST_TABLE = 'pricing-test';

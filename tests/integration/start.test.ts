@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { freePort } from '../../scripts/dynamodb-local.ts';
+import { freePort } from '#dev/dynamodb-local.ts';
 import { ApiClient } from '../fixtures/api.ts';
 import { ROOT, runCli, runScript, TSX } from '../fixtures/cli.ts';
 
