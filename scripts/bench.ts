@@ -95,10 +95,12 @@ async function main(): Promise<number> {
   const dynamo = await startDynamoLocal({ port: await freePort(), dataDir: ':memory:' });
   const stripe = await startFakeStripe();
   let closeServer: (() => Promise<void>) | undefined;
-  const client = createDocumentClient({ endpoint: dynamo.endpoint, region: REGION });
+  const { region, ...credentials } = dynamo.credential;
+  const client = createDocumentClient({ endpoint: dynamo.endpoint, region, credentials });
   try {
     // Set before the service modules load: they read the environment once, as on Lambda.
     process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+    process.env.DYNAMODB_CREDENTIAL_FILE = dynamo.credentialFile;
     process.env.TABLE_NAME = TABLE_NAME;
     process.env.LOG_LEVEL = 'silent';
     process.env.AWS_REGION = REGION;

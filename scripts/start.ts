@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createDocumentClient } from '#db/client.ts';
+import { createDocumentClient, dynamoOptions } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
 import { type DynamoLocal, DynamoLocalError, startDynamoLocal } from '#dev/dynamodb-local.ts';
 import { type FakeStripe, startFakeStripe } from '#dev/fake-stripe/index.ts';
@@ -16,13 +16,21 @@ async function main(): Promise<void> {
   const config = localConfig();
   let dynamo: DynamoLocal | undefined;
   let endpoint = config.DYNAMODB_ENDPOINT;
+  let credentialFile = config.DYNAMODB_CREDENTIAL_FILE;
   if (!endpoint) {
     dynamo = await startDynamoLocal({ port: config.DYNAMODB_PORT, dataDir: config.DATA_DIR });
+    if (dynamo.notice) console.log(dynamo.notice);
     endpoint = dynamo.endpoint;
     // The handlers read their configuration from the environment, as on Lambda.
     process.env.DYNAMODB_ENDPOINT = endpoint;
+    // Its data answers only to the local credential: the handlers get its file.
+    credentialFile = dynamo.credentialFile;
+    process.env.DYNAMODB_CREDENTIAL_FILE = credentialFile;
   }
-  await ensureTable(createDocumentClient({ endpoint, region: config.AWS_REGION }), config.TABLE_NAME);
+  const dynamoClient = createDocumentClient(
+    dynamoOptions({ ...config, DYNAMODB_ENDPOINT: endpoint, DYNAMODB_CREDENTIAL_FILE: credentialFile }),
+  );
+  await ensureTable(dynamoClient, config.TABLE_NAME);
   const keys = await setUpPaymentKeys(config);
   // The handlers find the built widget as a Lambda finds its configuration: in the environment.
   process.env.WIDGET_FILE ??= writeWidget();
@@ -36,7 +44,7 @@ async function main(): Promise<void> {
     throw error;
   });
   const storage = dynamo
-    ? `DynamoDB Local on ${endpoint}, data ${config.DATA_DIR === ':memory:' ? 'in memory' : `in ${config.DATA_DIR}/`}`
+    ? `DynamoDB Local on ${endpoint}, data ${config.DATA_DIR === ':memory:' ? 'in memory' : `in ${config.DATA_DIR}/`} (open only to the credential in ${dynamo.credentialFile})`
     : `DynamoDB at ${endpoint}`;
   const stripe = fakeStripe
     ? `the fake Stripe at ${fakeStripe.url} (STRIPE_API_BASE=https://api.stripe.com for Stripe itself)`

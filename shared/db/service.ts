@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Service } from 'electrodb';
 import { runtimeConfig } from '#shared/config.ts';
-import { createDocumentClient } from './client.ts';
+import { createDocumentClient, dynamoOptions } from './client.ts';
 import { ApiKey } from './entities/api-key.ts';
 import { Counter } from './entities/counter.ts';
 import { Feature } from './entities/feature.ts';
@@ -30,10 +30,7 @@ let service: PricingService | undefined;
 export function db(): PricingService {
   if (!service) {
     const config = runtimeConfig();
-    service = createService(
-      createDocumentClient({ endpoint: config.DYNAMODB_ENDPOINT, region: config.AWS_REGION }),
-      config.TABLE_NAME,
-    );
+    service = createService(createDocumentClient(dynamoOptions(config)), config.TABLE_NAME);
   }
   return service;
 }
