@@ -2,16 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { type NativeAttributeValue, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
+import { freePort, startDynamoLocal } from '#dev/dynamodb-local.ts';
+import { startFakeStripe } from '#dev/fake-stripe/index.ts';
+import { startLocalServer } from '#dev/local-server.ts';
 import { createApiKey } from '#domain/keys/keys.ts';
 import { compose } from '#shared/composition.ts';
 import { parseRuntimeConfig } from '#shared/config.ts';
 import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { totalDynamoRequests } from '#shared/request-context.ts';
 import { localKeyring } from '#shared/secrets/keyring.ts';
-import { startFakeStripe } from '../tests/fixtures/fake-stripe.ts';
 import { WIDGET_GZIP_BUDGET, widgetSize } from '../widget/build.ts';
-import { freePort, startDynamoLocal } from './dynamodb-local.ts';
-import { startLocalServer } from './local-server.ts';
 
 /**
  * `npm run bench`: seeds one project of 50 features and 20 plans (1,000 assignments)
@@ -101,10 +101,12 @@ async function main(): Promise<number> {
   const dynamo = await startDynamoLocal({ port: await freePort(), dataDir: ':memory:' });
   const stripe = await startFakeStripe();
   let closeServer: (() => Promise<void>) | undefined;
-  const client = createDocumentClient({ endpoint: dynamo.endpoint, region: REGION });
+  const { region, ...credentials } = dynamo.credential;
+  const client = createDocumentClient({ endpoint: dynamo.endpoint, region, credentials });
   try {
     const config = parseRuntimeConfig({
       DYNAMODB_ENDPOINT: dynamo.endpoint,
+      DYNAMODB_CREDENTIAL_FILE: dynamo.credentialFile,
       TABLE_NAME,
       LOG_LEVEL: 'silent',
       AWS_REGION: REGION,

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { LocalCredentialError, useRunningLocalDatabase } from '#dev/local-credential.ts';
 import { DomainError } from '#domain/errors.ts';
 import { ConfigError, localConfig } from '#shared/config.ts';
 
@@ -12,7 +13,8 @@ const usage = `Usage: npm run cli -- <command>
       Revokes a key: requests with it get 401 from then on (at most 60 s later on a warm Lambda).
 
 Talks to DYNAMODB_ENDPOINT and TABLE_NAME; by default the database of a running \`npm start\`
-(http://127.0.0.1:\${DYNAMODB_PORT:-8000}, table pricing-local).
+(http://127.0.0.1:\${DYNAMODB_PORT:-8000}, table pricing-local), with the local credential it
+keeps in \${DATA_DIR:-.data} (or, for DATA_DIR=:memory:, in a private temp dir by port).
 
   --aws   use the DynamoDB table of a deployed stage instead, with your AWS credentials:
           TABLE_NAME=<TableName output of cdk deploy> AWS_REGION=<region> npm run cli -- --aws keys ...`;
@@ -48,7 +50,7 @@ async function run(argv: string[]): Promise<void> {
     if (!process.env.TABLE_NAME) throw new UsageError('--aws needs TABLE_NAME: the TableName output of `cdk deploy`.');
     if (!process.env.AWS_REGION) throw new UsageError('--aws needs AWS_REGION: the region the stage is deployed in.');
   } else {
-    process.env.DYNAMODB_ENDPOINT = config.DYNAMODB_ENDPOINT ?? `http://127.0.0.1:${config.DYNAMODB_PORT}`;
+    useRunningLocalDatabase(config);
   }
   const keys = await import('#domain/keys/keys.ts');
   const print = (json: unknown, text: string) => console.log(values.json ? JSON.stringify(json) : text);
@@ -115,7 +117,7 @@ run(process.argv.slice(2)).then(
       console.error(`${(error as Error).message}\n\n${usage}`);
       process.exit(2);
     }
-    if (error instanceof DomainError || error instanceof ConfigError) {
+    if (error instanceof DomainError || error instanceof ConfigError || error instanceof LocalCredentialError) {
       console.error(error.message);
     } else if (unreachable(error) && process.env.DYNAMODB_ENDPOINT) {
       console.error(

@@ -1,7 +1,7 @@
-import { startFakeStripe } from '../tests/fixtures/fake-stripe.ts';
+import { startFakeStripe } from '#dev/fake-stripe/index.ts';
 
 /**
- * `tsx scripts/fake-stripe.ts`: the tests' fake Stripe as a standalone server, so the service
+ * `tsx scripts/fake-stripe.ts`: the fake Stripe (dev/fake-stripe/) as a standalone server, so the service
  * can run locally with checkout working end to end and no Stripe account.
  */
 async function main(): Promise<void> {

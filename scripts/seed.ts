@@ -1,5 +1,6 @@
+import { LocalCredentialError, useRunningLocalDatabase } from '#dev/local-credential.ts';
+import { SeedError, seedDemo } from '#dev/seed-demo.ts';
 import { ConfigError, localConfig } from '#shared/config.ts';
-import { SeedError, seedDemo } from './seed-demo.ts';
 
 /**
  * `npm run seed`: with `npm start` running, a demo project under the owner "demo" and the
@@ -16,7 +17,7 @@ async function main(): Promise<void> {
     );
   }
   // The key goes straight into the database of the running service, as `npm run cli -- keys create` does.
-  process.env.DYNAMODB_ENDPOINT = config.DYNAMODB_ENDPOINT ?? `http://127.0.0.1:${config.DYNAMODB_PORT}`;
+  useRunningLocalDatabase(config);
   const { createApiKey } = await import('#domain/keys/keys.ts');
   const key = await createApiKey({ ownerId: 'demo', permission: 'read_write', name: 'npm run seed' });
   const demo = await seedDemo({ baseUrl, key: key.key, stripeKey: process.env.DEMO_STRIPE_KEY || undefined });
@@ -30,7 +31,11 @@ Open the demo pricing page:
 main().then(
   () => process.exit(0),
   (error: unknown) => {
-    console.error(error instanceof SeedError || error instanceof ConfigError ? error.message : error);
+    console.error(
+      error instanceof SeedError || error instanceof ConfigError || error instanceof LocalCredentialError
+        ? error.message
+        : error,
+    );
     process.exit(1);
   },
 );

@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { createDocumentClient } from '#db/client.ts';
+import { createDocumentClient, dynamoOptions } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
+import { type DynamoLocal, DynamoLocalError, startDynamoLocal } from '#dev/dynamodb-local.ts';
+import { type FakeStripe, startFakeStripe } from '#dev/fake-stripe/index.ts';
+import { startLocalServer } from '#dev/local-server.ts';
 import type { Keyring } from '#domain/ports.ts';
 import { compose } from '#shared/composition.ts';
 import { ConfigError, type LocalConfig, localConfig } from '#shared/config.ts';
 import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { ensureLocalKeyFile, keyringFor, localKeyring } from '#shared/secrets/keyring.ts';
-import { type FakeStripe, startFakeStripe } from '../tests/fixtures/fake-stripe.ts';
 import { writeWidget } from '../widget/build.ts';
-import { type DynamoLocal, DynamoLocalError, startDynamoLocal } from './dynamodb-local.ts';
-import { startLocalServer } from './local-server.ts';
 
 /**
  * `npm start`: DynamoDB Local as a child process (unless DYNAMODB_ENDPOINT names another
@@ -20,17 +20,21 @@ async function main(): Promise<void> {
   const config = localConfig();
   let dynamo: DynamoLocal | undefined;
   let endpoint = config.DYNAMODB_ENDPOINT;
+  let credentialFile = config.DYNAMODB_CREDENTIAL_FILE;
   if (!endpoint) {
     dynamo = await startDynamoLocal({ port: config.DYNAMODB_PORT, dataDir: config.DATA_DIR });
+    if (dynamo.notice) console.log(dynamo.notice);
     endpoint = dynamo.endpoint;
+    // Its data answers only to the local credential.
+    credentialFile = dynamo.credentialFile;
   }
-  await ensureTable(createDocumentClient({ endpoint, region: config.AWS_REGION }), config.TABLE_NAME);
+  const database = { ...config, DYNAMODB_ENDPOINT: endpoint, DYNAMODB_CREDENTIAL_FILE: credentialFile };
+  await ensureTable(createDocumentClient(dynamoOptions(database)), config.TABLE_NAME);
   const keys = await setUpPaymentKeys(config);
   const fakeStripe = config.STRIPE_API_BASE ? undefined : await startLocalStripe(config);
   // One composition for every group, from this configuration and what was started for it.
   const runtime = {
-    ...config,
-    DYNAMODB_ENDPOINT: endpoint,
+    ...database,
     WIDGET_FILE: config.WIDGET_FILE ?? writeWidget(),
     STRIPE_API_BASE: fakeStripe?.url ?? config.STRIPE_API_BASE,
   };
@@ -42,7 +46,7 @@ async function main(): Promise<void> {
     throw error;
   });
   const storage = dynamo
-    ? `DynamoDB Local on ${endpoint}, data ${config.DATA_DIR === ':memory:' ? 'in memory' : `in ${config.DATA_DIR}/`}`
+    ? `DynamoDB Local on ${endpoint}, data ${config.DATA_DIR === ':memory:' ? 'in memory' : `in ${config.DATA_DIR}/`} (open only to the credential in ${dynamo.credentialFile})`
     : `DynamoDB at ${endpoint}`;
   const stripe = fakeStripe
     ? `the fake Stripe at ${fakeStripe.url} (STRIPE_API_BASE=https://api.stripe.com for Stripe itself)`

@@ -31,6 +31,9 @@ const RuntimeEnv = z.object({
     .regex(/^[A-Za-z0-9_.-]{3,255}$/, 'must be a DynamoDB table name (3-255 of A-Z a-z 0-9 _ . -)')
     .default('pricing-local'),
   DYNAMODB_ENDPOINT: optionalUrl,
+  // The embedded DynamoDB Local's own credential (a JSON file npm start keeps, mode 600): that
+  // database answers only to it. Unset: the AWS SDK's usual credentials.
+  DYNAMODB_CREDENTIAL_FILE: optionalText,
   AWS_REGION: z.string().min(1).default('us-east-1'),
   KEY_CACHE_TTL_SECONDS: z.coerce
     .number({ error: 'must be a number of seconds' })

@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { createDocumentClient } from '#db/client.ts';
+import { createDocumentClient, dynamoOptions } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
+import { freePort, startDynamoLocal } from '#dev/dynamodb-local.ts';
 import { ensureLocalKeyFile } from '#shared/secrets/keyring.ts';
-import { freePort, startDynamoLocal } from '../scripts/dynamodb-local.ts';
 import { writeWidget } from '../widget/build.ts';
 
 export const TEST_TABLE = 'pricing-test';
@@ -13,10 +13,18 @@ export const TEST_TABLE = 'pricing-test';
 /** One in-memory DynamoDB Local for the whole run, on a random port. */
 export default async function setup(project: TestProject) {
   const dynamo = await startDynamoLocal({ port: await freePort(), dataDir: ':memory:' });
-  const client = createDocumentClient({ endpoint: dynamo.endpoint, region: 'us-east-1' });
+  // It answers only to its local credential, as under `npm start`: the workers get its file.
+  const client = createDocumentClient(
+    dynamoOptions({
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      AWS_REGION: 'us-east-1',
+      DYNAMODB_CREDENTIAL_FILE: dynamo.credentialFile,
+    }),
+  );
   await ensureTable(client, TEST_TABLE);
   client.destroy();
   project.provide('dynamoEndpoint', dynamo.endpoint);
+  project.provide('dynamoCredentialFile', dynamo.credentialFile);
   // Payment keys are sealed with a local key file, as under `npm start`.
   const workDir = await mkdtemp(join(tmpdir(), 'pricing-test-'));
   project.provide('paymentKeyFile', (await ensureLocalKeyFile(workDir)).path);
@@ -31,6 +39,7 @@ export default async function setup(project: TestProject) {
 declare module 'vitest' {
   export interface ProvidedContext {
     dynamoEndpoint: string;
+    dynamoCredentialFile: string;
     paymentKeyFile: string;
     widgetFile: string;
   }

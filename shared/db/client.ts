@@ -1,24 +1,71 @@
+import { readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConfigError, type RuntimeConfig } from '#shared/config.ts';
 import { countDynamoRequest } from '#shared/request-context.ts';
+
+export interface DynamoCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
 
 export interface DynamoOptions {
   endpoint?: string | undefined;
   region: string;
+  /** Explicit credentials (the embedded DynamoDB Local's own); otherwise the SDK's default chain. */
+  credentials?: DynamoCredentials | undefined;
 }
 
-const isLocalEndpoint = (endpoint: string) =>
-  /^https?:\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?/.test(endpoint);
+/**
+ * What the embedded DynamoDB Local's credential file holds. DynamoDB Local runs without
+ * -sharedDb, so it keeps one database per access key id and region: this credential is the
+ * only way to its data, and the region is part of it (the database must not change with
+ * AWS_REGION).
+ */
+export interface LocalDynamoCredential extends DynamoCredentials {
+  region: string;
+}
 
-export function createDocumentClient({ endpoint, region }: DynamoOptions): DynamoDBDocumentClient {
+const CREDENTIAL_PART = /^[A-Za-z0-9]{16,128}$/;
+const REGION = /^[a-z0-9-]{1,32}$/;
+
+export function readLocalDynamoCredential(path: string): LocalDynamoCredential {
+  let parsed: Partial<Record<keyof LocalDynamoCredential, unknown>>;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`Cannot read the DynamoDB credential file ${path}: ${(error as Error).message}`);
+  }
+  const { accessKeyId, secretAccessKey, region } = parsed ?? {};
+  if (
+    typeof accessKeyId !== 'string' ||
+    typeof secretAccessKey !== 'string' ||
+    typeof region !== 'string' ||
+    !CREDENTIAL_PART.test(accessKeyId) ||
+    !CREDENTIAL_PART.test(secretAccessKey) ||
+    !REGION.test(region)
+  ) {
+    throw new ConfigError(
+      `The DynamoDB credential file ${path} is not {"accessKeyId","secretAccessKey","region"} as npm start writes it.`,
+    );
+  }
+  return { accessKeyId, secretAccessKey, region };
+}
+
+/** The client options the configuration names: a credential file wins over AWS_REGION and the default chain. */
+export function dynamoOptions(
+  config: Pick<RuntimeConfig, 'DYNAMODB_ENDPOINT' | 'AWS_REGION' | 'DYNAMODB_CREDENTIAL_FILE'>,
+): DynamoOptions {
+  if (!config.DYNAMODB_CREDENTIAL_FILE) return { endpoint: config.DYNAMODB_ENDPOINT, region: config.AWS_REGION };
+  const { region, ...credentials } = readLocalDynamoCredential(config.DYNAMODB_CREDENTIAL_FILE);
+  return { endpoint: config.DYNAMODB_ENDPOINT, region, credentials };
+}
+
+export function createDocumentClient({ endpoint, region, credentials }: DynamoOptions): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
     region,
     endpoint,
-    // DynamoDB Local runs with -sharedDb, so any credentials see the same data; fixed ones
-    // spare a local user from configuring AWS credentials at all.
-    ...(endpoint && isLocalEndpoint(endpoint) && !process.env.AWS_ACCESS_KEY_ID
-      ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
+    ...(credentials ? { credentials } : {}),
     maxAttempts: 4,
   });
   // One count per logical API call (retries are not counted again): the number `npm run

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Service } from 'electrodb';
 import { type RuntimeConfig, runtimeConfig } from '#shared/config.ts';
-import { createDocumentClient } from './client.ts';
+import { createDocumentClient, dynamoOptions } from './client.ts';
 import { ApiKey } from './entities/api-key.ts';
 import { Counter } from './entities/counter.ts';
 import { Feature } from './entities/feature.ts';
@@ -26,13 +26,13 @@ export type PricingService = ReturnType<typeof createService>;
 
 let service: PricingService | undefined;
 
-type DatabaseConfig = Pick<RuntimeConfig, 'DYNAMODB_ENDPOINT' | 'AWS_REGION' | 'TABLE_NAME'>;
+type DatabaseConfig = Pick<
+  RuntimeConfig,
+  'DYNAMODB_ENDPOINT' | 'DYNAMODB_CREDENTIAL_FILE' | 'AWS_REGION' | 'TABLE_NAME'
+>;
 
 const serviceFor = (config: DatabaseConfig) =>
-  createService(
-    createDocumentClient({ endpoint: config.DYNAMODB_ENDPOINT, region: config.AWS_REGION }),
-    config.TABLE_NAME,
-  );
+  createService(createDocumentClient(dynamoOptions(config)), config.TABLE_NAME);
 
 /** Called by the composition root: from then on db() is the Service on this configuration. */
 export function connectDatabase(config: DatabaseConfig): void {

@@ -2,15 +2,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, expect, test, vi } from 'vitest';
-import { seedDemo } from '../../scripts/seed-demo.ts';
+import type { RecordedRequest } from '#dev/fake-stripe/index.ts';
+import { seedDemo } from '#dev/seed-demo.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { artifactPath, describeInBrowser, useBrowser } from '../fixtures/browser.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
-import type { RecordedRequest } from '../fixtures/fake-stripe.ts';
 
 // The fake Stripe must exist before the handlers read STRIPE_API_BASE at load.
 const { fake } = await vi.hoisted(async () => {
-  const { startFakeStripe } = await import('../fixtures/fake-stripe.ts');
+  const { startFakeStripe } = await import('#dev/fake-stripe/index.ts');
   const started = await startFakeStripe();
   process.env.STRIPE_API_BASE = started.url;
   process.env.STRIPE_TIMEOUT_MS = '1000';

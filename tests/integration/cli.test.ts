@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { freePort } from '../../scripts/dynamodb-local.ts';
+import { freePort } from '#dev/dynamodb-local.ts';
 import { useLocalServer } from '../fixtures/api.ts';
 import { runCli } from '../fixtures/cli.ts';
 

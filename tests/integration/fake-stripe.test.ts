@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeStripe, parseForm, startFakeStripe } from '../fixtures/fake-stripe.ts';
+import { type FakeStripe, parseForm, startFakeStripe } from '#dev/fake-stripe/index.ts';
 import { rejection } from '../fixtures/rejection.ts';
 
 // The real SDK against the fake: if the two disagree on the wire format, these fail.

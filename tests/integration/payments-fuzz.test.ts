@@ -19,14 +19,14 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { z } from 'zod';
+import type { RecordedRequest } from '#dev/fake-stripe/index.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
-import type { RecordedRequest } from '../fixtures/fake-stripe.ts';
 import { type Answer, sendRaw, utf8 } from '../fixtures/wire.ts';
 
 // The fake Stripe server must exist before the handlers read STRIPE_API_BASE at load.
 const { fake } = await vi.hoisted(async () => {
-  const { startFakeStripe } = await import('../fixtures/fake-stripe.ts');
+  const { startFakeStripe } = await import('#dev/fake-stripe/index.ts');
   const started = await startFakeStripe();
   process.env.STRIPE_API_BASE = started.url;
   process.env.STRIPE_TIMEOUT_MS = '5000';

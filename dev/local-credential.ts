@@ -1,0 +1,148 @@
+import { randomInt } from 'node:crypto';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type LocalDynamoCredential, readLocalDynamoCredential } from '#db/client.ts';
+import type { LocalConfig } from '#shared/config.ts';
+
+/**
+ * The embedded DynamoDB Local's credential. DynamoDB Local cannot bind to loopback: it
+ * listens on every interface and checks no signature. Without -sharedDb it keeps one
+ * database per access key id and region, so a random access key id, known only to the files
+ * below, is what keeps its data from anyone else who reaches the port.
+ *
+ * Persistent data: `$DATA_DIR/dynamodb-credential.json`, created on first start and reused.
+ * `DATA_DIR=:memory:`: a file in a private temp dir keyed by the DynamoDB port (so the CLI of
+ * that run finds it), replaced on every start and removed on stop.
+ */
+
+const CREDENTIAL_FILE_NAME = 'dynamodb-credential.json';
+/** The region is part of the database's name; fixed, so AWS_REGION never hides the data. */
+const LOCAL_REGION = 'us-east-1';
+/** What DynamoDB Local named its one database under -sharedDb (before this credential). */
+const SHARED_DB_FILE = 'shared-local-instance.db';
+const UPPER_ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+const ALNUM = `${UPPER_ALNUM}abcdefghijklmnopqrstuvwxyz`;
+
+export class LocalCredentialError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LocalCredentialError';
+  }
+}
+
+function randomText(alphabet: string, length: number): string {
+  let text = '';
+  for (let i = 0; i < length; i++) text += alphabet[randomInt(alphabet.length)];
+  return text;
+}
+
+/** 32 of 36 symbols is 165 bits; DynamoDB Local names its file after the id, so letters and digits only. */
+export function newLocalCredential(): LocalDynamoCredential {
+  return {
+    accessKeyId: `LOCAL${randomText(UPPER_ALNUM, 32)}`,
+    secretAccessKey: randomText(ALNUM, 40),
+    region: LOCAL_REGION,
+  };
+}
+
+/** A directory only this user can enter: created 0700, or refused when someone else's or a link. */
+function privateDir(path: string): void {
+  mkdirSync(path, { recursive: true, mode: 0o700 });
+  const stats = lstatSync(path);
+  if (!stats.isDirectory() || (process.getuid && stats.uid !== process.getuid())) {
+    throw new LocalCredentialError(`${path} is not a directory of this user: remove it or choose another DATA_DIR.`);
+  }
+  chmodSync(path, 0o700);
+}
+
+function memoryCredentialDir(): string {
+  return join(tmpdir(), `pricing-dynamodb-local-${process.getuid?.() ?? 'user'}`);
+}
+
+/** Where the credential of the database on `port` (or in `dataDir`) is kept. */
+export function localCredentialPath({ dataDir, port }: { dataDir: string; port: number }): string {
+  return dataDir === ':memory:'
+    ? join(memoryCredentialDir(), `port-${port}.json`)
+    : join(resolve(dataDir), CREDENTIAL_FILE_NAME);
+}
+
+export interface LocalCredentialFile {
+  path: string;
+  credential: LocalDynamoCredential;
+  created: boolean;
+  /** Deletes an in-memory run's file; a persistent one stays with its data. */
+  discard(): void;
+}
+
+function writeCredential(path: string, credential: LocalDynamoCredential, flag: 'w' | 'wx'): void {
+  writeFileSync(path, `${JSON.stringify(credential)}\n`, { mode: 0o600, flag });
+  chmodSync(path, 0o600);
+}
+
+/** Creates the credential on first start (or every start in memory) and reuses it after. */
+export function ensureLocalCredential({ dataDir, port }: { dataDir: string; port: number }): LocalCredentialFile {
+  const path = localCredentialPath({ dataDir, port });
+  const memory = dataDir === ':memory:';
+  privateDir(memory ? memoryCredentialDir() : resolve(dataDir));
+  // Whatever ran on this port in memory before is gone: its file must not lead the CLI astray.
+  if (!memory) rmSync(localCredentialPath({ dataDir: ':memory:', port }), { force: true });
+  if (memory || !existsSync(path)) {
+    // In memory a file left by a killed run is stale: its database is gone.
+    if (memory) rmSync(path, { force: true });
+    const credential = newLocalCredential();
+    writeCredential(path, credential, 'wx');
+    return { path, credential, created: true, discard: () => (memory ? rmSync(path, { force: true }) : undefined) };
+  }
+  chmodSync(path, 0o600);
+  return { path, credential: readLocalDynamoCredential(path), created: false, discard: () => undefined };
+}
+
+/**
+ * Data kept under -sharedDb sits in `shared-local-instance.db`, which no credential opens
+ * any more: it becomes the database of the local credential (`<accessKeyId>_<region>.db`,
+ * DynamoDB Local's naming). Returns the line to print, once, when it moved.
+ */
+export function adoptSharedDatabase(dataDir: string, credential: LocalDynamoCredential): string | undefined {
+  const shared = join(dataDir, SHARED_DB_FILE);
+  const target = join(dataDir, `${credential.accessKeyId}_${credential.region}.db`);
+  if (!existsSync(shared) || existsSync(target)) return undefined;
+  renameSync(shared, target);
+  return `Moved the data of ${shared} (DynamoDB Local's shared database) to ${target}, the database of the local credential in ${join(dataDir, CREDENTIAL_FILE_NAME)}.`;
+}
+
+/** Database files made before DynamoDB Local ran under umask 077 (or by an older version) were 0644. */
+export function restrictDataFiles(dataDir: string): void {
+  chmodSync(dataDir, 0o700);
+  for (const name of readdirSync(dataDir)) {
+    if (name.endsWith('.db')) chmodSync(join(dataDir, name), 0o600);
+  }
+}
+
+/**
+ * The credential file of the DynamoDB Local that `npm start` runs on `port`: an in-memory
+ * run's while one is up there (each start on a port replaces or removes it), else DATA_DIR's.
+ */
+export function findLocalCredential({ dataDir, port }: { dataDir: string; port: number }): string | undefined {
+  const candidates = [localCredentialPath({ dataDir: ':memory:', port })];
+  if (dataDir !== ':memory:') candidates.push(localCredentialPath({ dataDir, port }));
+  return candidates.find((path) => existsSync(path));
+}
+
+/**
+ * Points this process (the CLI, `npm run seed`) at the database of a running `npm start`,
+ * found as start found it: DYNAMODB_PORT and DATA_DIR. An explicit DYNAMODB_ENDPOINT is
+ * used as given, with DYNAMODB_CREDENTIAL_FILE or the AWS SDK's usual credentials.
+ */
+export function useRunningLocalDatabase(config: LocalConfig): void {
+  if (config.DYNAMODB_ENDPOINT) return;
+  process.env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${config.DYNAMODB_PORT}`;
+  if (config.DYNAMODB_CREDENTIAL_FILE) return;
+  const file = findLocalCredential({ dataDir: config.DATA_DIR, port: config.DYNAMODB_PORT });
+  if (!file) {
+    throw new LocalCredentialError(
+      `No local database credential for DynamoDB Local on port ${config.DYNAMODB_PORT} (DATA_DIR ${config.DATA_DIR}): start the service with \`npm start\` (same DATA_DIR and DYNAMODB_PORT), or set DYNAMODB_ENDPOINT and TABLE_NAME.`,
+    );
+  }
+  process.env.DYNAMODB_CREDENTIAL_FILE = file;
+}
