@@ -14,6 +14,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { groupSpecs, groupNames as groups } from '../shared/groups.ts';
 import { fallbackGroup, type Group, routeKey, routes } from '../shared/routes.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { StageSettings } from './stages.ts';
@@ -26,16 +27,6 @@ export interface ApiStackProps extends StackProps {
   bundleAwsSdk: boolean;
 }
 
-/** What each group's function may do: its table access and its use of the payment key. */
-const permissions: Record<Group, { table: 'read' | 'readWrite'; paymentKeys?: 'seal' | 'open' }> = {
-  share: { table: 'read' },
-  payments: { table: 'read', paymentKeys: 'open' },
-  projects: { table: 'readWrite', paymentKeys: 'seal' },
-  features: { table: 'readWrite' },
-  plans: { table: 'readWrite' },
-};
-
-const groups = Object.keys(permissions) as Group[];
 const pascal = (group: Group) => group.charAt(0).toUpperCase() + group.slice(1);
 /** `PUT /api/v1/projects/{slug}` → `PutApiV1ProjectsSlug`: stable construct ids, one per route. */
 const routeId = (key: string) =>
@@ -68,9 +59,10 @@ export class ApiStack extends Stack {
           projectRoot: props.projectRoot,
           bundleAwsSdk: props.bundleAwsSdk,
         });
-        const { table, paymentKeys } = permissions[group];
-        fn.bindTable(props.table, table);
-        if (paymentKeys) fn.bindPaymentKeys(props.paymentKey, paymentKeys);
+        // Grants and environment from the group's spec (shared/groups.ts), nothing else.
+        const { table, indexes, paymentKeys } = groupSpecs[group];
+        fn.bindTable(props.table, table, indexes);
+        if (paymentKeys !== 'none') fn.bindPaymentKeys(props.paymentKey, paymentKeys);
         return [group, fn];
       }),
     ) as Record<Group, ServiceFunction>;

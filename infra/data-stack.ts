@@ -4,7 +4,8 @@ import { AccountRootPrincipal, AnyPrincipal, Effect, PolicyDocument, PolicyState
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../shared/db/table.ts';
-import { functionRoleName } from './service-function.ts';
+import { groupNames, groupSpecs } from '../shared/groups.ts';
+import { functionRoleName, paymentKeyActions } from './service-function.ts';
 import type { StageSettings } from './stages.ts';
 
 export interface DataStackProps extends StackProps {
@@ -46,17 +47,38 @@ export class DataStack extends Stack {
       });
     }
 
-    const roleArn = (group: 'projects' | 'payments') =>
-      this.formatArn({
-        service: 'iam',
-        region: '',
-        resource: 'role',
-        resourceName: functionRoleName(settings.stage, group),
-      });
-    // The key policy names the two function roles by ARN in a condition: a principal that
-    // does not exist yet (the API stack deploys after this one) would be refused as a
-    // principal, but not in a condition. Administrators manage the key; only the projects
-    // function seals and only the payments function opens, and only with a project context.
+    /** One statement allowing the key operation of `use` to the roles of the groups whose spec asks for it. */
+    const allowFunctionsTo = (use: keyof typeof paymentKeyActions, sid: string) => {
+      const arns = groupNames
+        .filter((group) => groupSpecs[group].paymentKeys === use)
+        .map((group) =>
+          this.formatArn({
+            service: 'iam',
+            region: '',
+            resource: 'role',
+            resourceName: functionRoleName(settings.stage, group),
+          }),
+        );
+      if (arns.length === 0) return [];
+      return [
+        new PolicyStatement({
+          sid,
+          effect: Effect.ALLOW,
+          principals: [new AnyPrincipal()],
+          actions: [paymentKeyActions[use]],
+          resources: ['*'],
+          conditions: {
+            StringEquals: { 'aws:PrincipalArn': arns.length === 1 ? arns[0] : arns, 'kms:CallerAccount': this.account },
+            ...projectContext,
+          },
+        }),
+      ];
+    };
+    // The key policy names the function roles by ARN in a condition: a principal that does
+    // not exist yet (the API stack deploys after this one) would be refused as a principal,
+    // but not in a condition. Administrators manage the key; only the functions whose spec
+    // seals (projects) may seal and only those that open (payments) may open, and only with a
+    // project context.
     this.paymentKey = new Key(this, 'PaymentKey', {
       alias: `alias/pricing-${settings.stage}-payment-keys`,
       description: `Seals projects' Stripe keys (stage ${settings.stage})`,
@@ -88,28 +110,8 @@ export class DataStack extends Stack {
             ],
             resources: ['*'],
           }),
-          new PolicyStatement({
-            sid: 'ProjectsFunctionSeals',
-            effect: Effect.ALLOW,
-            principals: [new AnyPrincipal()],
-            actions: ['kms:GenerateDataKey'],
-            resources: ['*'],
-            conditions: {
-              StringEquals: { 'aws:PrincipalArn': roleArn('projects'), 'kms:CallerAccount': this.account },
-              ...projectContext,
-            },
-          }),
-          new PolicyStatement({
-            sid: 'PaymentsFunctionOpens',
-            effect: Effect.ALLOW,
-            principals: [new AnyPrincipal()],
-            actions: ['kms:Decrypt'],
-            resources: ['*'],
-            conditions: {
-              StringEquals: { 'aws:PrincipalArn': roleArn('payments'), 'kms:CallerAccount': this.account },
-              ...projectContext,
-            },
-          }),
+          ...allowFunctionsTo('seal', 'FunctionsSeal'),
+          ...allowFunctionsTo('open', 'FunctionsOpen'),
         ],
       }),
     });

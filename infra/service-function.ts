@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Validations } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -7,15 +7,16 @@ import { Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-li
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { tableDefinition } from '../shared/db/table.ts';
+import type { IndexName } from '../shared/db/table.ts';
+import { type GroupAsset, type GroupSpec, groupSpecs } from '../shared/groups.ts';
 import type { Group } from '../shared/routes.ts';
 import { writeWidget } from '../widget/build.ts';
 import type { StageSettings } from './stages.ts';
 
 /**
- * What shared/db does with the table: GetItem and Query (table and indexes) to read;
- * PutItem, UpdateItem and DeleteItem (ElectroDB create, patch/update, delete), BatchWriteItem
- * (sweeps) and ConditionCheckItem (the checks inside TransactWriteItems) to write.
+ * What shared/db does with the base table: GetItem and Query to read; PutItem, UpdateItem
+ * and DeleteItem (ElectroDB create, patch/update, delete), BatchWriteItem (sweeps) and
+ * ConditionCheckItem (the checks inside TransactWriteItems) to write. An index only takes Query.
  */
 export const tableActions = {
   read: ['dynamodb:GetItem', 'dynamodb:Query'],
@@ -26,22 +27,35 @@ export const tableActions = {
     'dynamodb:BatchWriteItem',
     'dynamodb:ConditionCheckItem',
   ],
+  index: ['dynamodb:Query'],
 };
 
+/** The actions a spec's `table` access grants on the base table. */
+export const tableActionsFor = (access: GroupSpec['table']): string[] =>
+  access === 'none' ? [] : access === 'read' ? tableActions.read : [...tableActions.read, ...tableActions.write];
+
+/** The KMS operation a spec's `paymentKeys` use needs: sealing a new key or opening a stored one. */
+export const paymentKeyActions = { seal: 'kms:GenerateDataKey', open: 'kms:Decrypt' } as const;
+
 /**
- * The share function serves GET /widget.js from a file next to its code. The widget is
- * built here, in the synth process, straight into the bundle's output directory (local
- * bundling hands us the real path), so no shell command is needed and the asset hash
- * covers the widget too.
+ * How each file a spec's `assets` names is built, in the synth process, straight into the
+ * bundle's output directory (local bundling hands us the real path): no shell command, and
+ * the asset hash covers the file too.
  */
-const widgetBeside = {
+const assetBuilders: Record<GroupAsset, (file: string) => void> = {
+  'widget.js': (file) => {
+    writeWidget(file);
+  },
+};
+
+const buildAssetsBeside = (assets: readonly GroupAsset[]) => ({
   beforeBundling: () => [],
   beforeInstall: () => [],
   afterBundling: (_inputDir: string, outputDir: string) => {
-    writeWidget(join(outputDir, 'widget.js'));
+    for (const asset of assets) assetBuilders[asset](join(outputDir, asset));
     return [];
   },
-};
+});
 
 /** The role of a group's function, named so the payment key's policy can name it before it exists. */
 export const functionRoleName = (stage: string, group: Group) => `pricing-${stage}-${group}`;
@@ -55,7 +69,7 @@ export interface ServiceFunctionProps {
 }
 
 /**
- * One endpoint group's Lambda with the house defaults: Node 22 on arm64, bundled by the
+ * One endpoint group's Lambda, configured by its spec (shared/groups.ts), with the house defaults: Node 22 on arm64, bundled by the
  * local esbuild (no Docker) into minified ESM with source maps, its own log group with the
  * stage's retention, and a role that starts with nothing but writing that log group. Every
  * further permission comes from a bind call that also sets the matching environment.
@@ -68,6 +82,7 @@ export class ServiceFunction extends Construct {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
     const { group, settings } = props;
+    const spec: GroupSpec = groupSpecs[group];
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: settings.logRetention,
       removalPolicy: settings.removalPolicy,
@@ -87,7 +102,7 @@ export class ServiceFunction extends Construct {
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: settings.memorySize,
-      timeout: group === 'payments' ? settings.timeouts.payments : settings.timeouts.default,
+      timeout: Duration.seconds(spec.timeoutSeconds),
       role: this.role,
       logGroup: this.logGroup,
       // Our own lines are JSON already; the JSON format makes the platform's lines (START,
@@ -108,7 +123,7 @@ export class ServiceFunction extends Construct {
         externalModules: props.bundleAwsSdk ? [] : ['@aws-sdk/*'],
         // CommonJS dependencies bundled into ESM still call require() for Node's built-ins.
         banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-        ...(group === 'share' ? { commandHooks: widgetBeside } : {}),
+        ...(spec.assets.length > 0 ? { commandHooks: buildAssetsBeside(spec.assets) } : {}),
       },
     });
     Validations.of(this.fn).acknowledge({
@@ -119,22 +134,26 @@ export class ServiceFunction extends Construct {
   }
 
   /**
-   * The table's name in TABLE_NAME, and read or read-write on it and its named indexes: no
-   * more. Spelled out rather than `table.grantReadData`, whose `index/*` and Scan, stream and
-   * DescribeTable actions this code never uses.
+   * The table's name in TABLE_NAME, the spec's access to the base table and Query on the
+   * spec's indexes: no more. Spelled out rather than `table.grantReadData`, whose `index/*`
+   * and Scan, stream and DescribeTable actions this code never uses.
    */
-  bindTable(table: ITable, access: 'read' | 'readWrite'): this {
+  bindTable(table: ITable, access: GroupSpec['table'], indexes: readonly IndexName[]): this {
     this.fn.addEnvironment('TABLE_NAME', table.tableName);
-    this.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        actions: access === 'read' ? tableActions.read : [...tableActions.read, ...tableActions.write],
-        resources: [
-          table.tableArn,
-          ...tableDefinition.globalSecondaryIndexes.map((index) => `${table.tableArn}/index/${index.indexName}`),
-        ],
-      }),
-    );
+    if (access !== 'none') {
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({ effect: Effect.ALLOW, actions: tableActionsFor(access), resources: [table.tableArn] }),
+      );
+    }
+    if (indexes.length > 0) {
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          effect: Effect.ALLOW,
+          actions: tableActions.index,
+          resources: indexes.map((index) => `${table.tableArn}/index/${index}`),
+        }),
+      );
+    }
     return this;
   }
 
@@ -143,12 +162,12 @@ export class ServiceFunction extends Construct {
    * performs with it: sealing a new key (GenerateDataKey) or opening a stored one (Decrypt).
    * The key's own policy allows the same, to these roles only.
    */
-  bindPaymentKeys(key: IKey, use: 'seal' | 'open'): this {
+  bindPaymentKeys(key: IKey, use: Exclude<GroupSpec['paymentKeys'], 'none'>): this {
     this.fn.addEnvironment('PAYMENT_KMS_KEY_ID', key.keyArn);
     this.role.addToPrincipalPolicy(
       new PolicyStatement({
         effect: Effect.ALLOW,
-        actions: [use === 'seal' ? 'kms:GenerateDataKey' : 'kms:Decrypt'],
+        actions: [paymentKeyActions[use]],
         resources: [key.keyArn],
       }),
     );

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 
 /**
@@ -16,8 +16,7 @@ export interface StageSettings {
   throttle: { rateLimit: number; burstLimit: number };
   alarms: boolean;
   logLevel: 'debug' | 'info' | 'error';
-  /** Per function; payments waits on Stripe (2 × STRIPE_TIMEOUT_MS + backoff at worst). */
-  timeouts: { default: Duration; payments: Duration };
+  /** Per function, every group alike; each group's timeout is in its spec (shared/groups.ts). */
   memorySize: number;
 }
 
@@ -40,7 +39,6 @@ export function stageSettings(stage: unknown): StageSettings {
       `Invalid stage "${stage.slice(0, 40)}": pass -c stage=<name> with 1-20 lower-case letters, digits and hyphens, starting with a letter (for example -c stage=dev).`,
     );
   }
-  const timeouts = { default: Duration.seconds(10), payments: Duration.seconds(15) };
   if (stage === 'dev') {
     return {
       stage,
@@ -50,7 +48,6 @@ export function stageSettings(stage: unknown): StageSettings {
       throttle: { rateLimit: 20, burstLimit: 40 },
       alarms: false,
       logLevel: 'debug',
-      timeouts,
       memorySize: 512,
     };
   }
@@ -62,7 +59,6 @@ export function stageSettings(stage: unknown): StageSettings {
     throttle: { rateLimit: 500, burstLimit: 1000 },
     alarms: true,
     logLevel: 'info',
-    timeouts,
     memorySize: 1024,
   };
 }

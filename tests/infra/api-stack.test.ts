@@ -1,7 +1,8 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { functionRoleName, tableActions } from '../../infra/service-function.ts';
+import { functionRoleName, paymentKeyActions, tableActions, tableActionsFor } from '../../infra/service-function.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
+import { groupSpecs } from '../../shared/groups.ts';
 import { fallbackGroup, type Group, routeKey, routes } from '../../shared/routes.ts';
 import {
   actionsOf,
@@ -31,8 +32,11 @@ afterAll(async () => {
   await synth?.cleanup();
 });
 
-const readGroups: Group[] = ['share', 'payments'];
-const writeGroups: Group[] = ['projects', 'features', 'plans'];
+/** Groups whose every route is public: nothing they serve authenticates with an API key. */
+const publicGroups = groups.filter((group) =>
+  routes.every((route) => route.group !== group || route.auth === 'public'),
+);
+const authenticatedGroups = groups.filter((group) => !publicGroups.includes(group));
 
 const functionLogicalId = (group: Group) => logicalId(synth.built.api, synth.built.api.functions[group].fn);
 const functionArn = (group: Group) => ({ 'Fn::GetAtt': [functionLogicalId(group), 'Arn'] });
@@ -120,7 +124,7 @@ describe('functions: one per group, Node 22 on arm64, configured by their bindin
   });
 
   test.each(groups)(
-    '%s: nodejs22.x, arm64, index.handler, TABLE_NAME; PAYMENT_KMS_KEY_ID only if it uses the key',
+    '%s: nodejs22.x, arm64, index.handler, TABLE_NAME; PAYMENT_KMS_KEY_ID only if its spec uses the key',
     (group) => {
       const fn = synth.apiJson.Resources[functionLogicalId(group)];
       expect(fn?.Properties).toMatchObject({
@@ -130,13 +134,30 @@ describe('functions: one per group, Node 22 on arm64, configured by their bindin
       });
       const variables = resolved(fn?.Properties?.Environment?.Variables) as Record<string, unknown>;
       expect(variables.TABLE_NAME).toEqual({ Ref: logicalId(synth.built.data, synth.built.data.table) });
-      if (group === 'projects' || group === 'payments') {
+      if (groupSpecs[group].paymentKeys !== 'none') {
         expect(variables.PAYMENT_KMS_KEY_ID).toEqual(keyArn());
       } else {
         expect(variables).not.toHaveProperty('PAYMENT_KMS_KEY_ID');
       }
     },
   );
+});
+
+describe('timeouts: each function has the timeout of its spec, inside what API Gateway waits', () => {
+  const timeoutOf = (group: Group) => synth.apiJson.Resources[functionLogicalId(group)]?.Properties?.Timeout;
+
+  test.each(groups)('%s: Timeout is groupSpecs[group].timeoutSeconds', (group) => {
+    expect(timeoutOf(group)).toBe(groupSpecs[group].timeoutSeconds);
+  });
+
+  test('every timeout is under the 30 s API Gateway gives an integration', () => {
+    for (const group of groups) expect(timeoutOf(group), group).toBeLessThan(30);
+  });
+
+  test('payments outlasts its worst Stripe wait (2 × STRIPE_TIMEOUT_MS of 5 s + 1 s backoff); the others take 10 s', () => {
+    expect(timeoutOf('payments')).toBeGreaterThan(2 * 5 + 1);
+    for (const group of groups.filter((g) => g !== 'payments')) expect(timeoutOf(group), group).toBe(10);
+  });
 });
 
 describe('IAM: each function role holds least privilege', () => {
@@ -161,13 +182,6 @@ describe('IAM: each function role holds least privilege', () => {
     statementsOf(group)
       .flatMap(actionsOf)
       .filter((action) => action.startsWith(`${service}:`));
-  const tableResources = () => [
-    tableArn(),
-    ...tableDefinition.globalSecondaryIndexes.map((index) => ({
-      'Fn::Join': ['', [tableArn(), `/index/${index.indexName}`]],
-    })),
-  ];
-
   test('there are no managed policies and every identity policy is attached to exactly one function role', () => {
     synth.api.resourceCountIs('AWS::IAM::ManagedPolicy', 0);
     const roleRefs = groups.map((group) => JSON.stringify({ Ref: roleLogicalId(group) }));
@@ -220,19 +234,81 @@ describe('IAM: each function role holds least privilege', () => {
     },
   );
 
-  test.each(readGroups)('%s (reads): exactly tableActions.read, on the table and its named indexes', (group) => {
-    expect(actionsOfGroup(group, 'dynamodb').sort()).toEqual([...tableActions.read].sort());
+  const indexArn = (index: string) => ({ 'Fn::Join': ['', [tableArn(), `/index/${index}`]] });
+  /** A readable name for a DynamoDB resource of the template: `table` or `index/<name>`. */
+  const resourceName = (resource: unknown) => {
+    if (JSON.stringify(resource) === JSON.stringify(tableArn())) return 'table';
+    const index = tableDefinition.globalSecondaryIndexes.find(
+      (i) => JSON.stringify(resource) === JSON.stringify(indexArn(i.indexName)),
+    );
+    return index ? `index/${index.indexName}` : `unknown ${JSON.stringify(resource)}`;
+  };
+  /** Every (action, resource) pair the group's dynamodb statements allow, as `dynamodb:Query on index/gsi1`. */
+  const dynamoGrants = (group: Group) =>
+    statementsOf(group)
+      .filter((statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:')))
+      .flatMap((statement) =>
+        actionsOf(statement).flatMap((action) =>
+          asList(statement.Resource).map((resource) => `${action} on ${resourceName(resource)}`),
+        ),
+      )
+      .sort();
+  /** What the spec asks for, in the same form. */
+  const specGrants = (group: Group) => {
+    const { table, indexes } = groupSpecs[group];
+    return [
+      ...tableActionsFor(table).map((action) => `${action} on table`),
+      ...indexes.flatMap((index) => tableActions.index.map((action) => `${action} on index/${index}`)),
+    ].sort();
+  };
+
+  test.each(groups)('%s: its dynamodb grants are exactly what its spec asks for', (group) => {
+    expect(dynamoGrants(group)).toEqual(specGrants(group));
   });
 
-  test.each(writeGroups)(
-    '%s (writes): exactly tableActions.read + write, on the table and its named indexes',
+  // Hard expectations, read from the code reached from each handler: the spec could be wrong.
+  test.each(['share', 'payments'] as const)(
+    '%s (public reads by share id): only Query on index/gsi1, nothing on the table (API key hashes) or gsi2',
     (group) => {
-      expect(actionsOfGroup(group, 'dynamodb').sort()).toEqual([...tableActions.read, ...tableActions.write].sort());
+      expect(publicGroups).toContain(group);
+      expect(dynamoGrants(group)).toEqual(['dynamodb:Query on index/gsi1']);
     },
   );
 
+  test('a group whose routes are all public has no access to the base table', () => {
+    expect(publicGroups.length).toBeGreaterThan(0);
+    for (const group of publicGroups) {
+      expect(
+        dynamoGrants(group).filter((grant) => grant.endsWith(' on table')),
+        group,
+      ).toEqual([]);
+    }
+  });
+
+  test.each(authenticatedGroups)(
+    '%s (authenticates API keys): GetItem on the table, where the key is read by its id',
+    (group) => {
+      expect(dynamoGrants(group)).toContain('dynamodb:GetItem on table');
+    },
+  );
+
+  test.each(['projects', 'features', 'plans'] as const)(
+    '%s (writes): exactly tableActions.read + write on the table',
+    (group) => {
+      const onTable = dynamoGrants(group).filter((grant) => grant.endsWith(' on table'));
+      expect(onTable).toEqual([...tableActions.read, ...tableActions.write].map((a) => `${a} on table`).sort());
+    },
+  );
+
+  test("gsi2 (owners' projects and API keys) is queried by projects only (the list and the free-slug search); gsi1 by share and payments only", () => {
+    const queriers = (index: string) =>
+      groups.filter((group) => dynamoGrants(group).includes(`dynamodb:Query on index/${index}`));
+    expect(queriers('gsi2')).toEqual(['projects']);
+    expect(queriers('gsi1')).toEqual(['share', 'payments']);
+  });
+
   test.each(groups)(
-    '%s: every dynamodb statement is on the table ARN and the named GSI ARNs only (no index/*)',
+    '%s: an index takes only Query, and every dynamodb resource is the table or a named index',
     (group) => {
       const dynamo = statementsOf(group).filter((statement) =>
         actionsOf(statement).some((a) => a.startsWith('dynamodb:')),
@@ -241,11 +317,19 @@ describe('IAM: each function role holds least privilege', () => {
       for (const statement of dynamo) {
         expect(statement.Effect).toBe('Allow');
         expect(actionsOf(statement).every((action) => action.startsWith('dynamodb:'))).toBe(true);
-        expect(asList(statement.Resource)).toEqual(tableResources());
       }
+      expect(dynamoGrants(group).filter((grant) => grant.includes(' on unknown'))).toEqual([]);
+      expect(
+        dynamoGrants(group).filter((grant) => grant.includes(' on index/') && !grant.startsWith('dynamodb:Query ')),
+      ).toEqual([]);
       expect(JSON.stringify(statementsOf(group))).not.toContain('index/*');
     },
   );
+
+  test.each(groups)("%s: its kms actions are the one its spec's paymentKeys use needs", (group) => {
+    const use = groupSpecs[group].paymentKeys;
+    expect(actionsOfGroup(group, 'kms')).toEqual(use === 'none' ? [] : [paymentKeyActions[use]]);
+  });
 
   test('kms: only projects may GenerateDataKey and only payments may Decrypt, each on the payment key ARN', () => {
     const kmsStatements = (group: Group) =>

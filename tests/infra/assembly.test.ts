@@ -9,6 +9,7 @@ import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { groupSpecs } from '../../shared/groups.ts';
 import type { Group } from '../../shared/routes.ts';
 import { groups, logicalId, type SynthesizedStage, synthStage } from '../fixtures/cdk.ts';
 
@@ -152,11 +153,11 @@ describe('bundles: each function ships a self-contained ESM bundle that answers 
   };
 
   test.each(groups)(
-    '%s: its asset directory holds index.mjs and index.mjs.map (and share: widget.js), nothing else',
+    '%s: its asset directory holds index.mjs, index.mjs.map and the assets of its spec, nothing else',
     async (group) => {
       const dir = assetDirOf(group);
-      const widget = group === 'share' ? ['widget.js'] : [];
-      expect((await readdir(dir)).sort()).toEqual(['index.mjs', 'index.mjs.map', ...widget]);
+      const assets = groupSpecs[group].assets;
+      expect((await readdir(dir)).sort()).toEqual(['index.mjs', 'index.mjs.map', ...assets].sort());
       expect(readFileSync(join(dir, 'index.mjs'), 'utf8').trimEnd()).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map$/);
     },
   );

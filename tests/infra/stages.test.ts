@@ -2,9 +2,10 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { functionRoleName } from '../../infra/service-function.ts';
+import { functionRoleName, paymentKeyActions } from '../../infra/service-function.ts';
 import { StageError, stageSettings } from '../../infra/stages.ts';
 import { createTableInput, tableDefinition } from '../../shared/db/table.ts';
+import { groupSpecs } from '../../shared/groups.ts';
 import type { Group } from '../../shared/routes.ts';
 import {
   actionPatternCovers,
@@ -115,6 +116,17 @@ describe.each(stages)(
         }
       },
     );
+
+    test('each key operation names exactly the roles of the groups whose spec uses it', () => {
+      for (const [use, action] of Object.entries(paymentKeyActions) as [keyof typeof paymentKeyActions, string][]) {
+        const users = groups.filter((group) => groupSpecs[group].paymentKeys === use);
+        const [statement] = keyStatements(stage).filter((s) => actionsOf(s).includes(action));
+        const arns = users.map((group) => roleArn(stage, group));
+        expect(statement?.Condition?.StringEquals?.['aws:PrincipalArn'], use).toEqual(
+          arns.length === 1 ? arns[0] : arns,
+        );
+      }
+    });
 
     test('no other crypto operation (Encrypt, ReEncrypt*, GenerateDataKey* variants, Sign, Mac…) is allowed to anyone', () => {
       for (const action of cryptoActions.filter((a) => a !== 'kms:GenerateDataKey' && a !== 'kms:Decrypt')) {

@@ -1,0 +1,243 @@
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { tableActions, tableActionsFor } from '../../infra/service-function.ts';
+import { groupSpecs } from '../../shared/groups.ts';
+import { findRoute, type Group, type RouteKey } from '../../shared/routes.ts';
+import { type ApiClient, type ApiResponse, newOwner, useLocalServer } from '../fixtures/api.ts';
+
+/**
+ * The other half of least privilege: a grant missing from a group's spec is a 500 on AWS that
+ * DynamoDB Local (which checks no IAM) never shows. Every DynamoDB call each group's code makes
+ * while serving its routes is recorded here and turned into the IAM action and resource it
+ * needs; each must be one the group's spec grants (tests/infra checks the stacks grant the spec).
+ */
+
+// Before the handlers load: a fake Stripe for checkout, and no API key cache, so every
+// authenticated request reads its key (the GetItem that every v1 group needs).
+const { fake } = await vi.hoisted(async () => {
+  const { startFakeStripe } = await import('../fixtures/fake-stripe.ts');
+  const started = await startFakeStripe();
+  process.env.STRIPE_API_BASE = started.url;
+  process.env.STRIPE_TIMEOUT_MS = '1000';
+  process.env.KEY_CACHE_TTL_SECONDS = '0';
+  return { fake: started };
+});
+
+interface Call {
+  command: string;
+  input: Record<string, any>;
+}
+
+/** The calls of the request in flight, and every request's group and calls. */
+let current: Call[] | undefined;
+const made: { group: Group; route: RouteKey; calls: Call[] }[] = [];
+
+const server = useLocalServer();
+let api: ApiClient;
+let visitor: ApiClient;
+
+beforeAll(() => {
+  // Every DocumentClient of this process (the handlers run in it, behind the local server).
+  const send = DynamoDBDocumentClient.prototype.send;
+  vi.spyOn(DynamoDBDocumentClient.prototype, 'send').mockImplementation(function (this: any, ...args: any[]) {
+    const [command] = args as [{ constructor: { name: string }; input: Record<string, any> }];
+    current?.push({ command: command.constructor.name, input: command.input });
+    return (send as any).apply(this, args);
+  });
+});
+
+afterAll(async () => {
+  vi.restoreAllMocks();
+  await fake.close();
+});
+
+/** One request of the route `key`, alone, with the DynamoDB calls it made recorded under its group. */
+async function hit(key: RouteKey, send: () => Promise<ApiResponse>, expected: number[] = [200]) {
+  const route = findRoute(key);
+  if (!route) throw new Error(`no route ${key}`);
+  current = [];
+  try {
+    const response = await send();
+    expect(expected, `${key} → ${response.status} ${response.text.slice(0, 300)}`).toContain(response.status);
+    return response;
+  } finally {
+    made.push({ group: route.group, route: key, calls: current });
+    current = undefined;
+  }
+}
+
+/** `dynamodb:Query on index/gsi1`: what IAM checks for one call, one entry per item action of a transaction. */
+function needs({ command, input }: Call): string[] {
+  const table = process.env.TABLE_NAME;
+  const on = (action: string, tableName: unknown, index?: unknown) => {
+    expect(tableName, `${command} on table ${String(tableName)}`).toBe(table);
+    return `dynamodb:${action} on ${index ? `index/${String(index)}` : 'table'}`;
+  };
+  switch (command) {
+    case 'GetCommand':
+      return [on('GetItem', input.TableName)];
+    case 'QueryCommand':
+      return [on('Query', input.TableName, input.IndexName)];
+    case 'ScanCommand':
+      return [on('Scan', input.TableName, input.IndexName)];
+    case 'PutCommand':
+      return [on('PutItem', input.TableName)];
+    case 'UpdateCommand':
+      return [on('UpdateItem', input.TableName)];
+    case 'DeleteCommand':
+      return [on('DeleteItem', input.TableName)];
+    case 'BatchWriteCommand':
+      return Object.keys(input.RequestItems).map((name) => on('BatchWriteItem', name));
+    case 'BatchGetCommand':
+      return Object.keys(input.RequestItems).map((name) => on('BatchGetItem', name));
+    case 'TransactWriteCommand':
+      return (input.TransactItems as Record<string, { TableName: string }>[]).flatMap((item) =>
+        Object.entries(item).map(([kind, operation]) => {
+          const action = {
+            Put: 'PutItem',
+            Update: 'UpdateItem',
+            Delete: 'DeleteItem',
+            ConditionCheck: 'ConditionCheckItem',
+          }[kind];
+          return on(action ?? `unknown transaction item ${kind}`, operation.TableName);
+        }),
+      );
+    default:
+      return [`dynamodb:unknown command ${command}`];
+  }
+}
+
+/** What the group's spec grants, in the same form. */
+function granted(group: Group): Set<string> {
+  const { table, indexes } = groupSpecs[group];
+  return new Set([
+    ...tableActionsFor(table).map((action) => `${action} on table`),
+    ...indexes.flatMap((index) => tableActions.index.map((action) => `${action} on index/${index}`)),
+  ]);
+}
+
+describe('every DynamoDB call a group makes is granted by its spec', () => {
+  beforeAll(async () => {
+    api = server.client((await newOwner('grants')).writeKey);
+    visitor = server.client();
+    const urls = {
+      checkoutTestSuccessUrl: 'https://shop.example/ok',
+      checkoutTestCancelUrl: 'https://shop.example/no',
+    };
+    const paymentSecretKey = `sk_test_${'g'.repeat(24)}`;
+
+    // projects: create (sealing a key; explicit and derived slugs), list, read, update.
+    const created = await hit(
+      'POST /api/v1/projects',
+      () => api.post('/api/v1/projects', { name: 'Grants', slug: 'grants', paymentSecretKey, ...urls }),
+      [201],
+    );
+    await hit('POST /api/v1/projects', () => api.post('/api/v1/projects', { name: 'Grants' }), [201]);
+    await hit('GET /api/v1/projects', () => api.get('/api/v1/projects'));
+    await hit('GET /api/v1/projects/{slug}', () => api.get('/api/v1/projects/grants'));
+    await hit('PUT /api/v1/projects/{slug}', () =>
+      api.put('/api/v1/projects/grants', { name: 'Grants 2', paymentSecretKey }),
+    );
+    const { shareId } = created.body;
+
+    // features: create, list, update, delete.
+    const feature = (name: string) =>
+      hit(
+        'POST /api/v1/projects/{slug}/features',
+        () => api.post('/api/v1/projects/grants/features', { name, basePrice: 2 }),
+        [201],
+      );
+    const [a, b, c] = [(await feature('A')).body.id, (await feature('B')).body.id, (await feature('C')).body.id];
+    await hit('GET /api/v1/projects/{slug}/features', () => api.get('/api/v1/projects/grants/features'));
+    await hit('PUT /api/v1/projects/{slug}/features/{featureId}', () =>
+      api.put(`/api/v1/projects/grants/features/${a}`, { description: 'changed' }),
+    );
+
+    // plans: create with features, list, update, duplicate, and the assignments.
+    const plan = await hit(
+      'POST /api/v1/projects/{slug}/plans',
+      () =>
+        api.post('/api/v1/projects/grants/plans', {
+          name: 'Pro',
+          basePrice: 10,
+          features: [{ featureId: a }, { featureId: c }],
+        }),
+      [201],
+    );
+    const planId = plan.body.id;
+    const base = `/api/v1/projects/grants/plans/${planId}`;
+    await hit('GET /api/v1/projects/{slug}/plans', () => api.get('/api/v1/projects/grants/plans'));
+    await hit('PUT /api/v1/projects/{slug}/plans/{planId}', () => api.put(base, { description: 'changed' }));
+    const copy = await hit(
+      'POST /api/v1/projects/{slug}/plans/{planId}/duplicate',
+      () => api.post(`${base}/duplicate`),
+      [201],
+    );
+    await hit('GET /api/v1/projects/{slug}/plans/{planId}/features', () => api.get(`${base}/features`));
+    await hit('POST /api/v1/projects/{slug}/plans/{planId}/features', () =>
+      api.post(`${base}/features`, { features: [{ featureId: b }] }),
+    );
+    await hit('PUT /api/v1/projects/{slug}/plans/{planId}/features/{featureId}', () =>
+      api.put(`${base}/features/${b}`, { multiplier: 2 }),
+    );
+    await hit('DELETE /api/v1/projects/{slug}/plans/{planId}/features', () =>
+      api.delete(`${base}/features?featureId=${b}`),
+    );
+
+    // share: the public read, its preflight, the widget, the demo page, and no route at all.
+    await hit('GET /api/share/{shareId}', () => visitor.get(`/api/share/${shareId}`));
+    await hit('OPTIONS /api/share/{shareId}', () => visitor.request('OPTIONS', `/api/share/${shareId}`), [200, 204]);
+    await hit('GET /widget.js', () => visitor.get('/widget.js'));
+    await hit('GET /demo/{shareId}', () => visitor.get(`/demo/${shareId}`));
+
+    // payments: both checkouts and a receipt (of no session: the key is opened before Stripe says so).
+    await hit('POST /api/payments/checkout', () => visitor.post('/api/payments/checkout', { shareId, planId }));
+    await hit('POST /api/payments/checkout/custom', () =>
+      visitor.post('/api/payments/checkout/custom', { shareId, features: [{ featureId: a }] }),
+    );
+    await hit(
+      'GET /api/payments/receipt',
+      () => visitor.get(`/api/payments/receipt?session_id=cs_test_none&shareId=${shareId}`),
+      [404],
+    );
+
+    // The deletes last: a feature (and its assignments), a plan, then the project's sweep.
+    await hit('DELETE /api/v1/projects/{slug}/features/{featureId}', () =>
+      api.delete(`/api/v1/projects/grants/features/${c}`),
+    );
+    await hit('DELETE /api/v1/projects/{slug}/plans/{planId}', () =>
+      api.delete(`/api/v1/projects/grants/plans/${copy.body.id}`),
+    );
+    await hit('DELETE /api/v1/projects/{slug}', () => api.delete('/api/v1/projects/grants'));
+  });
+
+  test('the recording sees the calls: every group was served and made DynamoDB calls', () => {
+    for (const group of Object.keys(groupSpecs) as Group[]) {
+      const calls = made.filter((request) => request.group === group).flatMap((request) => request.calls);
+      expect(calls.length, group).toBeGreaterThan(0);
+    }
+  });
+
+  test.each(Object.keys(groupSpecs) as Group[])('%s: each call it made is within its spec', (group) => {
+    const allowed = granted(group);
+    const missing = made
+      .filter((request) => request.group === group)
+      .flatMap((request) => request.calls.flatMap(needs).map((need) => `${request.route}: ${need}`))
+      .filter((entry) => !allowed.has(entry.slice(entry.indexOf(': ') + 2)));
+    expect(missing).toEqual([]);
+  });
+
+  test('authenticated routes read their API key (GetItem on the table); public routes touch only gsi1', () => {
+    for (const request of made) {
+      const needed = request.calls.flatMap(needs);
+      if (findRoute(request.route)?.auth === 'public') {
+        expect(
+          needed.filter((need) => need !== 'dynamodb:Query on index/gsi1'),
+          request.route,
+        ).toEqual([]);
+      } else {
+        expect(needed, request.route).toContain('dynamodb:GetItem on table');
+      }
+    }
+  });
+});
