@@ -1,4 +1,5 @@
 import type { IndexName } from './db/table.ts';
+import type { Ports } from './domain/ports.ts';
 import type { Group } from './routes.ts';
 
 /**
@@ -19,6 +20,12 @@ export interface GroupSpec {
   indexes: readonly IndexName[];
   /** The payment-key KMS key: seal new Stripe keys (GenerateDataKey), open stored ones (Decrypt). */
   paymentKeys: 'none' | 'seal' | 'open';
+  /**
+   * The ports its actions are handed (shared/domain/ports.ts); the group's Lambda entry must
+   * build exactly these, so a bundle carries only the adapters it uses. The keyring goes with
+   * `paymentKeys`, the payment gateway with calls to each project's Stripe account.
+   */
+  ports: readonly (keyof Ports)[];
   /** The function's timeout; API Gateway gives up on an integration after 30 s. */
   timeoutSeconds: number;
   /** Files built into the bundle's directory, beside the code that reads them. */
@@ -31,21 +38,42 @@ export type GroupAsset = 'widget.js';
 export const groupSpecs = {
   // Public reads only, by share id: readSharePartition is one Query on gsi1 (byShareId). No
   // route authenticates, so the base table (API key hashes by pk) stays out of reach.
-  share: { table: 'none', indexes: ['gsi1'], paymentKeys: 'none', timeoutSeconds: 10, assets: ['widget.js'] },
+  share: {
+    table: 'none',
+    indexes: ['gsi1'],
+    paymentKeys: 'none',
+    ports: [],
+    timeoutSeconds: 10,
+    assets: ['widget.js'],
+  },
   // Public checkout and receipts: loadSharedProject is one Query on gsi1, openPaymentKey
   // decrypts the project's sealed Stripe key. It waits on Stripe: at worst 2 × STRIPE_TIMEOUT_MS
   // (5 s by default) + 1 s of retry backoff (shared/config.ts).
-  payments: { table: 'none', indexes: ['gsi1'], paymentKeys: 'open', timeoutSeconds: 15, assets: [] },
+  payments: {
+    table: 'none',
+    indexes: ['gsi1'],
+    paymentKeys: 'open',
+    ports: ['keyring', 'payments'],
+    timeoutSeconds: 15,
+    assets: [],
+  },
   // Auth (GetItem apiKey), project reads (Query projectData), the id counter (UpdateItem),
   // create/update/delete and the sweep (PutItem, UpdateItem, BatchWriteItem, DeleteItem); the
   // project list and the free-slug search Query gsi2 (byOwner); a paymentSecretKey is sealed.
-  projects: { table: 'readWrite', indexes: ['gsi2'], paymentKeys: 'seal', timeoutSeconds: 10, assets: [] },
+  projects: {
+    table: 'readWrite',
+    indexes: ['gsi2'],
+    paymentKeys: 'seal',
+    ports: ['keyring'],
+    timeoutSeconds: 10,
+    assets: [],
+  },
   // Auth, project reads (GetItem, Query projectData), counter, feature transactions and the
   // assignment sweep: the base table only.
-  features: { table: 'readWrite', indexes: [], paymentKeys: 'none', timeoutSeconds: 10, assets: [] },
+  features: { table: 'readWrite', indexes: [], paymentKeys: 'none', ports: [], timeoutSeconds: 10, assets: [] },
   // Auth, project reads, counter, plan and assignment transactions (with ConditionCheckItem)
   // and sweeps: the base table only.
-  plans: { table: 'readWrite', indexes: [], paymentKeys: 'none', timeoutSeconds: 10, assets: [] },
+  plans: { table: 'readWrite', indexes: [], paymentKeys: 'none', ports: [], timeoutSeconds: 10, assets: [] },
 } as const satisfies Record<Group, GroupSpec>;
 
 /** The groups, in the order of their specs. */

@@ -2,21 +2,17 @@ import type * as z from 'zod';
 import type { Principal } from '#domain/keys/keys.ts';
 import type { Ports } from '#domain/ports.ts';
 import type { RuntimeConfig } from '#shared/config.ts';
+import type { groupSpecs } from '#shared/groups.ts';
 import type { Group, GroupRouteKey, RouteKey, RouteOf } from '#shared/routes.ts';
 import type { ParsedPath } from './params.ts';
 import type { HttpResult } from './responses.ts';
 
 /**
- * The ports each group's actions are handed. A group's Lambda entry must build exactly
- * these (the compiler checks it), so a function bundles only the adapters it uses.
+ * The ports a group's actions are handed, as its spec lists them. A group's Lambda entry
+ * must build exactly these (the compiler checks it), so a function bundles only the
+ * adapters it uses.
  */
-export interface GroupPorts {
-  share: Record<never, never>;
-  payments: Pick<Ports, 'keyring' | 'payments'>;
-  projects: Pick<Ports, 'keyring'>;
-  features: Record<never, never>;
-  plans: Record<never, never>;
-}
+export type GroupPorts<G extends Group> = Pick<Ports, (typeof groupSpecs)[G]['ports'][number]>;
 
 type GroupOf<K extends RouteKey> = RouteOf<K>['group'];
 type Output<S, Otherwise> = [S] extends [z.ZodType] ? z.output<S> : Otherwise;
@@ -29,7 +25,7 @@ export interface ActionRequest<K extends RouteKey, B, Q> {
   query: Output<Q, Record<string, string | undefined>>;
   body: Output<B, undefined>;
   headers: Record<string, string | undefined>;
-  ports: GroupPorts[GroupOf<K>];
+  ports: GroupPorts<GroupOf<K>>;
   config: RuntimeConfig;
 }
 

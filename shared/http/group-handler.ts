@@ -36,7 +36,7 @@ function errorResponder(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error,
  */
 export function createGroupHandler<G extends Group>(
   { group, actions }: DefinedGroup<G>,
-  app: App<GroupPorts[G]>,
+  app: App<GroupPorts<G>>,
 ): LambdaHandler {
   const pipeline = middy<APIGatewayProxyEventV2, HttpResult, Error, GroupContext>({ timeoutEarlyInMillis: 0 })
     .use(errorResponder())
@@ -105,7 +105,7 @@ export function createGroupHandler<G extends Group>(
  */
 export function lambdaHandler<G extends Group>(
   defined: DefinedGroup<G>,
-  builders: PortBuilders<GroupPorts[G]>,
+  builders: PortBuilders<GroupPorts<G>>,
 ): LambdaHandler {
   return createGroupHandler(defined, compose(runtimeConfig(), builders));
 }

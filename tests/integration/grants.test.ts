@@ -1,8 +1,8 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { groupSpecs } from '#shared/groups.ts';
+import { findRoute, type Group, type RouteKey } from '#shared/routes.ts';
 import { tableActions, tableActionsFor } from '../../infra/service-function.ts';
-import { groupSpecs } from '../../shared/groups.ts';
-import { findRoute, type Group, type RouteKey } from '../../shared/routes.ts';
 import { type ApiClient, type ApiResponse, newOwner, useLocalServer } from '../fixtures/api.ts';
 
 /**
@@ -15,7 +15,7 @@ import { type ApiClient, type ApiResponse, newOwner, useLocalServer } from '../f
 // Before the handlers load: a fake Stripe for checkout, and no API key cache, so every
 // authenticated request reads its key (the GetItem that every v1 group needs).
 const { fake } = await vi.hoisted(async () => {
-  const { startFakeStripe } = await import('../fixtures/fake-stripe.ts');
+  const { startFakeStripe } = await import('#dev/fake-stripe/index.ts');
   const started = await startFakeStripe();
   process.env.STRIPE_API_BASE = started.url;
   process.env.STRIPE_TIMEOUT_MS = '1000';

@@ -1,0 +1,14 @@
+import { describe, expect, test } from 'vitest';
+import { groupNames, groupSpecs } from '#shared/groups.ts';
+import { routes } from '#shared/routes.ts';
+
+describe('group specs', () => {
+  test.each(groupNames)('%s: handed the keyring exactly when its spec uses the payment-key KMS key', (group) => {
+    const spec = groupSpecs[group];
+    expect(spec.ports.includes('keyring')).toBe(spec.paymentKeys !== 'none');
+  });
+
+  test('every group of the route table has a spec, and every spec serves a route', () => {
+    expect(new Set(routes.map((route) => route.group))).toEqual(new Set(groupNames));
+  });
+});
