@@ -39,26 +39,17 @@ export function stageSettings(stage: unknown): StageSettings {
       `Invalid stage "${stage.slice(0, 40)}": pass -c stage=<name> with 1-20 lower-case letters, digits and hyphens, starting with a letter (for example -c stage=dev).`,
     );
   }
-  if (stage === 'dev') {
-    return {
-      stage,
-      protective: false,
-      removalPolicy: RemovalPolicy.DESTROY,
-      logRetention: RetentionDays.ONE_WEEK,
-      throttle: { rateLimit: 20, burstLimit: 40 },
-      alarms: false,
-      logLevel: 'debug',
-      memorySize: 512,
-    };
-  }
-  return {
-    stage,
-    protective: true,
-    removalPolicy: RemovalPolicy.RETAIN,
-    logRetention: RetentionDays.THREE_MONTHS,
-    throttle: { rateLimit: 500, burstLimit: 1000 },
-    alarms: true,
-    logLevel: 'info',
-    memorySize: 1024,
-  };
+  return settingsFor(stage, stage !== 'dev');
 }
+
+/** `dev` is forgiving: torn down completely, throttled low, verbose. Every other stage protects its data. */
+const settingsFor = (stage: string, protective: boolean): StageSettings => ({
+  stage,
+  protective,
+  removalPolicy: protective ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+  logRetention: protective ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK,
+  throttle: protective ? { rateLimit: 500, burstLimit: 1000 } : { rateLimit: 20, burstLimit: 40 },
+  alarms: protective,
+  logLevel: protective ? 'info' : 'debug',
+  memorySize: protective ? 1024 : 512,
+});

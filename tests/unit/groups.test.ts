@@ -5,7 +5,8 @@ import { routes } from '#shared/routes.ts';
 describe('group specs', () => {
   test.each(groupNames)('%s: handed the keyring exactly when its spec uses the payment-key KMS key', (group) => {
     const spec = groupSpecs[group];
-    expect(spec.ports.includes('keyring')).toBe(spec.paymentKeys !== 'none');
+    const ports: readonly string[] = spec.ports;
+    expect(ports.includes('keyring')).toBe(spec.paymentKeys !== 'none');
   });
 
   test('every group of the route table has a spec, and every spec serves a route', () => {
