@@ -1,4 +1,5 @@
-import { Entity } from 'electrodb';
+import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
+import { ownerIndex } from './project-scope.ts';
 
 export const permissions = ['read', 'read_write'] as const;
 
@@ -19,10 +20,9 @@ export const ApiKey = new Entity({
       pk: { field: 'pk', composite: ['keyId'], casing: 'none' },
       sk: { field: 'sk', composite: [], casing: 'none' },
     },
-    byOwner: {
-      index: 'gsi2',
-      pk: { field: 'gsi2pk', composite: ['ownerId'], casing: 'none' },
-      sk: { field: 'gsi2sk', composite: ['keyId'], casing: 'none' },
-    },
+    byOwner: ownerIndex(['keyId']),
   },
 });
+
+export type ApiKeyItem = EntityItem<typeof ApiKey>;
+export type NewApiKeyItem = CreateEntityItem<typeof ApiKey>;

@@ -1,4 +1,4 @@
-import { Entity } from 'electrodb';
+import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
 import { idAttribute, projectScopeAttributes, projectScopeIndexes, timestamps } from './project-scope.ts';
 
 export const featureTypes = ['Standart', 'Limits', 'Usage Based'] as const;
@@ -24,3 +24,6 @@ export const Feature = new Entity({
   },
   indexes: projectScopeIndexes(['featureId']),
 });
+
+export type FeatureItem = EntityItem<typeof Feature>;
+export type NewFeatureItem = CreateEntityItem<typeof Feature>;

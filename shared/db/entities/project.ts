@@ -1,5 +1,5 @@
-import { Entity } from 'electrodb';
-import { idAttribute, projectScopeAttributes, projectScopeIndexes, timestamps } from './project-scope.ts';
+import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
+import { idAttribute, ownerIndex, projectScopeAttributes, projectScopeIndexes, timestamps } from './project-scope.ts';
 
 const alignments = ['left', 'center', 'right'] as const;
 const text = { type: 'string', required: true } as const;
@@ -60,10 +60,9 @@ export const Project = new Entity({
   },
   indexes: {
     ...projectScopeIndexes([]),
-    byOwner: {
-      index: 'gsi2',
-      pk: { field: 'gsi2pk', composite: ['ownerId'], casing: 'none' },
-      sk: { field: 'gsi2sk', composite: ['projectId'], casing: 'none' },
-    },
+    byOwner: ownerIndex(['projectId']),
   },
 });
+
+export type ProjectItem = EntityItem<typeof Project>;
+export type NewProjectItem = CreateEntityItem<typeof Project>;
