@@ -1,12 +1,9 @@
+// Plan features (assignments): how they are written beside the features and plans they
+// join, and swept when either is deleted.
 import { deleteAll } from './batch.ts';
 import { db } from './service.ts';
 import { countedWrite, type TransactionEntities } from './transactions.ts';
 import type { NewPlanFeatureItem, ProjectKey, ProjectScope } from './types.ts';
-
-/**
- * Plan features (assignments) and what keeps them consistent with the features and plans
- * they join: see PER_ASSIGNMENT.
- */
 
 /** An assignment to write: the ids are allocated by the caller. */
 export interface NewAssignment {
