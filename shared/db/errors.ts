@@ -7,3 +7,26 @@ export function isConditionalCheckFailed(error: unknown): boolean {
     (cause instanceof Error && cause.name === 'ConditionalCheckFailedException')
   );
 }
+
+/**
+ * Awaits one conditional write. A failed condition is an expected outcome, not an error,
+ * so it comes back as `tag` for the domain to interpret; anything else is thrown as is.
+ */
+export async function ifConditionFails<T, const Tag extends string>(write: Promise<T>, tag: Tag): Promise<T | Tag> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return tag;
+    throw error;
+  }
+}
+
+/**
+ * Awaits a conditional write that answers with an item (a create, or a patch with
+ * `response: 'all_new'`): the item, or `tag` when the condition failed.
+ */
+export const itemOr = <T, const Tag extends string>(write: Promise<{ data: T }>, tag: Tag): Promise<T | Tag> =>
+  ifConditionFails(
+    write.then(({ data }) => data),
+    tag,
+  );

@@ -1,15 +1,13 @@
-import { isConditionalCheckFailed } from './errors.ts';
+import { ifConditionFails, itemOr } from './errors.ts';
 import { db } from './service.ts';
 import type { ApiKeyItem, NewApiKeyItem } from './types.ts';
 
 export async function insertApiKey(item: NewApiKeyItem): Promise<'created' | 'id_taken'> {
-  try {
-    await db().entities.apiKey.create(item).go();
-    return 'created';
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return 'id_taken';
-    throw error;
-  }
+  const created = db().entities.apiKey.create(item).go();
+  return ifConditionFails(
+    created.then(() => 'created' as const),
+    'id_taken',
+  );
 }
 
 export async function getApiKey(keyId: string): Promise<ApiKeyItem | undefined> {
@@ -24,18 +22,14 @@ export async function listApiKeys(ownerId: string): Promise<ApiKeyItem[]> {
 
 /**
  * Revokes a key once: revoking it again keeps the first revocation time. Returns the key,
- * or undefined when there is no such key.
+ * or 'not_found' when there is no such key.
  */
-export async function revokeApiKey(keyId: string, revokedAt: string): Promise<ApiKeyItem | undefined> {
-  try {
-    const { data } = await db()
-      .entities.apiKey.patch({ keyId })
-      .set({ revokedAt })
-      .where(({ revokedAt: revoked }, { notExists }) => notExists(revoked))
-      .go({ response: 'all_new' });
-    return data as ApiKeyItem;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return getApiKey(keyId);
-    throw error;
-  }
+export async function revokeApiKey(keyId: string, revokedAt: string): Promise<ApiKeyItem | 'not_found'> {
+  const patch = db()
+    .entities.apiKey.patch({ keyId })
+    .set({ revokedAt })
+    .where(({ revokedAt: revoked }, { notExists }) => notExists(revoked));
+  const revoked = await itemOr(patch.go({ response: 'all_new' }), 'already_revoked');
+  if (revoked !== 'already_revoked') return revoked;
+  return (await getApiKey(keyId)) ?? 'not_found';
 }

@@ -9,7 +9,7 @@ import { Plan } from './entities/plan.ts';
 import { PlanFeature } from './entities/plan-feature.ts';
 import { Project } from './entities/project.ts';
 
-const entities = {
+export const entities = {
   project: Project,
   feature: Feature,
   plan: Plan,
@@ -17,6 +17,13 @@ const entities = {
   apiKey: ApiKey,
   counter: Counter,
 };
+
+/**
+ * The entities that live outside any project, so a project delete leaves them alone. Every
+ * other entity joins the `projectData` collection (tests/integration/project-sweep.test.ts
+ * fails otherwise): that is what reads it with its project and sweeps it on delete.
+ */
+export const unscopedEntities = ['apiKey', 'counter'] as const satisfies readonly (keyof typeof entities)[];
 
 function createService(client: DynamoDBDocumentClient, table: string) {
   return new Service(entities, { client, table });

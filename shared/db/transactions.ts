@@ -1,7 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { db, type PricingService } from './service.ts';
+import type { ProjectKey } from './types.ts';
 
 type WriteBuilder = Parameters<PricingService['transaction']['write']>[0];
+/** The entities a transaction builder is handed, and the actions it returns. */
+export type TransactionEntities = Parameters<WriteBuilder>[0];
+type Actions = ReturnType<WriteBuilder>;
 
 export interface CancellationReason {
   code: string;
@@ -40,5 +44,48 @@ export async function writeTransaction(build: WriteBuilder): Promise<Transaction
   }
 }
 
-export const conditionFailedAt = (outcome: TransactionOutcome, index: number): boolean =>
-  !outcome.committed && outcome.reasons[index]?.code === 'ConditionalCheckFailed';
+/** The positions of the actions whose condition failed, in order (none when committed). */
+export function failedConditions(outcome: TransactionOutcome, from = 0): number[] {
+  if (outcome.committed) return [];
+  return outcome.reasons.flatMap((r, i) => (i >= from && r.code === 'ConditionalCheckFailed' ? [i - from] : []));
+}
+
+export type CountedWriteOutcome = 'committed' | 'project_gone' | 'limit_reached' | { failedAt: number[] };
+
+export interface CountedWrite {
+  key: ProjectKey;
+  counter: 'featureCount' | 'planCount';
+  /** +1 for a create, -1 for a delete. */
+  delta: 1 | -1;
+  /** The per-project limit a create must stay under; deletes have none. */
+  max?: number;
+  /** The child item writes; `failedAt` counts positions in this list. */
+  actions: (entities: TransactionEntities) => Actions;
+}
+
+/**
+ * Creates or deletes children of a project and moves its count by `delta` in the same
+ * transaction, so the denormalised count is exact and the limit holds under concurrent
+ * creates. The project patch is refused once a delete has started (`deletingAt`), which
+ * is what keeps the project sweep from racing new children. Which condition failed comes
+ * back as a tag: 'project_gone', 'limit_reached', or the positions of the failed actions.
+ */
+export async function countedWrite({ key, counter, delta, max, actions }: CountedWrite): Promise<CountedWriteOutcome> {
+  const outcome = await writeTransaction((entities) => [
+    entities.project
+      .patch(key)
+      .add({ [counter]: delta })
+      .where((attributes, { notExists, lt }) => {
+        const open = notExists(attributes.deletingAt);
+        return max === undefined ? open : `${open} AND ${lt(attributes[counter], max)}`;
+      })
+      .commit({ response: 'all_old' }),
+    ...actions(entities),
+  ]);
+  if (outcome.committed) return 'committed';
+  if (outcome.reasons[0]?.code === 'ConditionalCheckFailed') {
+    const project = outcome.reasons[0].item;
+    return !project || project.deletingAt ? 'project_gone' : 'limit_reached';
+  }
+  return { failedAt: failedConditions(outcome, 1) };
+}

@@ -99,3 +99,9 @@ export const planNotFound = (planId: number | string) =>
   new NotFoundError(`Plan ${echo(planId)} not found in this project.`);
 export const featureNotFound = (featureId: number | string) =>
   new NotFoundError(`Feature ${echo(featureId)} not found in this project.`);
+
+/** A create the project's count refused: the project is gone, or it holds `max` already. */
+export const countRefused = (refusal: 'project_gone' | 'limit_reached', slug: string, max: number, things: string) =>
+  refusal === 'project_gone'
+    ? projectNotFound(slug)
+    : new LimitExceededError(`A project holds at most ${max} ${things}; delete one before adding another.`);

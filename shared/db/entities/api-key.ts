@@ -1,5 +1,6 @@
-import { Entity } from 'electrodb';
+import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
 import { permissions } from '#contract/enums.ts';
+import { ownerIndex } from './project-scope.ts';
 
 /** Only a SHA-256 hash of the key's secret is stored; the plaintext is shown once. */
 export const ApiKey = new Entity({
@@ -18,10 +19,9 @@ export const ApiKey = new Entity({
       pk: { field: 'pk', composite: ['keyId'], casing: 'none' },
       sk: { field: 'sk', composite: [], casing: 'none' },
     },
-    byOwner: {
-      index: 'gsi2',
-      pk: { field: 'gsi2pk', composite: ['ownerId'], casing: 'none' },
-      sk: { field: 'gsi2sk', composite: ['keyId'], casing: 'none' },
-    },
+    byOwner: ownerIndex(['keyId']),
   },
 });
+
+export type ApiKeyItem = EntityItem<typeof ApiKey>;
+export type NewApiKeyItem = CreateEntityItem<typeof ApiKey>;

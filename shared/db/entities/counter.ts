@@ -1,4 +1,4 @@
-import { Entity } from 'electrodb';
+import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
 
 export const counterNames = ['project', 'feature', 'plan', 'planFeature'] as const;
 
@@ -16,3 +16,6 @@ export const Counter = new Entity({
     },
   },
 });
+
+export type CounterItem = EntityItem<typeof Counter>;
+export type NewCounterItem = CreateEntityItem<typeof Counter>;

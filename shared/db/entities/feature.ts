@@ -1,4 +1,4 @@
-import { Entity } from 'electrodb';
+import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
 import { aggregationMethods, featureTypes } from '#contract/enums.ts';
 import { idAttribute, projectScopeAttributes, projectScopeIndexes, timestamps } from './project-scope.ts';
 
@@ -22,3 +22,6 @@ export const Feature = new Entity({
   },
   indexes: projectScopeIndexes(['featureId']),
 });
+
+export type FeatureItem = EntityItem<typeof Feature>;
+export type NewFeatureItem = CreateEntityItem<typeof Feature>;

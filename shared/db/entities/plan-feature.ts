@@ -1,4 +1,4 @@
-import { Entity } from 'electrodb';
+import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
 import { idAttribute, projectScopeAttributes, projectScopeIndexes } from './project-scope.ts';
 
 /**
@@ -19,3 +19,6 @@ export const PlanFeature = new Entity({
   },
   indexes: projectScopeIndexes(['planId', 'featureId']),
 });
+
+export type PlanFeatureItem = EntityItem<typeof PlanFeature>;
+export type NewPlanFeatureItem = CreateEntityItem<typeof PlanFeature>;

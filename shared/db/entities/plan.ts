@@ -1,4 +1,4 @@
-import { Entity } from 'electrodb';
+import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
 import { idAttribute, projectScopeAttributes, projectScopeIndexes, timestamps } from './project-scope.ts';
 
 export const Plan = new Entity({
@@ -20,3 +20,6 @@ export const Plan = new Entity({
   },
   indexes: projectScopeIndexes(['planId']),
 });
+
+export type PlanItem = EntityItem<typeof Plan>;
+export type NewPlanItem = CreateEntityItem<typeof Plan>;

@@ -29,6 +29,15 @@ export function projectScopeIndexes<const Sk extends readonly string[]>(sortKey:
   } as const;
 }
 
+/** byOwner (gsi2): an owner's items of one entity (projects, API keys), in `sortKey` order. */
+export function ownerIndex<const Sk extends readonly string[]>(sortKey: Sk) {
+  return {
+    index: 'gsi2',
+    pk: { field: 'gsi2pk', composite: ['ownerId'], casing: 'none' },
+    sk: { field: 'gsi2sk', composite: sortKey, casing: 'none' },
+  } as const;
+}
+
 /** Ids sort as numbers inside keys. */
 export const idAttribute = {
   type: 'number',

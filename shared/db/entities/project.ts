@@ -1,6 +1,6 @@
-import { Entity } from 'electrodb';
+import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
 import { alignments, badgePositions, paymentsModes } from '#contract/enums.ts';
-import { idAttribute, projectScopeAttributes, projectScopeIndexes, timestamps } from './project-scope.ts';
+import { idAttribute, ownerIndex, projectScopeAttributes, projectScopeIndexes, timestamps } from './project-scope.ts';
 
 const text = { type: 'string', required: true } as const;
 
@@ -60,10 +60,9 @@ export const Project = new Entity({
   },
   indexes: {
     ...projectScopeIndexes([]),
-    byOwner: {
-      index: 'gsi2',
-      pk: { field: 'gsi2pk', composite: ['ownerId'], casing: 'none' },
-      sk: { field: 'gsi2sk', composite: ['projectId'], casing: 'none' },
-    },
+    byOwner: ownerIndex(['projectId']),
   },
 });
+
+export type ProjectItem = EntityItem<typeof Project>;
+export type NewProjectItem = CreateEntityItem<typeof Project>;

@@ -3,7 +3,7 @@ import { deleteFeature as deleteFeatureItem, insertFeature, patchFeature } from 
 import { allocateIds } from '#db/ids.ts';
 import { getProjectItem } from '#db/projects.ts';
 import type { ProjectKey } from '#db/types.ts';
-import { featureNotFound, projectNotFound } from '../errors.ts';
+import { countRefused, featureNotFound, projectNotFound } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
 import { loadProject } from '../projects/load.ts';
 import { slugPattern } from '../projects/schemas.ts';
@@ -34,7 +34,8 @@ export async function createFeature(key: ProjectKey, input: CreateFeatureInput):
     createdAt: now,
     updatedAt: now,
   };
-  await insertFeature(item, limits.featuresPerProject);
+  const outcome = await insertFeature(item, limits.featuresPerProject);
+  if (outcome !== 'created') throw countRefused(outcome, key.slug, limits.featuresPerProject, 'features');
   return toFeatureView(item);
 }
 
@@ -52,7 +53,7 @@ export async function updateFeature(
     return toFeatureView(feature);
   }
   const updated = await patchFeature(key, featureId, { ...changes, updatedAt: new Date().toISOString() });
-  if (!updated) {
+  if (updated === 'not_found') {
     await loadProject(key); // says "project not found" when that is the reason
     throw featureNotFound(featureId);
   }
@@ -61,5 +62,7 @@ export async function updateFeature(
 
 /** Deletes the feature and removes it from every plan of the project. */
 export async function deleteFeature(key: ProjectKey, featureId: number): Promise<void> {
-  await deleteFeatureItem(key, featureId);
+  const outcome = await deleteFeatureItem(key, featureId);
+  if (outcome === 'project_gone') throw projectNotFound(key.slug);
+  if (outcome === 'feature_missing') throw featureNotFound(featureId);
 }

@@ -85,7 +85,7 @@ export async function revokeApiKey(keyId: string): Promise<KeySummary & { ownerI
   const notFound = new NotFoundError(`No API key has id "${keyId}".`);
   if (!/^[a-z0-9]{12}$/.test(keyId)) throw notFound;
   const revoked = await revokeApiKeyItem(keyId, new Date().toISOString());
-  if (!revoked) throw notFound;
+  if (revoked === 'not_found') throw notFound;
   return { ...toSummary(revoked), ownerId: revoked.ownerId };
 }
 

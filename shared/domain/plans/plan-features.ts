@@ -1,7 +1,7 @@
 import { allocateIds } from '#db/ids.ts';
 import { deleteAssignment, insertAssignments, updateAssignment } from '#db/plans.ts';
 import type { ProjectKey } from '#db/types.ts';
-import { NotFoundError, projectNotFound } from '../errors.ts';
+import { featureNotFound, NotFoundError, planNotFound, projectNotFound } from '../errors.ts';
 import { findPlan, loadProject } from '../projects/load.ts';
 import { slugPattern } from '../projects/schemas.ts';
 import { resolveFeatures, uniqueRefs } from './plans.ts';
@@ -49,6 +49,8 @@ export async function addPlanFeatures(
     planId,
     toAdd.map((ref, i) => ({ featureId: ref.featureId, multiplier: ref.multiplier, planFeatureId: ids[i] as number })),
   );
+  if (result === 'plan_missing') throw planNotFound(planId);
+  if ('missingFeatureId' in result) throw featureNotFound(result.missingFeatureId);
   const after = await loadProject(key);
   return {
     added: result.added.length,
@@ -67,14 +69,14 @@ export async function updatePlanFeature(
   const current = assignments.find((a) => a.feature.featureId === featureId);
   if (!current) throw notAssigned(planId, featureId);
   const updated = await updateAssignment(key, planId, featureId, multiplier);
-  if (!updated) throw notAssigned(planId, featureId);
+  if (updated === 'not_found') throw notAssigned(planId, featureId);
   return toPlanFeatureDetailView({ assignment: updated, feature: current.feature });
 }
 
 /** Removes the assignment only; the feature stays in the project. */
 export async function removePlanFeature(key: ProjectKey, planId: number, featureId: number): Promise<void> {
   if (!slugPattern.test(key.slug)) throw projectNotFound(key.slug);
-  if (await deleteAssignment(key, planId, featureId)) return;
+  if ((await deleteAssignment(key, planId, featureId)) === 'deleted') return;
   await currentAssignments(key, planId); // a missing project or plan is the better answer
   throw notAssigned(planId, featureId);
 }

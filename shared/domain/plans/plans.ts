@@ -1,8 +1,9 @@
 import { limits } from '#contract/limits.ts';
+import type { NewAssignment } from '#db/assignments.ts';
 import { allocateIds } from '#db/ids.ts';
-import { deletePlan as deletePlanItems, insertPlan, type NewAssignment, updatePlanItem } from '#db/plans.ts';
+import { deletePlan as deletePlanItems, insertPlan, updatePlanItem } from '#db/plans.ts';
 import type { FeatureItem, PlanItem, ProjectKey, ProjectPartition } from '#db/types.ts';
-import { ConflictError, featureNotFound, projectNotFound } from '../errors.ts';
+import { ConflictError, countRefused, featureNotFound, planNotFound, projectNotFound } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
 import { findPlan, loadProject } from '../projects/load.ts';
 import { slugPattern } from '../projects/schemas.ts';
@@ -65,7 +66,9 @@ async function writeNewPlan(
     multiplier: ref.multiplier,
     planFeatureId: planFeatureIds[i] as number,
   }));
-  await insertPlan(scope, plan, assignments, limits.plansPerProject);
+  const outcome = await insertPlan(scope, plan, assignments, limits.plansPerProject);
+  if (typeof outcome === 'object') throw featureNotFound(outcome.missingFeatureId);
+  if (outcome !== 'created') throw countRefused(outcome, slug, limits.plansPerProject, 'plans');
   const joined: Assignment[] = assignments.map((a) => ({
     assignment: { ...scope, planId, ...a, createdAt: now },
     feature: features.get(a.featureId) as FeatureItem,
@@ -123,5 +126,7 @@ export async function updatePlan(key: ProjectKey, planId: number, input: UpdateP
 
 export async function deletePlan(key: ProjectKey, planId: number): Promise<void> {
   if (!slugPattern.test(key.slug)) throw projectNotFound(key.slug);
-  await deletePlanItems(key, planId);
+  const outcome = await deletePlanItems(key, planId);
+  if (outcome === 'project_gone') throw projectNotFound(key.slug);
+  if (outcome === 'plan_missing') throw planNotFound(planId);
 }

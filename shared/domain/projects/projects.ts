@@ -170,6 +170,6 @@ export async function updateProject(
  * was interrupted.
  */
 export async function deleteProject(key: ProjectKey): Promise<void> {
-  if (!slugPattern.test(key.slug) || !(await markProjectDeleting(key))) throw projectNotFound(key.slug);
+  if (!slugPattern.test(key.slug) || (await markProjectDeleting(key)) === 'not_found') throw projectNotFound(key.slug);
   await sweepProject(key);
 }

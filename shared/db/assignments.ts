@@ -1,0 +1,150 @@
+// Plan features (assignments): how they are written beside the features and plans they
+// join, and swept when either is deleted.
+import { deleteAll } from './batch.ts';
+import { db } from './service.ts';
+import { countedWrite, type TransactionEntities } from './transactions.ts';
+import type { NewPlanFeatureItem, ProjectKey, ProjectScope } from './types.ts';
+
+/** An assignment to write: the ids are allocated by the caller. */
+export interface NewAssignment {
+  featureId: number;
+  multiplier: number;
+  planFeatureId: number;
+}
+
+/**
+ * Every assignment is written in a transaction together with a check that its feature (and,
+ * for an existing plan, the plan) still exists. That pairing is what lets feature and plan
+ * deletes sweep assignments afterwards without missing one. Two actions per assignment.
+ */
+export const PER_ASSIGNMENT = 2;
+
+function assignmentItem(scope: ProjectScope, planId: number, a: NewAssignment, createdAt: string): NewPlanFeatureItem {
+  return {
+    ...scope,
+    planId,
+    featureId: a.featureId,
+    planFeatureId: a.planFeatureId,
+    multiplier: a.multiplier,
+    createdAt,
+  };
+}
+
+/** A feature an assignment names is gone (or was never in this project). */
+export interface MissingFeature {
+  missingFeatureId: number;
+}
+
+export function assignmentActions(
+  entities: TransactionEntities,
+  scope: ProjectScope,
+  planId: number,
+  batch: NewAssignment[],
+  createdAt: string,
+) {
+  const key = { ownerId: scope.ownerId, slug: scope.slug };
+  return batch.flatMap((a) => [
+    entities.feature
+      .check({ ...key, featureId: a.featureId })
+      .where(({ featureId }, { exists }) => exists(featureId))
+      .commit(),
+    entities.planFeature.create(assignmentItem(scope, planId, a, createdAt)).commit(),
+  ]);
+}
+
+/**
+ * Which assignments of a batch a cancelled transaction points at, and why. `failedAt`
+ * counts positions from the batch's first action.
+ */
+export function failedAssignments(failedAt: number[], batch: NewAssignment[]) {
+  const at = (i: number) => batch[Math.floor(i / PER_ASSIGNMENT)] as NewAssignment;
+  const missing = failedAt.find((i) => i >= 0 && i % PER_ASSIGNMENT === 0);
+  return {
+    missing: missing === undefined ? undefined : { missingFeatureId: at(missing).featureId },
+    alreadyAssigned: failedAt.filter((i) => i >= 0 && i % PER_ASSIGNMENT === 1).map(at),
+  };
+}
+
+export async function removeAssignments(key: ProjectKey, planId: number, featureIds: number[]): Promise<void> {
+  await deleteAll(
+    db().entities.planFeature,
+    featureIds.map((featureId) => ({ ...key, planId, featureId })),
+  );
+}
+
+/**
+ * Runs `write`, which records in `written` the assignments it committed, and removes those
+ * again unless it ends in `success` (also when it throws).
+ */
+export async function undoUnless<T>(
+  success: (result: T) => boolean,
+  key: ProjectKey,
+  planId: number,
+  write: (written: NewAssignment[]) => Promise<T>,
+): Promise<T> {
+  const written: NewAssignment[] = [];
+  let succeeded = false;
+  try {
+    const result = await write(written);
+    succeeded = success(result);
+    return result;
+  } finally {
+    if (!succeeded)
+      await removeAssignments(
+        key,
+        planId,
+        written.map((a) => a.featureId),
+      );
+  }
+}
+
+/** A feature or a plan: what an assignment names, and what deleting sweeps assignments of. */
+export type AssignmentParent = { featureId: number } | { planId: number };
+type Missing<P extends AssignmentParent> = P extends { planId: number } ? 'plan_missing' : 'feature_missing';
+
+/**
+ * Deletes a feature or a plan and uncounts it in one transaction, then removes the
+ * assignments that name it. Every assignment write checks its feature (and an existing
+ * plan) inside its own transaction, so once the delete has committed no new assignment of
+ * it can appear, and the strongly consistent read that follows sees all that exist: none
+ * is left behind.
+ */
+export async function deleteWithAssignments<P extends AssignmentParent>(
+  key: ProjectKey,
+  parent: P,
+): Promise<'deleted' | 'project_gone' | Missing<P>> {
+  const outcome = await countedWrite({
+    key,
+    counter: 'planId' in parent ? 'planCount' : 'featureCount',
+    delta: -1,
+    actions: ({ feature, plan }) => [
+      'planId' in parent
+        ? plan
+            .delete({ ...key, planId: parent.planId })
+            .where(({ planId }, { exists }) => exists(planId))
+            .commit()
+        : feature
+            .delete({ ...key, featureId: parent.featureId })
+            .where(({ featureId }, { exists }) => exists(featureId))
+            .commit(),
+    ],
+  });
+  if (outcome === 'project_gone') return outcome;
+  if (outcome !== 'committed') return ('planId' in parent ? 'plan_missing' : 'feature_missing') as Missing<P>;
+  await deleteAll(db().entities.planFeature, await assignmentsOf(key, parent));
+  return 'deleted';
+}
+
+/** A plan's assignments are a key prefix; a feature's are filtered out of the partition. */
+async function assignmentsOf(key: ProjectKey, parent: AssignmentParent) {
+  const { planFeature } = db().entities;
+  const options = { pages: 'all', consistent: true } as const;
+  const { data } =
+    'planId' in parent
+      ? await planFeature.query.projectData({ ...key, planId: parent.planId }).go(options)
+      : await planFeature.query
+          .projectData(key)
+          .where(({ featureId }, { eq }) => eq(featureId, parent.featureId))
+          .go(options);
+  return data;
+}

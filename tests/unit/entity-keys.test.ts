@@ -1,0 +1,87 @@
+import { describe, expect, test } from 'vitest';
+import { ApiKey } from '#db/entities/api-key.ts';
+import { Counter } from '#db/entities/counter.ts';
+import { Feature } from '#db/entities/feature.ts';
+import { Plan } from '#db/entities/plan.ts';
+import { PlanFeature } from '#db/entities/plan-feature.ts';
+import { Project } from '#db/entities/project.ts';
+import { apiKeyItem, featureItem, planFeatureItem, planItem, projectItem } from '../fixtures/factories.ts';
+
+/**
+ * The physical keys each entity writes, pinned. Stored items are found by these strings:
+ * a change of composite, prefix, casing or padding would orphan every item already in a
+ * table, so it must show up here first (and come with a migration).
+ */
+const table = { table: 'pricing-test' };
+
+const keysOf = (params: { Item?: Record<string, unknown> }) =>
+  Object.fromEntries(Object.entries(params.Item ?? {}).filter(([name]) => /^(pk|sk|gsi\d(pk|sk))$/.test(name)));
+
+const scope = { ownerId: 'Owner-1', slug: 'acme', shareId: 'Share0000000000000000000001' };
+const projectPk = '$pricing#ownerId_Owner-1#slug_acme';
+const sharePk = '$pricing#shareId_Share0000000000000000000001';
+
+describe('key shapes (ElectroDB .params(), no I/O)', () => {
+  test('project: its partition, the share index and the owner index', () => {
+    expect(keysOf(Project.create(projectItem({ ...scope, projectId: 7 })).params(table))).toEqual({
+      pk: projectPk,
+      sk: '$projectData#project_1',
+      gsi1pk: sharePk,
+      gsi1sk: '$share#project_1',
+      gsi2pk: '$pricing#ownerId_Owner-1',
+      gsi2sk: '$project_1#projectId_000000000007',
+    });
+  });
+
+  test('feature: in the project partition, sorted by zero-padded id', () => {
+    expect(keysOf(Feature.create(featureItem({ ...scope, featureId: 42 })).params(table))).toEqual({
+      pk: projectPk,
+      sk: '$projectData#feature_1#featureId_000000000042',
+      gsi1pk: sharePk,
+      gsi1sk: '$share#feature_1#featureId_000000000042',
+    });
+  });
+
+  test('plan: in the project partition, sorted by zero-padded id', () => {
+    expect(keysOf(Plan.create(planItem({ ...scope, planId: 5 })).params(table))).toEqual({
+      pk: projectPk,
+      sk: '$projectData#plan_1#planId_000000000005',
+      gsi1pk: sharePk,
+      gsi1sk: '$share#plan_1#planId_000000000005',
+    });
+  });
+
+  test('plan feature: keyed by (plan, feature), so one pair is one item', () => {
+    const item = planFeatureItem({ ...scope, planId: 5, featureId: 42, planFeatureId: 9 });
+    expect(keysOf(PlanFeature.create(item).params(table))).toEqual({
+      pk: projectPk,
+      sk: '$projectData#planFeature_1#planId_000000000005#featureId_000000000042',
+      gsi1pk: sharePk,
+      gsi1sk: '$share#planFeature_1#planId_000000000005#featureId_000000000042',
+    });
+  });
+
+  test('API key: by key id, and by owner on gsi2 (case kept)', () => {
+    expect(keysOf(ApiKey.create(apiKeyItem({ keyId: 'abc123def456', ownerId: 'Owner-1' })).params(table))).toEqual({
+      pk: '$pricing#keyId_abc123def456',
+      sk: '$apiKey_1',
+      gsi2pk: '$pricing#ownerId_Owner-1',
+      gsi2sk: '$apiKey_1#keyId_abc123def456',
+    });
+  });
+
+  test('counter: one item per name', () => {
+    expect(Counter.update({ name: 'feature' }).add({ value: 1 }).params(table).Key).toEqual({
+      pk: '$pricing#name_feature',
+      sk: '$counter_1',
+    });
+  });
+
+  test('a read by key builds the same key as the write', () => {
+    const key = { ownerId: scope.ownerId, slug: scope.slug, planId: 5, featureId: 42 };
+    expect(PlanFeature.get(key).params(table).Key).toEqual({
+      pk: projectPk,
+      sk: '$projectData#planFeature_1#planId_000000000005#featureId_000000000042',
+    });
+  });
+});
