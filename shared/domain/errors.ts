@@ -30,63 +30,34 @@ export class DomainError extends Error {
   }
 }
 
-export class ValidationError extends DomainError {
-  constructor(message: string, details?: ErrorDetail[]) {
-    super('validation_error', message, details);
-    this.name = 'ValidationError';
-  }
+/** One DomainError subclass per code, named for it, so `instanceof` and logs say which. */
+function errorClass(code: ErrorCode, name: string, defaultMessage = '') {
+  return class extends DomainError {
+    constructor(message = defaultMessage, details?: ErrorDetail[]) {
+      super(code, message, details);
+      this.name = name;
+    }
+  };
 }
 
-export class UnauthorizedError extends DomainError {
-  constructor(message = 'A valid API key is required: send "Authorization: Bearer <key>".') {
-    super('unauthorized', message);
-    this.name = 'UnauthorizedError';
-  }
-}
-
-export class ForbiddenError extends DomainError {
-  constructor(message = 'This API key is read-only; this endpoint needs a read_write key.') {
-    super('forbidden', message);
-    this.name = 'ForbiddenError';
-  }
-}
-
-export class NotFoundError extends DomainError {
-  constructor(message: string) {
-    super('not_found', message);
-    this.name = 'NotFoundError';
-  }
-}
-
-export class ConflictError extends DomainError {
-  constructor(message: string) {
-    super('conflict', message);
-    this.name = 'ConflictError';
-  }
-}
-
-export class LimitExceededError extends DomainError {
-  constructor(message: string) {
-    super('limit_exceeded', message);
-    this.name = 'LimitExceededError';
-  }
-}
-
+export const ValidationError = errorClass('validation_error', 'ValidationError');
+export const UnauthorizedError = errorClass(
+  'unauthorized',
+  'UnauthorizedError',
+  'A valid API key is required: send "Authorization: Bearer <key>".',
+);
+export const ForbiddenError = errorClass(
+  'forbidden',
+  'ForbiddenError',
+  'This API key is read-only; this endpoint needs a read_write key.',
+);
+export const NotFoundError = errorClass('not_found', 'NotFoundError');
+export const ConflictError = errorClass('conflict', 'ConflictError');
+export const LimitExceededError = errorClass('limit_exceeded', 'LimitExceededError');
 /** The project cannot take payments: no payment key, or no redirect URL for the key's mode. */
-export class PaymentsNotConfiguredError extends DomainError {
-  constructor(message: string) {
-    super('payments_not_configured', message);
-    this.name = 'PaymentsNotConfiguredError';
-  }
-}
-
+export const PaymentsNotConfiguredError = errorClass('payments_not_configured', 'PaymentsNotConfiguredError');
 /** The payment processor failed or refused; the message is its own, with any secret removed. */
-export class PaymentProviderError extends DomainError {
-  constructor(message: string) {
-    super('payment_provider_error', message);
-    this.name = 'PaymentProviderError';
-  }
-}
+export const PaymentProviderError = errorClass('payment_provider_error', 'PaymentProviderError');
 
 /** Echoes what the caller sent, but never more than a line of it. */
 export const echo = (value: number | string) => {
