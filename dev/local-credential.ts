@@ -3,7 +3,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, r
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type LocalDynamoCredential, readLocalDynamoCredential } from '#db/client.ts';
-import type { LocalConfig } from '#shared/config.ts';
+import { ConfigError, type LocalConfig } from '#shared/config.ts';
 
 /**
  * The embedded DynamoDB Local's credential. DynamoDB Local cannot bind to loopback: it
@@ -24,7 +24,8 @@ const SHARED_DB_FILE = 'shared-local-instance.db';
 const UPPER_ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 const ALNUM = `${UPPER_ALNUM}abcdefghijklmnopqrstuvwxyz`;
 
-export class LocalCredentialError extends Error {
+/** A ConfigError: the commands print its message alone, as for a bad variable. */
+export class LocalCredentialError extends ConfigError {
   constructor(message: string) {
     super(message);
     this.name = 'LocalCredentialError';
@@ -75,8 +76,9 @@ export interface LocalCredentialFile {
   discard(): void;
 }
 
-function writeCredential(path: string, credential: LocalDynamoCredential, flag: 'w' | 'wx'): void {
-  writeFileSync(path, `${JSON.stringify(credential)}\n`, { mode: 0o600, flag });
+function writeCredential(path: string, credential: LocalDynamoCredential): void {
+  // 'wx': never through a file (or link) that is already there.
+  writeFileSync(path, `${JSON.stringify(credential)}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(path, 0o600);
 }
 
@@ -91,7 +93,7 @@ export function ensureLocalCredential({ dataDir, port }: { dataDir: string; port
     // In memory a file left by a killed run is stale: its database is gone.
     if (memory) rmSync(path, { force: true });
     const credential = newLocalCredential();
-    writeCredential(path, credential, 'wx');
+    writeCredential(path, credential);
     return { path, credential, created: true, discard: () => (memory ? rmSync(path, { force: true }) : undefined) };
   }
   chmodSync(path, 0o600);

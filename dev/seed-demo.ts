@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { apiRequest } from './api-request.ts';
 
 /**
  * The demo project of `npm run seed`, made through API v1 over HTTP as a customer's script
@@ -24,16 +25,8 @@ export async function seedDemo({
   stripeKey?: string;
 }): Promise<SeededDemo> {
   const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${baseUrl}/api/v1${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new SeedError(`${method} ${path} answered ${response.status}: ${text}`);
+    const { ok, status, text } = await apiRequest(`${baseUrl}/api/v1${path}`, key, method, body);
+    if (!ok) throw new SeedError(`${method} ${path} answered ${status}: ${text}`);
     return JSON.parse(text) as T;
   };
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type NativeAttributeValue, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
+import { apiRequest } from '#dev/api-request.ts';
 import { freePort, startDynamoLocal } from '#dev/dynamodb-local.ts';
 import { startFakeStripe } from '#dev/fake-stripe/index.ts';
 import { startLocalServer } from '#dev/local-server.ts';
@@ -123,18 +124,8 @@ async function main(): Promise<number> {
 
     // biome-ignore lint/suspicious/noExplicitAny: the seed reads a few fields of each response and checks them
     const call = async (method: string, path: string, expected: number, body?: unknown): Promise<any> => {
-      const response = await fetch(`${server.url}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${key}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
-      if (response.status !== expected) {
-        throw new BenchError(`${method} ${path}: expected ${expected}, got ${response.status}: ${text}`);
-      }
+      const { status, text } = await apiRequest(`${server.url}${path}`, key, method, body);
+      if (status !== expected) throw new BenchError(`${method} ${path}: expected ${expected}, got ${status}: ${text}`);
       return JSON.parse(text);
     };
 

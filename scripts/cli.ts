@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { LocalCredentialError, useRunningLocalDatabase } from '#dev/local-credential.ts';
+import { useRunningLocalDatabase } from '#dev/local-credential.ts';
 import { DomainError } from '#domain/errors.ts';
 import { ConfigError, localConfig } from '#shared/config.ts';
 
@@ -117,7 +117,7 @@ run(process.argv.slice(2)).then(
       console.error(`${(error as Error).message}\n\n${usage}`);
       process.exit(2);
     }
-    if (error instanceof DomainError || error instanceof ConfigError || error instanceof LocalCredentialError) {
+    if (error instanceof DomainError || error instanceof ConfigError) {
       console.error(error.message);
     } else if (unreachable(error) && process.env.DYNAMODB_ENDPOINT) {
       console.error(

@@ -1,4 +1,4 @@
-import { LocalCredentialError, useRunningLocalDatabase } from '#dev/local-credential.ts';
+import { useRunningLocalDatabase } from '#dev/local-credential.ts';
 import { SeedError, seedDemo } from '#dev/seed-demo.ts';
 import { ConfigError, localConfig } from '#shared/config.ts';
 
@@ -31,11 +31,7 @@ Open the demo pricing page:
 main().then(
   () => process.exit(0),
   (error: unknown) => {
-    console.error(
-      error instanceof SeedError || error instanceof ConfigError || error instanceof LocalCredentialError
-        ? error.message
-        : error,
-    );
+    console.error(error instanceof SeedError || error instanceof ConfigError ? error.message : error);
     process.exit(1);
   },
 );

@@ -1,4 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '#dev/dynamodb-local.ts';
 import { useLocalServer } from '../fixtures/api.ts';
@@ -224,6 +227,29 @@ describe('operator CLI (scripts/cli.ts)', () => {
         expect(lines(result.stderr)).toHaveLength(1);
         expect(result.stderr).toContain('npm start');
         expect(result.stderr).toContain(endpoint);
+      },
+      SUBPROCESS,
+    );
+
+    it(
+      'without an npm start’s credential for DYNAMODB_PORT and DATA_DIR, exits 1 with one line that points to npm start',
+      async () => {
+        const dataDir = mkdtempSync(join(tmpdir(), 'pricing-cli-'));
+        try {
+          const result = await cli(['keys', 'list', '--owner', owner()], {
+            DYNAMODB_ENDPOINT: undefined,
+            DYNAMODB_CREDENTIAL_FILE: undefined,
+            DYNAMODB_PORT: String(await freePort()),
+            DATA_DIR: dataDir,
+          });
+          expect(result.status).toBe(1);
+          expect(result.stdout).toBe('');
+          expect(lines(result.stderr)).toHaveLength(1);
+          expect(result.stderr).toContain('npm start');
+          expect(result.stderr).toContain(dataDir);
+        } finally {
+          rmSync(dataDir, { recursive: true, force: true });
+        }
       },
       SUBPROCESS,
     );

@@ -281,11 +281,11 @@ function decodeAddress(hex: string): string {
 /** DynamoDB Local as it ran before the local credential: -sharedDb, its data in shared-local-instance.db. */
 async function seedSharedDatabase(dataDir: string, dynamoPort: number): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
-  const { jar, libraryPath } = dynamoLocalJar();
+  const { jar, libraryPath, cwd } = dynamoLocalJar();
   const java = spawn(
     'java',
     [`-Djava.library.path=${libraryPath}`, '-jar', jar, '-port', String(dynamoPort), '-dbPath', dataDir, '-sharedDb'],
-    { stdio: 'ignore' },
+    { cwd, stdio: 'ignore' },
   );
   javaPorts.add(dynamoPort);
   const exited = new Promise((resolve) => java.once('exit', resolve));
