@@ -132,19 +132,19 @@ export function findLocalCredential({ dataDir, port }: { dataDir: string; port: 
 }
 
 /**
- * Points this process (the CLI, `npm run seed`) at the database of a running `npm start`,
- * found as start found it: DYNAMODB_PORT and DATA_DIR. An explicit DYNAMODB_ENDPOINT is
- * used as given, with DYNAMODB_CREDENTIAL_FILE or the AWS SDK's usual credentials.
+ * The configuration of the database of a running `npm start` (for the CLI and `npm run
+ * seed`), found as start found it: DYNAMODB_PORT and DATA_DIR. An explicit DYNAMODB_ENDPOINT
+ * is used as given, with DYNAMODB_CREDENTIAL_FILE or the AWS SDK's usual credentials.
  */
-export function useRunningLocalDatabase(config: LocalConfig): void {
-  if (config.DYNAMODB_ENDPOINT) return;
-  process.env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${config.DYNAMODB_PORT}`;
-  if (config.DYNAMODB_CREDENTIAL_FILE) return;
+export function runningLocalDatabase(config: LocalConfig): LocalConfig {
+  if (config.DYNAMODB_ENDPOINT) return config;
+  const local = { ...config, DYNAMODB_ENDPOINT: `http://127.0.0.1:${config.DYNAMODB_PORT}` };
+  if (config.DYNAMODB_CREDENTIAL_FILE) return local;
   const file = findLocalCredential({ dataDir: config.DATA_DIR, port: config.DYNAMODB_PORT });
   if (!file) {
     throw new LocalCredentialError(
       `No local database credential for DynamoDB Local on port ${config.DYNAMODB_PORT} (DATA_DIR ${config.DATA_DIR}): start the service with \`npm start\` (same DATA_DIR and DYNAMODB_PORT), or set DYNAMODB_ENDPOINT and TABLE_NAME.`,
     );
   }
-  process.env.DYNAMODB_CREDENTIAL_FILE = file;
+  return { ...local, DYNAMODB_CREDENTIAL_FILE: file };
 }

@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
-import { useRunningLocalDatabase } from '#dev/local-credential.ts';
+import { connectDatabase } from '#db/service.ts';
+import { runningLocalDatabase } from '#dev/local-credential.ts';
 import { DomainError } from '#domain/errors.ts';
+import * as keys from '#domain/keys/keys.ts';
 import { ConfigError, localConfig } from '#shared/config.ts';
 
 const usage = `Usage: npm run cli -- <command>
@@ -20,6 +22,9 @@ keeps in \${DATA_DIR:-.data} (or, for DATA_DIR=:memory:, in a private temp dir b
           TABLE_NAME=<TableName output of cdk deploy> AWS_REGION=<region> npm run cli -- --aws keys ...`;
 
 class UsageError extends Error {}
+
+/** The local or given DynamoDB the CLI talks to, for its error message. */
+let endpoint: string | undefined;
 
 async function run(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
@@ -41,7 +46,7 @@ async function run(argv: string[]): Promise<void> {
   }
   if (resource !== 'keys') throw new UsageError(`Unknown command "${resource}".`);
 
-  // Point the data layer at the local database unless told otherwise, then load it.
+  // The data layer on the local database unless told otherwise.
   const config = localConfig();
   if (values.aws) {
     // A deployed stage's table has a generated name, and a default region could be the
@@ -49,10 +54,10 @@ async function run(argv: string[]): Promise<void> {
     if (config.DYNAMODB_ENDPOINT) throw new UsageError('--aws and DYNAMODB_ENDPOINT exclude each other.');
     if (!process.env.TABLE_NAME) throw new UsageError('--aws needs TABLE_NAME: the TableName output of `cdk deploy`.');
     if (!process.env.AWS_REGION) throw new UsageError('--aws needs AWS_REGION: the region the stage is deployed in.');
-  } else {
-    useRunningLocalDatabase(config);
   }
-  const keys = await import('#domain/keys/keys.ts');
+  const database = values.aws ? config : runningLocalDatabase(config);
+  endpoint = database.DYNAMODB_ENDPOINT;
+  connectDatabase(database);
   const print = (json: unknown, text: string) => console.log(values.json ? JSON.stringify(json) : text);
 
   switch (command) {
@@ -119,9 +124,9 @@ run(process.argv.slice(2)).then(
     }
     if (error instanceof DomainError || error instanceof ConfigError) {
       console.error(error.message);
-    } else if (unreachable(error) && process.env.DYNAMODB_ENDPOINT) {
+    } else if (unreachable(error) && endpoint) {
       console.error(
-        `Cannot reach the table at ${process.env.DYNAMODB_ENDPOINT}: start the service with \`npm start\` (or set DYNAMODB_ENDPOINT and TABLE_NAME).`,
+        `Cannot reach the table at ${endpoint}: start the service with \`npm start\` (or set DYNAMODB_ENDPOINT and TABLE_NAME).`,
       );
     } else {
       console.error(error);

@@ -1,5 +1,7 @@
-import { useRunningLocalDatabase } from '#dev/local-credential.ts';
+import { connectDatabase } from '#db/service.ts';
+import { runningLocalDatabase } from '#dev/local-credential.ts';
 import { SeedError, seedDemo } from '#dev/seed-demo.ts';
+import { createApiKey } from '#domain/keys/keys.ts';
 import { ConfigError, localConfig } from '#shared/config.ts';
 
 /**
@@ -17,8 +19,7 @@ async function main(): Promise<void> {
     );
   }
   // The key goes straight into the database of the running service, as `npm run cli -- keys create` does.
-  useRunningLocalDatabase(config);
-  const { createApiKey } = await import('#domain/keys/keys.ts');
+  connectDatabase(runningLocalDatabase(config));
   const key = await createApiKey({ ownerId: 'demo', permission: 'read_write', name: 'npm run seed' });
   const demo = await seedDemo({ baseUrl, key: key.key, stripeKey: process.env.DEMO_STRIPE_KEY || undefined });
   console.log(`Demo project "${demo.slug}" (owner "demo", share id ${demo.shareId}).
