@@ -1,6 +1,6 @@
 import type { BillingInterval } from '#contract/enums.ts';
 import { loadShare } from './api.ts';
-import { Checkout } from './checkout.ts';
+import { checkoutFlow } from './checkout.ts';
 import { customCard } from './custom-plan.ts';
 import { formatter } from './display.ts';
 import { h } from './dom.ts';
@@ -32,7 +32,7 @@ export class PricingTable extends HTMLElement {
   private loadQueued = false;
   /** Recompute every shown price, after the interval, a seat count or a quantity changed. */
   private refreshers: Array<() => void> = [];
-  private readonly checkout = new Checkout(() => this.refresh());
+  private readonly checkout = checkoutFlow(() => this.refresh());
 
   constructor() {
     super();
