@@ -1,0 +1,47 @@
+import { type CustomCheckout, type PlanCheckout, startCheckout } from './api.ts';
+
+export interface Checkout {
+  start(base: string, button: HTMLElement, error: HTMLElement, body: PlanCheckout | CustomCheckout): Promise<void>;
+  /** The busy button back to itself. */
+  settle(): void;
+  /** The table was drawn again or replaced by a message: the busy button is gone. */
+  forget(): void;
+}
+
+/**
+ * One checkout at a time in this widget; the button shows progress until the browser leaves.
+ * `settled` runs when a busy button is back to itself (the shown prices are then refreshed).
+ */
+export function checkoutFlow(settled: () => void): Checkout {
+  let pending: { button: HTMLElement; label: string } | undefined;
+  const settle = () => {
+    if (!pending) return;
+    const { button, label } = pending;
+    pending = undefined;
+    button.removeAttribute('aria-busy');
+    button.setAttribute('aria-disabled', 'false');
+    button.textContent = label;
+    settled();
+  };
+  return {
+    async start(base, button, error, body) {
+      if (pending || button.getAttribute('aria-disabled') === 'true') return;
+      pending = { button, label: button.textContent ?? '' };
+      button.setAttribute('aria-busy', 'true');
+      button.setAttribute('aria-disabled', 'true');
+      button.textContent = 'Opening checkout…';
+      error.textContent = '';
+      const outcome = await startCheckout(base, body);
+      if (outcome.ok) {
+        window.location.assign(outcome.value.url);
+        return;
+      }
+      settle();
+      error.textContent = outcome.message;
+    },
+    settle,
+    forget() {
+      pending = undefined;
+    },
+  };
+}
