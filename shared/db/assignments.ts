@@ -108,6 +108,11 @@ type Missing<P extends AssignmentParent> = P extends { planId: number } ? 'plan_
  * plan) inside its own transaction, so once the delete has committed no new assignment of
  * it can appear, and the strongly consistent read that follows sees all that exist: none
  * is left behind.
+ *
+ * The sweep runs also when the feature or plan is already gone: a delete whose process
+ * died between its transaction and the end of its sweep left assignments that nothing else
+ * removes (readers skip them, see the plan views), and the next delete of the same id
+ * finishes the job. That delete still answers `…_missing`: the item went with the first.
  */
 export async function deleteWithAssignments<P extends AssignmentParent>(
   key: ProjectKey,
@@ -129,10 +134,11 @@ export async function deleteWithAssignments<P extends AssignmentParent>(
             .commit(),
     ],
   });
+  // A project being deleted is swept whole by its own delete.
   if (outcome === 'project_gone') return outcome;
-  if (outcome !== 'committed') return ('planId' in parent ? 'plan_missing' : 'feature_missing') as Missing<P>;
   await deleteAll(db().entities.planFeature, await assignmentsOf(key, parent));
-  return 'deleted';
+  if (outcome === 'committed') return 'deleted';
+  return ('planId' in parent ? 'plan_missing' : 'feature_missing') as Missing<P>;
 }
 
 /** A plan's assignments are a key prefix; a feature's are filtered out of the partition. */

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { db } from '#db/service.ts';
+import { countedWrite } from '#db/transactions.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
 import { entityOf, itemsOfOwner } from '../fixtures/table.ts';
@@ -84,6 +85,105 @@ describe('a deleted feature leaves no assignment behind', () => {
     const [deleted] = await Promise.all([api.delete(`/api/v1/projects/${project.slug}/plans/${plan.id}`), ...adds]);
     expect(deleted.status).toBe(200);
     expect(await assignmentsInTable((i) => i.planId === plan.id)).toEqual([]);
+  });
+});
+
+describe('a delete cut short by a crash is finished by the next delete of the same resource', () => {
+  type Project = { slug: string; shareId: string };
+  const keyOf = (project: Project) => ({ ownerId, slug: project.slug });
+
+  /** A project with features A and B, each assigned to three plans. */
+  async function assignedProject() {
+    const project: Project = await makeProject(api);
+    const a = await makeFeature(api, project.slug);
+    const b = await makeFeature(api, project.slug);
+    const plans: Array<{ id: number }> = [];
+    for (let i = 0; i < 3; i++) {
+      plans.push(
+        await makePlan(api, project.slug, { features: [{ featureId: a.id }, { featureId: b.id, multiplier: 2 }] }),
+      );
+    }
+    return { project, a, b, plans };
+  }
+
+  /** Every read that shows assignments, flattened to the (plan, feature) pairs it shows. */
+  async function pairsShown(project: Project, planIds: number[]) {
+    const base = `/api/v1/projects/${project.slug}`;
+    const pairs: string[] = [];
+    const fromPlans = (plans: Array<{ id: number; planFeatures: Array<{ feature: { id: number } }> }>) => {
+      for (const plan of plans) for (const pf of plan.planFeatures) pairs.push(`${plan.id}:${pf.feature.id}`);
+    };
+    const listed = await api.get(`${base}/plans`);
+    expect(listed.status).toBe(200);
+    fromPlans(listed.body.plans);
+    fromPlans((await api.get(base)).body.pricingPlans);
+    for (const planId of planIds) {
+      const features = await api.get(`${base}/plans/${planId}/features`);
+      if (features.status === 200) {
+        for (const pf of features.body.features) pairs.push(`${planId}:${pf.feature.id}`);
+      }
+    }
+    const share = await api.get(`/api/share/${project.shareId}`);
+    expect(share.status).toBe(200);
+    const names = new Map(share.body.features.map((f: { id: number; name: string }) => [f.name, f.id]));
+    for (const plan of share.body.plans) {
+      for (const f of plan.features) if (f.included) pairs.push(`${plan.id}:${names.get(f.name)}`);
+    }
+    return new Set(pairs);
+  }
+
+  test('a feature: its assignments never show, and a repeated DELETE (404) removes them', async () => {
+    const { project, a, b, plans } = await assignedProject();
+    const key = keyOf(project);
+    // What a process killed between the delete's transaction and its sweep leaves behind.
+    const committed = await countedWrite({
+      key,
+      counter: 'featureCount',
+      delta: -1,
+      actions: ({ feature }) => [feature.delete({ ...key, featureId: a.id }).commit()],
+    });
+    expect(committed).toBe('committed');
+    expect(await assignmentsInTable((i) => i.featureId === a.id)).toHaveLength(3);
+
+    const shown = await pairsShown(project, [plans[0]?.id as number]);
+    expect([...shown].filter((pair) => pair.endsWith(`:${a.id}`))).toEqual([]);
+    expect([...shown].filter((pair) => pair.endsWith(`:${b.id}`)).length).toBeGreaterThan(0);
+
+    const again = await api.delete(`/api/v1/projects/${project.slug}/features/${a.id}`);
+    expect(again.status).toBe(404);
+    expect(await assignmentsInTable((i) => i.featureId === a.id)).toEqual([]);
+    expect(await assignmentsInTable((i) => i.featureId === b.id)).toHaveLength(3);
+    const listed = (await api.get('/api/v1/projects')).body.projects.find((p: Project) => p.slug === project.slug);
+    expect(listed._count).toEqual({ features: 1, pricingPlans: 3 });
+    // Nothing left to finish: still 404.
+    expect((await api.delete(`/api/v1/projects/${project.slug}/features/${a.id}`)).status).toBe(404);
+  });
+
+  test('a plan: it and its assignments never show, and a repeated DELETE (404) removes them', async () => {
+    const { project, a, plans } = await assignedProject();
+    const key = keyOf(project);
+    const gone = plans[1]?.id as number;
+    const committed = await countedWrite({
+      key,
+      counter: 'planCount',
+      delta: -1,
+      actions: ({ plan }) => [plan.delete({ ...key, planId: gone }).commit()],
+    });
+    expect(committed).toBe('committed');
+    expect(await assignmentsInTable((i) => i.planId === gone)).toHaveLength(2);
+
+    const base = `/api/v1/projects/${project.slug}`;
+    const shown = await pairsShown(project, [gone]);
+    expect([...shown].filter((pair) => pair.startsWith(`${gone}:`))).toEqual([]);
+    expect(shown.has(`${plans[0]?.id}:${a.id}`)).toBe(true);
+    expect((await api.get(`${base}/plans/${gone}/features`)).status).toBe(404);
+
+    const again = await api.delete(`${base}/plans/${gone}`);
+    expect(again.status).toBe(404);
+    expect(await assignmentsInTable((i) => i.planId === gone)).toEqual([]);
+    expect(await assignmentsInTable((i) => i.planId !== gone && i.slug === project.slug)).toHaveLength(4);
+    const listed = (await api.get('/api/v1/projects')).body.projects.find((p: Project) => p.slug === project.slug);
+    expect(listed._count).toEqual({ features: 2, pricingPlans: 2 });
   });
 });
 

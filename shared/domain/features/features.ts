@@ -60,7 +60,11 @@ export async function updateFeature(
   return toFeatureView(updated);
 }
 
-/** Deletes the feature and removes it from every plan of the project. */
+/**
+ * Deletes the feature and removes it from every plan of the project. Deleting a feature
+ * that is already gone is a 404, after removing what a delete cut short left of its
+ * assignments.
+ */
 export async function deleteFeature(key: ProjectKey, featureId: number): Promise<void> {
   const outcome = await deleteFeatureItem(key, featureId);
   if (outcome === 'project_gone') throw projectNotFound(key.slug);

@@ -124,6 +124,10 @@ export async function updatePlan(key: ProjectKey, planId: number, input: UpdateP
   throw new ConflictError('The plan kept changing while this update was applied; retry it.');
 }
 
+/**
+ * Deletes the plan and its assignments. Deleting a plan that is already gone is a 404,
+ * after removing what a delete cut short left of its assignments.
+ */
 export async function deletePlan(key: ProjectKey, planId: number): Promise<void> {
   if (!slugPattern.test(key.slug)) throw projectNotFound(key.slug);
   const outcome = await deletePlanItems(key, planId);
