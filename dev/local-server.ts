@@ -144,10 +144,21 @@ async function handle(
   res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
+/** How long close() lets requests in flight finish before it closes their connections. */
+export const CLOSE_GRACE_MS = 10_000;
+
 export interface LocalServer {
   url: string;
   server: Server;
-  close(): Promise<void>;
+  /** Requests received and not yet answered. */
+  readonly inFlight: number;
+  /**
+   * Stops accepting connections and closes idle keep-alive ones at once, lets the requests
+   * in flight finish (each answer then ends its connection), and closes what is still open
+   * after `graceMs`. Resolves once no connection is left. Called again, it keeps the first
+   * call's promise, and a shorter `graceMs` (0: now) brings the cut forward.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
 
 /** Node's HTTP server in front of the group handlers, as API Gateway is in a stage. */
@@ -161,8 +172,16 @@ export async function startLocalServer({
   app?: App<Ports>;
 }): Promise<LocalServer> {
   const handlers = groupHandlers(app);
+  const inFlight = new Set<ServerResponse>();
+  let closed: Promise<void> | undefined;
   const server = createServer((req, res) => {
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+    if (closed) res.setHeader('connection', 'close');
     handle(handlers, req, res).catch((error: unknown) => {
+      // The connection closed while the body was arriving (the client left, or close() cut
+      // it): there is no one to answer.
+      if (req.destroyed && (error as NodeJS.ErrnoException).code === 'ECONNRESET') return;
       // The handlers answer every error themselves; this is the server's own last resort.
       console.error('local server error', error);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
@@ -177,10 +196,19 @@ export async function startLocalServer({
   return {
     url: `http://${host}:${address.port}`,
     server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
+    get inFlight() {
+      return inFlight.size;
+    },
+    close({ graceMs = CLOSE_GRACE_MS } = {}) {
+      const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+      closed ??= new Promise<void>((resolve) => {
+        // Answers from now on end their connection, so no keep-alive socket outlives its request.
+        for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
         server.close(() => resolve());
-      }),
+        server.closeIdleConnections();
+      });
+      void closed.finally(() => clearTimeout(cut));
+      return closed;
+    },
   };
 }

@@ -3,7 +3,7 @@ import { createDocumentClient, dynamoOptions } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
 import { type DynamoLocal, DynamoLocalError, startDynamoLocal } from '#dev/dynamodb-local.ts';
 import { type FakeStripe, startFakeStripe } from '#dev/fake-stripe/index.ts';
-import { startLocalServer } from '#dev/local-server.ts';
+import { CLOSE_GRACE_MS, startLocalServer } from '#dev/local-server.ts';
 import type { Keyring } from '#domain/ports.ts';
 import { compose } from '#shared/composition.ts';
 import { ConfigError, type LocalConfig, localConfig } from '#shared/config.ts';
@@ -55,16 +55,27 @@ async function main(): Promise<void> {
     `Pricing service listening on ${server.url} (table ${config.TABLE_NAME}, ${storage}; payment keys sealed ${keys.description}; ${stripe}). Ctrl-C stops it.`,
   );
 
+  // Stops taking requests, lets those in flight finish (up to CLOSE_GRACE_MS), and only then
+  // stops what they may still need: the fake Stripe and DynamoDB Local. A second signal
+  // stops waiting.
   let stopping = false;
   const stop = async () => {
-    if (stopping) return;
+    if (stopping) {
+      await server.close({ graceMs: 0 });
+      return;
+    }
     stopping = true;
-    await server.close();
+    const closed = server.close();
+    if (server.inFlight > 0) {
+      console.log(
+        `Stopping: finishing ${server.inFlight} request(s) in flight, up to ${CLOSE_GRACE_MS / 1000} s (again to stop now).`,
+      );
+    }
+    await closed;
     await fakeStripe?.close();
     await dynamo?.stop();
     process.exit(0);
   };
-  process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }
 

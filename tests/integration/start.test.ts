@@ -10,9 +10,12 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
 import { dynamoLocalJar, freePort } from '#dev/dynamodb-local.ts';
+import { startFakeStripe } from '#dev/fake-stripe/index.ts';
 import { findLocalCredential } from '#dev/local-credential.ts';
 import { ApiClient } from '../fixtures/api.ts';
 import { ROOT, runCli, runScript, TSX } from '../fixtures/cli.ts';
+import { makePlan, makeProject } from '../fixtures/factories.ts';
+import { slowRequest } from '../fixtures/slow-request.ts';
 
 const TABLE = 'pricing-start-test';
 const SLOW = 120_000;
@@ -593,6 +596,81 @@ describe('npm start: the embedded DynamoDB Local answers only to its local crede
       expect(second.stdout).not.toContain('shared-local-instance.db');
       process.kill(second.child.pid as number, 'SIGINT');
       expect(await waitForExit(second)).toEqual({ code: 0, signal: null });
+    },
+    SLOW,
+  );
+});
+
+describe('npm start stops without dropping a request', () => {
+  afterEach(killEverything);
+
+  it(
+    'SIGTERM: no new connection is accepted, every request in flight gets its whole answer, then start exits 0',
+    async () => {
+      const { port, dynamoPort } = await ports();
+      // A Stripe of the test's own, whose first answer to each checkout never comes: the
+      // SDK gives up on it after STRIPE_TIMEOUT_MS and retries.
+      const stripe = await startFakeStripe();
+      try {
+        const env = {
+          ...serviceEnv({ PORT: String(port), DYNAMODB_PORT: String(dynamoPort), DATA_DIR: ':memory:' }),
+          STRIPE_API_BASE: stripe.url,
+          STRIPE_TIMEOUT_MS: '4000',
+        };
+        const service = startService(env);
+        await waitForOutput(service, listening(port));
+        const base = `http://127.0.0.1:${port}`;
+        const api = new ApiClient(base, await createKey(env));
+        const project = await makeProject(api, {
+          paymentSecretKey: `sk_test_drain${randomUUID().replaceAll('-', '')}`,
+          checkoutTestSuccessUrl: 'https://acme.example/thanks',
+          checkoutTestCancelUrl: 'https://acme.example/pricing',
+        });
+        const plan = await makePlan(api, project.slug);
+
+        // Writes whose bodies are still arriving, then checkouts waiting on Stripe: all in flight.
+        const writes = Array.from({ length: 4 }, (_, i) =>
+          slowRequest(`${base}/api/v1/projects/${project.slug}/features`, {
+            headers: { authorization: `Bearer ${api.key}` },
+            body: JSON.stringify({ name: `Drained ${i}`, basePrice: 1 }),
+          }),
+        );
+        await Promise.all(writes.map((write) => write.sent));
+        const CHECKOUTS = 8;
+        stripe.hangNext(CHECKOUTS);
+        const checkouts = Array.from({ length: CHECKOUTS }, () =>
+          new ApiClient(base)
+            .post('/api/payments/checkout', { shareId: project.shareId, planId: plan.id })
+            .catch((error: Error) => ({ status: 0, text: `${error.message}: ${String(error.cause)}`, body: {} })),
+        );
+        const creates = () => stripe.requests.filter((r) => r.path === '/v1/checkout/sessions').length;
+        for (const deadline = Date.now() + 20_000; creates() < CHECKOUTS; ) {
+          if (Date.now() > deadline) throw new Error(`${creates()} of ${CHECKOUTS} checkouts reached Stripe`);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+
+        process.kill(service.child.pid as number, 'SIGTERM');
+        await waitForOutput(service, `finishing ${CHECKOUTS + writes.length} request(s) in flight`);
+        const refused = await fetch(`${base}/api/v1/projects`).catch((error: Error) => error);
+        expect((refused as Error & { cause?: { code?: string } }).cause?.code).toBe('ECONNREFUSED');
+        expect(service.child.exitCode).toBeNull();
+
+        for (const write of writes) write.finish();
+        for (const write of writes) {
+          const answer = await write.answer;
+          expect([answer.status, answer.headers.connection]).toEqual([201, 'close']);
+          expect(JSON.parse(answer.body)).toMatchObject({ name: expect.stringMatching(/^Drained /) });
+        }
+        for (const checkout of await Promise.all(checkouts)) {
+          expect(checkout.status, checkout.text).toBe(200);
+          expect(checkout.body.url).toMatch(new RegExp(`^${stripe.url}/pay/cs_test_`));
+        }
+        expect(await waitForExit(service)).toEqual({ code: 0, signal: null });
+        expect(service.stderr).toBe('');
+        expect(javaOnPort(dynamoPort)).toEqual([]);
+      } finally {
+        await stripe.close();
+      }
     },
     SLOW,
   );
