@@ -105,7 +105,9 @@ export async function startDynamoLocal({ port, dataDir }: { port: number; dataDi
   const args = [`-Djava.library.path=${libraryPath}`, '-jar', jar, '-port', String(port)];
   args.push(...(path ? ['-dbPath', path] : ['-inMemory']), '-disableTelemetry', '-cors', CORS_ORIGIN);
   // umask 077: the database files Java creates are the user's alone (0600), as the key files are.
-  const child: ChildProcess = spawn('sh', ['-c', 'umask 077 && exec "$@"', 'sh', 'java', ...args], {
+  // SIGINT ignored (Java keeps that): Ctrl-C reaches the whole process group, and `npm start`
+  // stops Java itself, after the requests in flight that may still need it.
+  const child: ChildProcess = spawn('sh', ['-c', 'trap "" INT; umask 077 && exec "$@"', 'sh', 'java', ...args], {
     cwd,
     stdio: 'pipe',
   });

@@ -56,26 +56,22 @@ async function main(): Promise<void> {
   );
 
   // Stops taking requests, lets those in flight finish (up to CLOSE_GRACE_MS), and only then
-  // stops what they may still need: the fake Stripe and DynamoDB Local. A second signal
-  // stops waiting.
+  // stops what they may still need: the fake Stripe and DynamoDB Local. A repeated signal
+  // changes nothing (tsx relays one of its own when the first seems slow to arrive).
   let stopping = false;
   const stop = async () => {
-    if (stopping) {
-      await server.close({ graceMs: 0 });
-      return;
-    }
+    if (stopping) return;
     stopping = true;
     const closed = server.close();
     if (server.inFlight > 0) {
-      console.log(
-        `Stopping: finishing ${server.inFlight} request(s) in flight, up to ${CLOSE_GRACE_MS / 1000} s (again to stop now).`,
-      );
+      console.log(`Stopping: finishing ${server.inFlight} request(s) in flight, up to ${CLOSE_GRACE_MS / 1000} s.`);
     }
     await closed;
     await fakeStripe?.close();
     await dynamo?.stop();
     process.exit(0);
   };
+  process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }
 

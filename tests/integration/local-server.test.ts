@@ -36,6 +36,15 @@ function idleConnection(url: string): Promise<Socket> {
   });
 }
 
+/** A server holding one request whose body never finishes arriving. */
+async function serveOneStuck() {
+  const server = await serve();
+  const stuck = slowRequest(`${server.url}/api/v1/projects`, { body: JSON.stringify({ name: 'Never' }) });
+  await stuck.sent;
+  await until(() => server.inFlight === 1, 'in flight');
+  return { server, stuck };
+}
+
 const closedSocket = (socket: Socket) =>
   socket.destroyed ? Promise.resolve() : new Promise<void>((resolve) => socket.once('close', () => resolve()));
 
@@ -69,10 +78,7 @@ describe('the local server drains on close()', () => {
   });
 
   it('closes what is still in flight once the grace period is over', async () => {
-    const server = await serve();
-    const stuck = slowRequest(`${server.url}/api/v1/projects`, { body: JSON.stringify({ name: 'Never' }) });
-    await stuck.sent;
-    await until(() => server.inFlight === 1, 'in flight');
+    const { server, stuck } = await serveOneStuck();
     const started = Date.now();
     await server.close({ graceMs: 300 });
     const elapsed = Date.now() - started;
@@ -82,10 +88,7 @@ describe('the local server drains on close()', () => {
   });
 
   it('a second close() with a shorter grace brings the cut forward', async () => {
-    const server = await serve();
-    const stuck = slowRequest(`${server.url}/api/v1/projects`, { body: JSON.stringify({ name: 'Never' }) });
-    await stuck.sent;
-    await until(() => server.inFlight === 1, 'in flight');
+    const { server, stuck } = await serveOneStuck();
     const first = server.close();
     await sleep(100);
     const started = Date.now();

@@ -604,9 +604,12 @@ describe('npm start: the embedded DynamoDB Local answers only to its local crede
 describe('npm start stops without dropping a request', () => {
   afterEach(killEverything);
 
-  it(
-    'SIGTERM: no new connection is accepted, every request in flight gets its whole answer, then start exits 0',
-    async () => {
+  it.each([
+    { signal: 'SIGTERM', to: 'start', group: false },
+    { signal: 'SIGINT', to: 'the process group, as Ctrl-C does', group: true },
+  ] as const)(
+    '$signal to $to: no new connection is accepted, every request in flight gets its whole answer, then start exits 0',
+    async ({ signal, group }) => {
       const { port, dynamoPort } = await ports();
       // A Stripe of the test's own, whose first answer to each checkout never comes: the
       // SDK gives up on it after STRIPE_TIMEOUT_MS and retries.
@@ -649,7 +652,8 @@ describe('npm start stops without dropping a request', () => {
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
 
-        process.kill(service.child.pid as number, 'SIGTERM');
+        const pid = service.child.pid as number;
+        process.kill(group ? -pid : pid, signal);
         await waitForOutput(service, `finishing ${CHECKOUTS + writes.length} request(s) in flight`);
         const refused = await fetch(`${base}/api/v1/projects`).catch((error: Error) => error);
         expect((refused as Error & { cause?: { code?: string } }).cause?.code).toBe('ECONNREFUSED');
