@@ -9,6 +9,7 @@ import { type Group, isPublicPath } from '#shared/routes.ts';
 import type { DefinedGroup, GroupPorts } from './action.ts';
 import { errorResult, internalErrorResult } from './errors.ts';
 import { authorize, type GroupContext, jsonBody, resolveAction, validateInput } from './middlewares.ts';
+import { projectKey } from './params.ts';
 import { type HttpResult, type LambdaResult, toLambdaResult } from './responses.ts';
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<LambdaResult>;
@@ -50,6 +51,7 @@ export function createGroupHandler<G extends Group>(
       return action.run({
         principal: context.principal,
         path: context.parsedPath,
+        project: projectKey(context.principal, context.parsedPath ?? {}),
         query: context.parsedQuery,
         headers: event.headers ?? {},
         body: context.parsedBody,
