@@ -328,7 +328,8 @@ const sellingProject = (shareId: string) => {
 /** Amount checks and the payment account, the last steps before Stripe. */
 function finish(project: ProjectFx, purchase: Omit<Purchase, 'amount' | 'project'> & { price: number }): Outcome {
   const amount = toMinor(purchase.price, project.currency);
-  if (amount > STRIPE_AMOUNT_MAX) return refused(400);
+  // Nothing to pay (rounded half up to the minor unit) is refused like a free plan.
+  if (amount === 0 || amount > STRIPE_AMOUNT_MAX) return refused(400);
   if (project.state === 'no-key' || project.state === 'no-urls') return refused(409);
   const { price: _price, ...rest } = purchase;
   return { status: 200, purchase: { ...rest, project, amount } };
@@ -835,6 +836,10 @@ describe('fuzz: the payment endpoints', () => {
     expect(toMinor(forInterval(5 + 0.01 * 5000 + 20 + 4 * 3, 'year', discounted), 'USD')).toBe(83520);
     // Binary noise does not decide a half: 1.005 × 100 is 100.4999… in floating point.
     expect(toMinor(1.005, 'EUR')).toBe(101);
+    // What rounds to 0 is refused (nothing to pay): 0.004 USD and ¥0.4, but not 0.005 USD or ¥0.5.
+    expect([toMinor(0.004, 'USD'), toMinor(0.005, 'USD'), toMinor(0.4, 'JPY'), toMinor(0.5, 'JPY')]).toEqual([
+      0, 1, 0, 1,
+    ]);
   });
 
   const PLAN_PATH = '/api/payments/checkout';
@@ -1148,7 +1153,8 @@ describe('fuzz: the payment endpoints', () => {
         ),
       },
     );
-    const visible = usd.plans.filter((p) => p.isVisible && !p.isFree && p.name !== 'Big');
+    // Plans that sell: not free, not above Stripe's largest amount, not priced 0 (nothing to pay).
+    const visible = usd.plans.filter((p) => p.isVisible && !p.isFree && p.name !== 'Big' && p.basePrice > 0);
     const idempotent = fc
       .tuple(headerValue, fc.constantFrom(...visible.map((p) => p.id)), fc.constantFrom('month', 'year'), fc.boolean())
       .map(([key, planId, billingInterval, withEmail]) => {

@@ -482,6 +482,145 @@ describe('checkout for a custom plan', () => {
   });
 });
 
+describe('checkouts that come to nothing', () => {
+  /** Sends a checkout, expects the 400 of an amount that rounds to 0, and that Stripe heard nothing. */
+  async function refusedAsZero(response: Promise<ApiResponse>, path: string) {
+    const before = fake.requests.length;
+    const answer = await response;
+    expect([answer.status, answer.body.error?.code], answer.text).toEqual([400, 'validation_error']);
+    expect(answer.body.error.details).toEqual([{ path, message: expect.stringContaining('comes to 0') }]);
+    expect(answer.body.error.message).toMatch(/rounds to 0 [A-Z]{3}: there is nothing to check out/);
+    expect(fake.requests.length).toBe(before);
+    return answer.body.error.message as string;
+  }
+
+  test('a plan priced 0 but not marked free is refused like a free plan, monthly and yearly', async () => {
+    const { project } = await shop();
+    const zero = await makePlan(api, project.slug, { name: 'Zero', basePrice: 0, isFree: false });
+    const message = await refusedAsZero(checkout({ shareId: project.shareId, planId: zero.id }), 'planId');
+    expect(message).toContain('give the plan a price, or mark it free');
+    await refusedAsZero(checkout({ shareId: project.shareId, planId: zero.id, billingInterval: 'year' }), 'planId');
+  });
+
+  test('a price that rounds to 0: 0.004 USD a month is nothing, and the message offers the year that is not', async () => {
+    const { project } = await shop();
+    const tiny = await makePlan(api, project.slug, { name: 'Tiny', basePrice: 0.004 });
+    const message = await refusedAsZero(checkout({ shareId: project.shareId, planId: tiny.id }), 'planId');
+    expect(message).toContain('Plan');
+    expect(message).toContain('0.004 USD a month');
+    expect(message).toContain('Choose yearly billing.');
+    // 0.004 × 12 × 0.8 = 0.0384 USD: 3.84 cents, rounded half up to 4.
+    const yearly = await checkout({ shareId: project.shareId, planId: tiny.id, billingInterval: 'year' });
+    expect(yearly.status, yearly.text).toBe(200);
+    expect(lastCreate().body.line_items[0].price_data.unit_amount).toBe('4');
+  });
+
+  test('per seat: seats that still come to nothing are refused, and the message offers more seats', async () => {
+    const { project } = await shop({ annualDiscount: 0.5 });
+    const seat = await makePlan(api, project.slug, {
+      name: 'Per seat',
+      basePrice: 0.0001,
+      isPerUserPricing: true,
+      perUserMultiplier: 0.5,
+    });
+    // 0.0001 × (1 + 2 × 0.5) = 0.0002 a month; × 12 × 0.5 = 0.0012 a year: both under half a cent.
+    const monthly = await refusedAsZero(checkout({ shareId: project.shareId, planId: seat.id, seats: 3 }), 'planId');
+    expect(monthly).toContain('Choose more seats.');
+    const yearly = await refusedAsZero(
+      checkout({ shareId: project.shareId, planId: seat.id, seats: 3, billingInterval: 'year' }),
+      'planId',
+    );
+    expect(yearly).toContain('0.0012 USD a year');
+    // 0.0001 × (1 + 99 × 0.5) = 0.00505 a month: rounded half up, 1 cent.
+    const enough = await checkout({ shareId: project.shareId, planId: seat.id, seats: 100 });
+    expect(enough.status, enough.text).toBe(200);
+    expect(lastCreate().body.line_items[0].price_data.unit_amount).toBe('1');
+  });
+
+  test('a custom selection of countable features at quantity 0 is refused, naming the quantity', async () => {
+    const { project } = await shop();
+    const [events, storage] = await Promise.all([
+      makeFeature(api, project.slug, {
+        name: 'Events',
+        basePrice: 0,
+        isCountable: true,
+        usageCount: 0,
+        countPrice: 0.01,
+      }),
+      makeFeature(api, project.slug, {
+        name: 'Storage',
+        basePrice: 0,
+        isCountable: true,
+        usageCount: 10,
+        countPrice: 2,
+      }),
+    ]);
+    const byDefault = await refusedAsZero(
+      customCheckout({ shareId: project.shareId, features: [{ featureId: events.id }] }),
+      'features',
+    );
+    expect(byDefault).toContain('Choose a larger quantity or features that have a price.');
+    await refusedAsZero(
+      customCheckout({
+        shareId: project.shareId,
+        billingInterval: 'year',
+        features: [
+          { featureId: events.id, quantity: 0 },
+          { featureId: storage.id, quantity: 0 },
+        ],
+      }),
+      'features',
+    );
+    const some = await customCheckout({ shareId: project.shareId, features: [{ featureId: storage.id, quantity: 1 }] });
+    expect(some.status, some.text).toBe(200);
+    expect(lastCreate().body.line_items[0].price_data.unit_amount).toBe('200');
+  });
+
+  test('custom prices that round to 0: 0.004 USD, and ¥0.4 (JPY has no minor unit) while ¥0.5 is ¥1', async () => {
+    const usd = await shop({ annualDiscountEnabled: false });
+    const cheap = await makeFeature(api, usd.project.slug, { name: 'Cheap', basePrice: 0.004 });
+    await refusedAsZero(
+      customCheckout({ shareId: usd.project.shareId, features: [{ featureId: cheap.id }] }),
+      'features',
+    );
+    const year = await customCheckout({
+      shareId: usd.project.shareId,
+      billingInterval: 'year',
+      features: [{ featureId: cheap.id }],
+    });
+    expect(year.status, year.text).toBe(200);
+    expect(lastCreate().body.line_items[0].price_data.unit_amount).toBe('5'); // 0.048 USD
+
+    const jpy = await shop({ currency: 'jpy', annualDiscount: 0.5 });
+    const [tenth, half] = await Promise.all([
+      makeFeature(api, jpy.project.slug, {
+        name: 'Tenths',
+        basePrice: 0,
+        isCountable: true,
+        usageCount: 4,
+        countPrice: 0.1,
+      }),
+      makeFeature(api, jpy.project.slug, { name: 'Half', basePrice: 0.5 }),
+    ]);
+    const message = await refusedAsZero(
+      customCheckout({ shareId: jpy.project.shareId, features: [{ featureId: tenth.id }] }),
+      'features',
+    );
+    expect(message).toContain('0.4 JPY a month');
+    const yen = await makePlan(api, jpy.project.slug, { name: 'Fraction of a yen', basePrice: 0.4 });
+    await refusedAsZero(checkout({ shareId: jpy.project.shareId, planId: yen.id }), 'planId');
+    const one = await customCheckout({ shareId: jpy.project.shareId, features: [{ featureId: half.id }] });
+    expect(one.status, one.text).toBe(200);
+    expect(lastCreate().body.line_items[0].price_data).toMatchObject({ currency: 'jpy', unit_amount: '1' });
+  });
+
+  test('a project with nothing to sell and no payment key is still the 400: the amount is checked first', async () => {
+    const { project } = await shop({ paymentSecretKey: null });
+    const zero = await makePlan(api, project.slug, { name: 'Zero', basePrice: 0 });
+    await refusedAsZero(checkout({ shareId: project.shareId, planId: zero.id }), 'planId');
+  });
+});
+
 describe('receipts', () => {
   test('a per-seat yearly plan, after the customer paid', async () => {
     const { project, plans } = await shop();
