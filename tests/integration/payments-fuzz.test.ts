@@ -444,7 +444,10 @@ function expectedStripeBody(purchase: Purchase) {
   };
 }
 
-/** Our own reader of featureDetails_0…n: joined in numeric order, then parsed. */
+/**
+ * Our own reader of featureDetails_0…n: in numeric order, each value a complete JSON array of
+ * whole entries on its own (null when one does not parse), the arrays concatenated.
+ */
 function splitDetails(metadata: Record<string, string>) {
   const rest: Record<string, string> = {};
   const parts: Array<[number, string]> = [];
@@ -454,7 +457,15 @@ function splitDetails(metadata: Record<string, string>) {
     else rest[key] = value;
   }
   parts.sort((a, b) => a[0] - b[0]);
-  return { rest, indexes: parts.map(([i]) => i), joined: parts.map(([, v]) => v).join('') };
+  const arrays = parts.map(([, value]) => {
+    try {
+      const parsed: unknown = JSON.parse(value);
+      return Array.isArray(parsed) ? parsed : null;
+    } catch {
+      return null;
+    }
+  });
+  return { rest, indexes: parts.map(([i]) => i), arrays };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -628,10 +639,11 @@ describe('fuzz: the payment endpoints', () => {
     }
     const body = sent.body as { metadata: Record<string, string>; subscription_data: { metadata: unknown } };
     if (purchase.details) {
-      const { rest, indexes, joined } = splitDetails(body.metadata);
+      const { rest, indexes, arrays } = splitDetails(body.metadata);
       expect(indexes, `featureDetails_0…n: ${at}`).toEqual(indexes.map((_, i) => i));
       for (const value of Object.values(body.metadata)) expect([...value].length, at).toBeLessThanOrEqual(500);
-      expect(JSON.parse(joined), `featureDetails: ${at}`).toEqual(purchase.details);
+      expect(arrays, `every featureDetails value a JSON array on its own: ${at}`).not.toContain(null);
+      expect(arrays.flat(), `featureDetails: ${at}`).toEqual(purchase.details);
       expect(rest, at).toEqual(purchase.metadata);
       expect(body.subscription_data.metadata, at).toEqual(body.metadata);
       expect({ ...body, metadata: rest, subscription_data: { ...body.subscription_data, metadata: rest } }, at).toEqual(

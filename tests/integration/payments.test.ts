@@ -5,6 +5,7 @@ import { ReceiptView } from '#domain/payments/schemas.ts';
 import { setLogSink } from '#shared/logger.ts';
 import { ApiClient, type ApiResponse, newOwner, type RequestOptions, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
+import { legacyFeatureDetails } from '../fixtures/legacy-feature-details.ts';
 import { itemsOfOwner } from '../fixtures/table.ts';
 
 // The fake Stripe server must exist before the handlers read STRIPE_API_BASE at load.
@@ -407,7 +408,7 @@ describe('checkout for a custom plan', () => {
     expect(body.subscription_data.metadata).toEqual(body.metadata);
   });
 
-  test('many features are cut into featureDetails_0…n of at most 500 characters, 50 keys at most', async () => {
+  test('many features are packed into featureDetails_0…n, each a JSON array of at most 500 characters, 50 keys at most', async () => {
     const { project } = await shop();
     const names = Array.from(
       { length: 80 },
@@ -431,6 +432,9 @@ describe('checkout for a custom plan', () => {
     expect(detailKeys.length).toBeGreaterThan(10);
     expect(Object.keys(metadata).length).toBeLessThanOrEqual(50);
     for (const value of Object.values(metadata) as string[]) expect(value.length).toBeLessThanOrEqual(500);
+    // Each value is a complete JSON array of whole entries; together they list every feature in order.
+    const arrays = detailKeys.map((key) => JSON.parse(metadata[key]));
+    expect(arrays.flat().map((d: { id: number }) => d.id)).toEqual(created.map((f) => f.id));
     const details = readFeatureDetails(metadata);
     expect(details?.map((d) => d.id)).toEqual(created.map((f) => f.id));
     expect(details?.map((d) => d.name)).toEqual(names);
@@ -455,6 +459,39 @@ describe('checkout for a custom plan', () => {
     });
     expect(response.status, response.text).toBe(400);
     expect(response.body.error.message).toMatch(/metadata/);
+    expect(fake.requests.length).toBe(before);
+  });
+
+  test('capacity: 147 features of 100-character names fit in 49 values; the 148th is the 400', async () => {
+    const { project } = await shop();
+    const created: Array<{ id: number }> = [];
+    for (let i = 0; i < 148; i += 37) {
+      created.push(
+        ...(await Promise.all(
+          Array.from({ length: 37 }, (_, j) =>
+            makeFeature(api, project.slug, { name: `${i + j}`.padStart(100, 'n'), basePrice: 1 }),
+          ),
+        )),
+      );
+    }
+    const choose = (n: number) => ({
+      shareId: project.shareId,
+      features: created.slice(0, n).map((f) => ({ featureId: f.id })),
+    });
+    const fits = await customCheckout(choose(147));
+    expect(fits.status, fits.text).toBe(200);
+    const { metadata } = lastCreate().body;
+    expect(Object.keys(metadata)).toHaveLength(50);
+    expect(readFeatureDetails(metadata)?.map((d) => d.id)).toEqual(created.slice(0, 147).map((f) => f.id));
+
+    const before = fake.requests.length;
+    const over = await customCheckout(choose(148));
+    expect([over.status, over.body.error.code, over.body.error.details[0].path]).toEqual([
+      400,
+      'validation_error',
+      'features',
+    ]);
+    expect(over.body.error.message).toMatch(/metadata/);
     expect(fake.requests.length).toBe(before);
   });
 
@@ -669,6 +706,39 @@ describe('receipts', () => {
     expect(readFeatureDetails(response.body.metadata)).toEqual([
       { id: feature.id, name: 'SSO', quantity: null, price: 20 },
     ]);
+  });
+
+  test('a custom plan in either featureDetails format: packed arrays now, one cut array before', async () => {
+    const { project } = await shop();
+    const features = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        makeFeature(api, project.slug, { name: `Feature ${i} ${'😀'.repeat(10)} ${'x'.repeat(40)}`, basePrice: 1 + i }),
+      ),
+    );
+    const created = await customCheckout({
+      shareId: project.shareId,
+      features: features.map((f) => ({ featureId: f.id })),
+    });
+    expect(created.status, created.text).toBe(200);
+    const session = fake.complete(created.body.sessionId);
+    const current = await receipt(created.body.sessionId, project.shareId);
+    expect(current.status, current.text).toBe(200);
+    const details = readFeatureDetails(current.body.metadata);
+    expect(details?.map((d) => d.id)).toEqual(features.map((f) => f.id));
+    const values = Object.entries(current.body.metadata as Record<string, string>).filter(([key]) =>
+      key.startsWith('featureDetails_'),
+    );
+    expect(values.length).toBeGreaterThan(2);
+    for (const [, value] of values) expect(Array.isArray(JSON.parse(value))).toBe(true);
+
+    // A session created before the change: the same list, cut into pieces that only parse joined.
+    const legacy = { projectId: String(project.id), ...legacyFeatureDetails(details ?? []) };
+    expect(Object.keys(legacy).length).toBeGreaterThan(3);
+    session.metadata = legacy;
+    const old = await receipt(created.body.sessionId, project.shareId);
+    expect(old.status, old.text).toBe(200);
+    expect(old.body).toMatchObject({ planName: 'Custom plan', customPlan: true, total: 300, metadata: legacy });
+    expect(readFeatureDetails(old.body.metadata)).toEqual(details);
   });
 
   test('a trial charges nothing today; a plan deleted since keeps its name', async () => {
