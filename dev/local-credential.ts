@@ -6,10 +6,10 @@ import { type LocalDynamoCredential, readLocalDynamoCredential } from '#db/clien
 import { ConfigError, type LocalConfig } from '#shared/config.ts';
 
 /**
- * The embedded DynamoDB Local's credential. DynamoDB Local cannot bind to loopback: it
- * listens on every interface and checks no signature. Without -sharedDb it keeps one
- * database per access key id and region, so a random access key id, known only to the files
- * below, is what keeps its data from anyone else who reaches the port.
+ * The embedded DynamoDB Local's credential. DynamoDB Local listens on loopback only (see
+ * dev/dynamodb-local.ts) but checks no signature. Without -sharedDb it keeps one database per
+ * access key id and region, so a random access key id, known only to the files below, is
+ * what keeps its data from other local users and processes that reach the port.
  *
  * Persistent data: `$DATA_DIR/dynamodb-credential.json`, created on first start and reused.
  * `DATA_DIR=:memory:`: a file in a private temp dir keyed by the DynamoDB port (so the CLI of
@@ -110,7 +110,8 @@ export function adoptSharedDatabase(dataDir: string, credential: LocalDynamoCred
   const target = join(dataDir, `${credential.accessKeyId}_${credential.region}.db`);
   if (!existsSync(shared) || existsSync(target)) return undefined;
   renameSync(shared, target);
-  return `Moved the data of ${shared} (DynamoDB Local's shared database) to ${target}, the database of the local credential in ${join(dataDir, CREDENTIAL_FILE_NAME)}.`;
+  // The target's name holds the access key id, which is the whole credential: not printed.
+  return `Moved the data of ${shared} (DynamoDB Local's shared database) to the database of the local credential in ${join(dataDir, CREDENTIAL_FILE_NAME)}.`;
 }
 
 /** Database files made before DynamoDB Local ran under umask 077 (or by an older version) were 0644. */

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { limits } from '#contract/limits.ts';
 import type { Ports } from '#domain/ports.ts';
 import { groups } from '#functions/groups.ts';
-import { errorBody } from '#http/errors.ts';
-import { createGroupHandler, type LambdaHandler } from '#http/group-handler.ts';
+import { errorBody, errorResult, payloadTooLarge } from '#http/errors.ts';
+import { createGroupHandler, type LambdaHandler, withSharedHeaders } from '#http/group-handler.ts';
+import type { HttpResult, LambdaResult } from '#http/responses.ts';
 import { matchRoute } from '#http/router.ts';
 import { type App, compose } from '#shared/composition.ts';
 import { runtimeConfig } from '#shared/config.ts';
@@ -28,21 +30,51 @@ function groupHandlers(app: App<Ports>): Record<Group, LambdaHandler> {
 export const composeFromEnvironment = (): App<Ports> =>
   compose(runtimeConfig(), { keyring: keyringFor, payments: stripeGatewayFor });
 
-/** API Gateway's own ceiling on a request body. */
-const MAX_BODY_BYTES = 10 * 1024 * 1024;
 const TEXT_CONTENT = /^(?:text\/|application\/(?:[^;]*\+)?(?:json|xml|x-www-form-urlencoded|javascript))/i;
 
-class BodyTooLargeError extends Error {}
+/** A body over decisions.md's limit: the server stops reading it and answers 413 at once. */
+const TOO_LARGE = Symbol('too large');
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new BodyTooLargeError();
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+/**
+ * The body, or TOO_LARGE as soon as the declared length or the bytes read pass
+ * `limits.bodyBytesMax`: nothing past the limit is buffered, and the rest is never read
+ * (the connection closes with the answer). The Lambda path answers the same 413.
+ */
+function readBody(req: IncomingMessage): Promise<Buffer | typeof TOO_LARGE> {
+  return new Promise((resolve, reject) => {
+    if (Number(req.headers['content-length'] ?? 0) > limits.bodyBytesMax) {
+      resolve(TOO_LARGE);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limits.bodyBytesMax) {
+        chunks.push(chunk);
+        return;
+      }
+      req.off('data', onData);
+      req.pause();
+      resolve(TOO_LARGE);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+/**
+ * The request target as sent, split at `?`: API Gateway routes the raw path, so `..`,
+ * `%2e%2e` or `//` must not be resolved (WHATWG URL parsing would turn
+ * `/api/share/%2e%2e/api/v1/projects` into another route). An absolute-form target
+ * (`http://host/path`) loses its scheme and host.
+ */
+function requestTarget(target = '/'): { path: string; query: string } {
+  const [origin = ''] = target.replace(/^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i, '').split('#', 1);
+  const mark = origin.indexOf('?');
+  if (mark === -1) return { path: origin || '/', query: '' };
+  return { path: origin.slice(0, mark) || '/', query: origin.slice(mark + 1) };
 }
 
 function lambdaContext(requestId: string, group: Group): Context {
@@ -65,24 +97,25 @@ function lambdaContext(requestId: string, group: Group): Context {
 
 /** Turns a Node request into the payload v2 event API Gateway's HTTP API would send. */
 function toEvent(req: IncomingMessage, body: Buffer, requestId: string) {
-  const url = new URL(req.url ?? '/', 'http://localhost');
+  const { path, query: rawQuery } = requestTarget(req.url);
   const method = (req.method ?? 'GET').toUpperCase();
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined && name !== 'cookie') headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
   const query: Record<string, string> = {};
-  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  for (const [name, value] of new URLSearchParams(rawQuery))
+    query[name] = name in query ? `${query[name]},${value}` : value;
 
-  const match = matchRoute(method, url.pathname);
+  const match = matchRoute(method, path);
   const group = match.kind === 'route' ? match.route.group : fallbackGroup;
   const isText = TEXT_CONTENT.test(headers['content-type'] ?? '');
   const now = new Date();
   const event: APIGatewayProxyEventV2 = {
     version: '2.0',
     routeKey: match.kind === 'route' ? routeKey(match.route) : '$default',
-    rawPath: url.pathname,
-    rawQueryString: url.search.slice(1),
+    rawPath: path,
+    rawQueryString: rawQuery,
     ...(req.headers.cookie ? { cookies: req.headers.cookie.split(/;\s*/) } : {}),
     headers,
     ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
@@ -96,7 +129,7 @@ function toEvent(req: IncomingMessage, body: Buffer, requestId: string) {
       domainPrefix: (headers.host ?? 'localhost').split('.')[0] ?? 'localhost',
       http: {
         method,
-        path: url.pathname,
+        path,
         protocol: `HTTP/${req.httpVersion}`,
         sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
         userAgent: headers['user-agent'] ?? '',
@@ -113,28 +146,28 @@ function toEvent(req: IncomingMessage, body: Buffer, requestId: string) {
   return { event, group };
 }
 
+const stringHeaders = (headers: LambdaResult['headers'] = {}) =>
+  Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, String(value)]));
+
 async function handle(
   handlers: Record<Group, LambdaHandler>,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
   const requestId = randomUUID();
-  let body: Buffer;
-  try {
-    body = await readBody(req);
-  } catch (error) {
-    if (!(error instanceof BodyTooLargeError)) throw error;
-    res.writeHead(413, {
-      'content-type': 'application/json; charset=utf-8',
-      'x-request-id': requestId,
-      connection: 'close',
-    });
-    res.end(JSON.stringify(errorBody('payload_too_large', 'Request body is larger than 10 MiB.')));
+  const body = await readBody(req);
+  if (body === TOO_LARGE) {
+    // Answered with the headers the group handlers give (CORS on public routes, no-store...).
+    const { event } = toEvent(req, Buffer.alloc(0), requestId);
+    const tooLarge = errorResult(payloadTooLarge(limits.bodyBytesMax)) as HttpResult;
+    const result = withSharedHeaders(event, tooLarge, requestId);
+    res.writeHead(result.statusCode, { ...stringHeaders(result.headers), connection: 'close' });
+    res.end(result.body);
     return;
   }
   const { event, group } = toEvent(req, body, requestId);
   const result = await handlers[group](event, lambdaContext(requestId, group));
-  for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, String(value));
+  for (const [name, value] of Object.entries(stringHeaders(result.headers))) res.setHeader(name, value);
   if (result.cookies?.length) res.setHeader('set-cookie', result.cookies);
   res.statusCode = result.statusCode;
   if (result.body === undefined) {
@@ -184,7 +217,9 @@ export async function startLocalServer({
       if (req.destroyed && (error as NodeJS.ErrnoException).code === 'ECONNRESET') return;
       // The handlers answer every error themselves; this is the server's own last resort.
       console.error('local server error', error);
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff' });
+      }
       res.end(JSON.stringify(errorBody('internal_error', 'Internal error in the local server.')));
     });
   });

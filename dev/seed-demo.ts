@@ -73,39 +73,25 @@ export async function seedDemo({
   const sso = await feature({ name: 'Single sign-on', featureType: 'Standart', basePrice: 20 });
   const support = await feature({ name: 'Priority support', featureType: 'Standart', basePrice: 15 });
 
-  const plan = (body: Record<string, unknown>) => api('POST', `/projects/${slug}/plans`, body);
-  await plan({
-    name: 'Starter',
-    description: 'For side projects',
-    isFree: true,
-    features: [{ featureId: dashboards.id }, { featureId: events.id }],
-  });
-  await plan({
-    name: 'Pro',
-    description: 'For growing products',
-    basePrice: 29,
-    isPopular: true,
-    freemiumDay: 14,
-    features: [
-      { featureId: dashboards.id, multiplier: 10 },
-      { featureId: events.id, multiplier: 100 },
-      { featureId: retention.id },
-      { featureId: sso.id },
-    ],
-  });
-  await plan({
-    name: 'Team',
-    description: 'Per seat, for the whole company',
+  // What each plan includes: a feature, with a multiplier where the plan scales its usage.
+  type Included = [feature: { id: number }, multiplier?: number];
+  const starter: Included[] = [[dashboards], [events]];
+  const pro: Included[] = [[dashboards, 10], [events, 100], [retention], [sso]];
+  const team: Included[] = [[dashboards, 100], [events, 1000], [retention], [sso], [support]];
+
+  const plan = (name: string, description: string, features: Included[], terms: Record<string, unknown>) =>
+    api('POST', `/projects/${slug}/plans`, {
+      name,
+      description,
+      ...terms,
+      features: features.map(([{ id }, multiplier]) => ({ featureId: id, multiplier })),
+    });
+  await plan('Starter', 'For side projects', starter, { isFree: true });
+  await plan('Pro', 'For growing products', pro, { basePrice: 29, isPopular: true, freemiumDay: 14 });
+  await plan('Team', 'Per seat, for the whole company', team, {
     basePrice: 12,
     isPerUserPricing: true,
     perUserMultiplier: 1,
-    features: [
-      { featureId: dashboards.id, multiplier: 100 },
-      { featureId: events.id, multiplier: 1000 },
-      { featureId: retention.id },
-      { featureId: sso.id },
-      { featureId: support.id },
-    ],
   });
 
   await api('PUT', `/projects/${slug}`, {

@@ -76,6 +76,3 @@ const byKey = new Map<string, Route>(routes.map((route) => [routeKey(route), rou
 export function findRoute(key: string): Route | undefined {
   return byKey.get(key);
 }
-
-/** Public responses (the widget's) are readable from any origin; API v1 ones are not. */
-export const isPublicPath = (path: string) => !path.startsWith('/api/v1/') && path !== '/api/v1';

@@ -15,54 +15,50 @@ import {
   UpdatePlanFeatureBody,
 } from '#domain/plans/schemas.ts';
 import { defineGroup, route } from '#http/action.ts';
-import { projectKey } from '#http/params.ts';
 import { created, ok, success } from '#http/responses.ts';
 
 const RemoveFeatureQuery = z.object({ featureId: positiveIdString });
 
 export const plans = defineGroup('plans', [
   route('GET /api/v1/projects/{slug}/plans', {
-    run: async ({ principal, path }) => ok({ plans: await listPlans(projectKey(principal, path)) }),
+    run: async ({ project }) => ok({ plans: await listPlans(project) }),
   }),
   route('POST /api/v1/projects/{slug}/plans', {
     body: CreatePlanBody,
-    run: async ({ principal, path, body }) => created(await createPlan(projectKey(principal, path), body)),
+    run: async ({ project, body }) => created(await createPlan(project, body)),
   }),
   route('PUT /api/v1/projects/{slug}/plans/{planId}', {
     body: UpdatePlanBody,
-    run: async ({ principal, path, body }) => ok(await updatePlan(projectKey(principal, path), path.planId, body)),
+    run: async ({ project, path, body }) => ok(await updatePlan(project, path.planId, body)),
   }),
   route('DELETE /api/v1/projects/{slug}/plans/{planId}', {
-    run: async ({ principal, path }) => {
-      await deletePlan(projectKey(principal, path), path.planId);
+    run: async ({ project, path }) => {
+      await deletePlan(project, path.planId);
       return success();
     },
   }),
   route('POST /api/v1/projects/{slug}/plans/{planId}/duplicate', {
     body: DuplicatePlanBody,
     optionalBody: true,
-    run: async ({ principal, path, body }) =>
-      created(await duplicatePlan(projectKey(principal, path), path.planId, body)),
+    run: async ({ project, path, body }) => created(await duplicatePlan(project, path.planId, body)),
   }),
   route('GET /api/v1/projects/{slug}/plans/{planId}/features', {
-    run: async ({ principal, path }) =>
-      ok({ features: await listPlanFeatures(projectKey(principal, path), path.planId) }),
+    run: async ({ project, path }) => ok({ features: await listPlanFeatures(project, path.planId) }),
   }),
   route('POST /api/v1/projects/{slug}/plans/{planId}/features', {
     body: AddPlanFeaturesBody,
-    run: async ({ principal, path, body }) =>
-      ok(await addPlanFeatures(projectKey(principal, path), path.planId, body.features)),
+    run: async ({ project, path, body }) => ok(await addPlanFeatures(project, path.planId, body.features)),
   }),
   route('DELETE /api/v1/projects/{slug}/plans/{planId}/features', {
     query: RemoveFeatureQuery,
-    run: async ({ principal, path, query }) => {
-      await removePlanFeature(projectKey(principal, path), path.planId, query.featureId);
+    run: async ({ project, path, query }) => {
+      await removePlanFeature(project, path.planId, query.featureId);
       return success();
     },
   }),
   route('PUT /api/v1/projects/{slug}/plans/{planId}/features/{featureId}', {
     body: UpdatePlanFeatureBody,
-    run: async ({ principal, path, body }) =>
-      ok(await updatePlanFeature(projectKey(principal, path), path.planId, path.featureId, body.multiplier)),
+    run: async ({ project, path, body }) =>
+      ok(await updatePlanFeature(project, path.planId, path.featureId, body.multiplier)),
   }),
 ]);

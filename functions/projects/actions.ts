@@ -1,7 +1,6 @@
 import { createProject, deleteProject, getProject, listProjects, updateProject } from '#domain/projects/projects.ts';
 import { CreateProjectBody, UpdateProjectBody } from '#domain/projects/schemas.ts';
 import { defineGroup, route } from '#http/action.ts';
-import { projectKey } from '#http/params.ts';
 import { created, ok, success } from '#http/responses.ts';
 
 export const projects = defineGroup('projects', [
@@ -13,16 +12,15 @@ export const projects = defineGroup('projects', [
     run: async ({ principal, body, ports }) => created(await createProject(ports.keyring, principal.ownerId, body)),
   }),
   route('GET /api/v1/projects/{slug}', {
-    run: async ({ principal, path }) => ok(await getProject(projectKey(principal, path))),
+    run: async ({ project }) => ok(await getProject(project)),
   }),
   route('PUT /api/v1/projects/{slug}', {
     body: UpdateProjectBody,
-    run: async ({ principal, path, body, ports }) =>
-      ok(await updateProject(ports.keyring, projectKey(principal, path), body)),
+    run: async ({ project, body, ports }) => ok(await updateProject(ports.keyring, project, body)),
   }),
   route('DELETE /api/v1/projects/{slug}', {
-    run: async ({ principal, path }) => {
-      await deleteProject(projectKey(principal, path));
+    run: async ({ project }) => {
+      await deleteProject(project);
       return success();
     },
   }),

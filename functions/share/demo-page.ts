@@ -62,7 +62,8 @@ export function demoPage(shareId: string, sessionId: string | undefined): HttpRe
     raw: html,
     headers: {
       'content-type': 'text/html; charset=utf-8',
-      'cache-control': 'public, max-age=300',
+      // Back from a checkout, the address names a customer's session: never kept by a cache.
+      'cache-control': sessionId === undefined ? 'public, max-age=300' : 'no-store',
       'content-security-policy': CONTENT_SECURITY_POLICY,
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',

@@ -3,13 +3,54 @@ import { limits } from '#contract/limits.ts';
 
 /** Field schemas shared by the request bodies of several resources. */
 
-export const name = z
-  .string()
-  .trim()
-  .min(1, 'must not be empty')
-  .max(limits.nameMax, `must be at most ${limits.nameMax} characters`);
+/**
+ * The text rule of decisions.md. Single-line texts (names, `condition`, `fontFamily`) refuse
+ * Unicode categories Cc (controls: NUL, ESC, DEL, C1) and Cs (a lone surrogate, which DynamoDB
+ * cannot store as UTF-8), the bidi embeddings, overrides and isolates (U+202A–U+202E,
+ * U+2066–U+2069), and values with no visible character. Multi-line texts (descriptions) refuse
+ * the same, except tab, line feed and carriage return, and may be empty. Both are stored in
+ * NFC; their length is counted in code points (as zod counts) of the NFC form.
+ */
+const loneSurrogate = /\p{Cs}/u;
+const lineControl = /\p{Cc}/u;
+const blockControl = /(?![\t\n\r])\p{Cc}/u;
+const bidiControl = /[\u202A-\u202E\u2066-\u2069]/u;
+/**
+ * Visible: a letter, number, punctuation mark or symbol (General Category L, N, P, S) that is
+ * not Default_Ignorable_Code_Point (which takes out fillers such as U+3164 HANGUL FILLER).
+ */
+const visibleCharacter = /(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{N}\p{P}\p{S}]/u;
 
-export const text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
+const refused = (error: string) => ({ error, abort: true });
+
+/** Adds the character rules to a string schema: one message per field, the first that applies. */
+function withCharacterRules(schema: z.ZodString, control: RegExp): z.ZodString {
+  return schema
+    .refine((value) => !loneSurrogate.test(value), refused('must be valid Unicode: it holds a lone surrogate'))
+    .refine((value) => !control.test(value), refused('must not contain control characters'))
+    .refine(
+      (value) => !bidiControl.test(value),
+      refused('must not contain bidirectional control characters (U+202A–U+202E, U+2066–U+2069)'),
+    );
+}
+
+const upTo = (max: number) => refused(`must be at most ${max} characters`);
+
+/** A single-line text: trimmed, NFC, not empty, at most `max` long, with a visible character. */
+export const singleLineText = (max: number) =>
+  withCharacterRules(
+    z.string().trim().normalize('NFC').min(1, refused('must not be empty')).max(max, upTo(max)),
+    lineControl,
+  ).refine(
+    (value) => visibleCharacter.test(value),
+    refused('must contain a visible character (a letter, digit, punctuation mark or symbol)'),
+  );
+
+export const name = singleLineText(limits.nameMax);
+
+/** A multi-line text (a description): NFC, at most `max` long, may be empty, kept as sent otherwise. */
+export const multiLineText = (max: number) =>
+  withCharacterRules(z.string().normalize('NFC').max(max, upTo(max)), blockControl);
 
 /**
  * A non-negative number that DynamoDB can store: its numbers stop at 1e-130, so a positive
@@ -28,18 +69,30 @@ export const amount = (max: number) =>
 export const price = amount(limits.priceMax);
 export const multiplier = amount(limits.multiplierMax);
 
-/** Ids sent in a body or query: a positive whole number. */
+const largestId = Number.MAX_SAFE_INTEGER;
+const wholeNumber = refused('must be a positive whole number');
+const tooLarge = refused(`must be at most ${largestId}`);
+
+/** Ids sent in a body: a positive whole number that stays exact as a JavaScript number (≤ 2^53 − 1). */
 export const positiveId = z
   .number({ error: 'must be a positive whole number' })
-  .int('must be a positive whole number')
-  .positive('must be a positive whole number')
-  .max(Number.MAX_SAFE_INTEGER, 'is too large');
+  .max(largestId, tooLarge)
+  .int(wholeNumber)
+  .positive(wholeNumber);
 
-/** The same, from a query-string value. */
+/**
+ * Up to 16 digits without a leading zero, converted to a number. Past 2^53 − 1 the conversion
+ * rounds (9999999999999999 becomes 10000000000000000) and the result is no longer a safe
+ * integer, so `Number.isSafeInteger` after it refuses exactly the ids that lost precision.
+ */
+const digits = /^[1-9][0-9]{0,15}$/;
+
+/** The same, from a query-string value: past 2^53 − 1 it is a 400, like a body id. */
 export const positiveIdString = z
   .string({ error: 'is required' })
-  .regex(/^[1-9][0-9]{0,15}$/, 'must be a positive whole number')
-  .transform(Number);
+  .regex(digits, wholeNumber)
+  .transform(Number)
+  .refine(Number.isSafeInteger, tooLarge);
 
 const isHttpUrl = (value: string) => {
   try {
@@ -50,11 +103,17 @@ const isHttpUrl = (value: string) => {
   }
 };
 
-export const httpUrl = z
+const absoluteUrl = z
   .string()
   .trim()
-  .max(limits.urlMax, `must be at most ${limits.urlMax} characters`)
-  .refine(isHttpUrl, 'must be an absolute http(s) URL');
+  .max(limits.urlMax, upTo(limits.urlMax))
+  .refine(isHttpUrl, refused('must be an absolute http(s) URL'));
+
+/**
+ * URLs keep the characters they were sent with (no NFC: that could change where a URL leads),
+ * but refuse what the text rule refuses.
+ */
+export const httpUrl = withCharacterRules(absoluteUrl, lineControl);
 
 const currencies = new Set(Intl.supportedValuesOf('currency'));
 
@@ -68,11 +127,7 @@ export const currency = z
  * Ids in a path: positive whole numbers that stay exact as JavaScript numbers (≤ 2^53 − 1).
  * Anything else names nothing: the HTTP layer answers 404.
  */
-export const pathIdString = z
-  .string()
-  .regex(/^[1-9][0-9]{0,15}$/)
-  .transform(Number)
-  .refine((id) => Number.isSafeInteger(id));
+export const pathIdString = z.string().regex(digits).transform(Number).refine(Number.isSafeInteger);
 
 /** Removes keys whose value is undefined, so a partial update only names what was sent. */
 export function definedOnly<T extends object>(value: T): Partial<T> {

@@ -1,6 +1,7 @@
 import type * as z from 'zod';
 import type { Principal } from '#domain/keys/keys.ts';
 import type { Ports } from '#domain/ports.ts';
+import type { ProjectKey } from '#domain/projects/load.ts';
 import type { RuntimeConfig } from '#shared/config.ts';
 import type { groupSpecs } from '#shared/groups.ts';
 import type { Group, GroupRouteKey, RouteKey, RouteOf } from '#shared/routes.ts';
@@ -17,11 +18,18 @@ export type GroupPorts<G extends Group> = Pick<Ports, (typeof groupSpecs)[G]['po
 type GroupOf<K extends RouteKey> = RouteOf<K>['group'];
 type Output<S, Otherwise> = [S] extends [z.ZodType] ? z.output<S> : Otherwise;
 type PathOf<K extends string> = K extends `${string} ${infer P}` ? ParsedPath<P> : never;
+type ProjectOf<K extends RouteKey> = RouteOf<K>['auth'] extends 'public'
+  ? undefined
+  : PathOf<K> extends { slug: string }
+    ? ProjectKey
+    : undefined;
 
 /** What an action sees: everything parsed by the route's declared schemas, and its ports. */
 export interface ActionRequest<K extends RouteKey, B, Q> {
   principal: RouteOf<K>['auth'] extends 'public' ? undefined : Principal;
   path: PathOf<K>;
+  /** The caller's project on routes with `{slug}` (shared/http/params.ts `projectKey`). */
+  project: ProjectOf<K>;
   query: Output<Q, Record<string, string | undefined>>;
   body: Output<B, undefined>;
   headers: Record<string, string | undefined>;

@@ -5,11 +5,13 @@ import { type App, compose, type PortBuilders } from '#shared/composition.ts';
 import { runtimeConfig } from '#shared/config.ts';
 import { log } from '#shared/logger.ts';
 import { runInRequestContext } from '#shared/request-context.ts';
-import { type Group, isPublicPath } from '#shared/routes.ts';
+import type { Group } from '#shared/routes.ts';
 import type { DefinedGroup, GroupPorts } from './action.ts';
 import { errorResult, internalErrorResult } from './errors.ts';
 import { authorize, type GroupContext, jsonBody, resolveAction, validateInput } from './middlewares.ts';
+import { projectKey } from './params.ts';
 import { type HttpResult, type LambdaResult, toLambdaResult } from './responses.ts';
+import { isPublicRequest } from './router.ts';
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<LambdaResult>;
 
@@ -17,6 +19,22 @@ const publicHeaders = {
   'access-control-allow-origin': '*',
   'access-control-expose-headers': 'ETag, X-Request-Id',
 };
+
+/**
+ * What every answer carries, whoever made it (an action, an error, the local server's early
+ * 413): its request id and `nosniff`; then, by the route and never by the raw path (which may
+ * hold a stage or a base path), CORS on public routes, and `no-store` on all others unless the
+ * answer chose its own caching.
+ */
+export function withSharedHeaders(event: APIGatewayProxyEventV2, outcome: HttpResult, requestId: string): LambdaResult {
+  const response = toLambdaResult(outcome);
+  const { headers } = response;
+  headers['x-request-id'] = requestId;
+  headers['x-content-type-options'] = 'nosniff';
+  if (isPublicRequest(event.routeKey, event.rawPath)) Object.assign(headers, publicHeaders);
+  else headers['cache-control'] ??= 'no-store';
+  return response;
+}
 
 function errorResponder(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, GroupContext> {
   return {
@@ -30,7 +48,7 @@ function errorResponder(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error,
 /**
  * One Lambda handler per endpoint group: a middy pipeline (route → auth → JSON body →
  * declared schemas → action → error mapping) inside a thin wrapper that owns what every
- * response shares: the X-Request-Id header, CORS on public routes, the one log line, and
+ * response shares: its headers (withSharedHeaders), the one log line, and
  * the last word on anything unexpected (a 500 that names the request id and exposes
  * nothing else).
  */
@@ -50,6 +68,7 @@ export function createGroupHandler<G extends Group>(
       return action.run({
         principal: context.principal,
         path: context.parsedPath,
+        project: projectKey(context.principal, context.parsedPath ?? {}),
         query: context.parsedQuery,
         headers: event.headers ?? {},
         body: context.parsedBody,
@@ -76,9 +95,7 @@ export function createGroupHandler<G extends Group>(
       const { error } = (outcome.body ?? {}) as { error?: { code?: string; message?: string } };
       if (error) scope.failure = { name: error.code ?? 'error', message: error.message ?? '' };
     }
-    const response = toLambdaResult(outcome);
-    response.headers['x-request-id'] = requestId;
-    if (isPublicPath(event.rawPath)) Object.assign(response.headers, publicHeaders);
+    const response = withSharedHeaders(event, outcome, requestId);
 
     log({
       level: response.statusCode >= 500 ? 'error' : 'info',

@@ -39,8 +39,10 @@ export function parsePath(raw: Record<string, string | undefined>): Record<strin
   return parsed;
 }
 
-/** The caller's project named in the path: tenancy is the owner half of the key. */
-export const projectKey = (principal: Principal, path: { slug: string }): ProjectKey => ({
-  ownerId: principal.ownerId,
-  slug: path.slug,
-});
+/**
+ * The caller's project named in the path by `{slug}`, handed to every action that has both:
+ * tenancy is the owner half of the key, so no action can reach another owner's project.
+ */
+export function projectKey(principal: Principal | undefined, path: Record<string, unknown>): ProjectKey | undefined {
+  return principal && typeof path.slug === 'string' ? { ownerId: principal.ownerId, slug: path.slug } : undefined;
+}

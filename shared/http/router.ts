@@ -1,5 +1,5 @@
 import { echo, NotFoundError } from '#domain/errors.ts';
-import { type Route, routes } from '#shared/routes.ts';
+import { findRoute, type Route, routes } from '#shared/routes.ts';
 import { methodNotAllowed } from './errors.ts';
 
 const compiled = routes.map((route) => ({
@@ -40,4 +40,16 @@ export function unmatchedError(method: string, path: string): Error {
   const match = matchRoute(method, path);
   if (match.kind === 'method_not_allowed') return methodNotAllowed(method, path, match.allow);
   return new NotFoundError(`No endpoint ${method} ${echo(path)}. See the README for the API.`);
+}
+
+/**
+ * Whether an answer is the widget's, readable from any origin: decided by the route API
+ * Gateway matched (`routeKey`), or, for a request no route matched (`$default`), by whether
+ * the path fits a public route's template (a 405 of a public path). Never by a path prefix:
+ * under a stage or a custom domain's base path the raw path starts with something else.
+ */
+export function isPublicRequest(routeKey: string, rawPath: string): boolean {
+  const route = findRoute(routeKey);
+  if (route) return route.auth === 'public';
+  return compiled.some(({ route, pattern }) => route.auth === 'public' && pattern.test(rawPath));
 }

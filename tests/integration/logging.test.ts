@@ -124,6 +124,8 @@ describe('an unexpected error', () => {
     expect(body).toEqual({ error: { code: 'internal_error', message: expect.stringContaining(requestId) } });
     expect(String(response.body)).not.toContain('hunter2');
     expect(response.headers['x-request-id']).toBe(requestId);
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+    expect(response.headers['access-control-allow-origin']).toBe('*');
     const [line] = lineFor(requestId);
     expect(line).toMatchObject({
       level: 'error',

@@ -328,7 +328,8 @@ const sellingProject = (shareId: string) => {
 /** Amount checks and the payment account, the last steps before Stripe. */
 function finish(project: ProjectFx, purchase: Omit<Purchase, 'amount' | 'project'> & { price: number }): Outcome {
   const amount = toMinor(purchase.price, project.currency);
-  if (amount > STRIPE_AMOUNT_MAX) return refused(400);
+  // Nothing to pay (rounded half up to the minor unit) is refused like a free plan.
+  if (amount === 0 || amount > STRIPE_AMOUNT_MAX) return refused(400);
   if (project.state === 'no-key' || project.state === 'no-urls') return refused(409);
   const { price: _price, ...rest } = purchase;
   return { status: 200, purchase: { ...rest, project, amount } };
@@ -443,7 +444,10 @@ function expectedStripeBody(purchase: Purchase) {
   };
 }
 
-/** Our own reader of featureDetails_0…n: joined in numeric order, then parsed. */
+/**
+ * Our own reader of featureDetails_0…n: in numeric order, each value a complete JSON array of
+ * whole entries on its own (null when one does not parse), the arrays concatenated.
+ */
 function splitDetails(metadata: Record<string, string>) {
   const rest: Record<string, string> = {};
   const parts: Array<[number, string]> = [];
@@ -453,7 +457,15 @@ function splitDetails(metadata: Record<string, string>) {
     else rest[key] = value;
   }
   parts.sort((a, b) => a[0] - b[0]);
-  return { rest, indexes: parts.map(([i]) => i), joined: parts.map(([, v]) => v).join('') };
+  const arrays = parts.map(([, value]) => {
+    try {
+      const parsed: unknown = JSON.parse(value);
+      return Array.isArray(parsed) ? parsed : null;
+    } catch {
+      return null;
+    }
+  });
+  return { rest, indexes: parts.map(([i]) => i), arrays };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -627,10 +639,11 @@ describe('fuzz: the payment endpoints', () => {
     }
     const body = sent.body as { metadata: Record<string, string>; subscription_data: { metadata: unknown } };
     if (purchase.details) {
-      const { rest, indexes, joined } = splitDetails(body.metadata);
+      const { rest, indexes, arrays } = splitDetails(body.metadata);
       expect(indexes, `featureDetails_0…n: ${at}`).toEqual(indexes.map((_, i) => i));
       for (const value of Object.values(body.metadata)) expect([...value].length, at).toBeLessThanOrEqual(500);
-      expect(JSON.parse(joined), `featureDetails: ${at}`).toEqual(purchase.details);
+      expect(arrays, `every featureDetails value a JSON array on its own: ${at}`).not.toContain(null);
+      expect(arrays.flat(), `featureDetails: ${at}`).toEqual(purchase.details);
       expect(rest, at).toEqual(purchase.metadata);
       expect(body.subscription_data.metadata, at).toEqual(body.metadata);
       expect({ ...body, metadata: rest, subscription_data: { ...body.subscription_data, metadata: rest } }, at).toEqual(
@@ -835,6 +848,10 @@ describe('fuzz: the payment endpoints', () => {
     expect(toMinor(forInterval(5 + 0.01 * 5000 + 20 + 4 * 3, 'year', discounted), 'USD')).toBe(83520);
     // Binary noise does not decide a half: 1.005 × 100 is 100.4999… in floating point.
     expect(toMinor(1.005, 'EUR')).toBe(101);
+    // What rounds to 0 is refused (nothing to pay): 0.004 USD and ¥0.4, but not 0.005 USD or ¥0.5.
+    expect([toMinor(0.004, 'USD'), toMinor(0.005, 'USD'), toMinor(0.4, 'JPY'), toMinor(0.5, 'JPY')]).toEqual([
+      0, 1, 0, 1,
+    ]);
   });
 
   const PLAN_PATH = '/api/payments/checkout';
@@ -1148,7 +1165,8 @@ describe('fuzz: the payment endpoints', () => {
         ),
       },
     );
-    const visible = usd.plans.filter((p) => p.isVisible && !p.isFree && p.name !== 'Big');
+    // Plans that sell: not free, not above Stripe's largest amount, not priced 0 (nothing to pay).
+    const visible = usd.plans.filter((p) => p.isVisible && !p.isFree && p.name !== 'Big' && p.basePrice > 0);
     const idempotent = fc
       .tuple(headerValue, fc.constantFrom(...visible.map((p) => p.id)), fc.constantFrom('month', 'year'), fc.boolean())
       .map(([key, planId, billingInterval, withEmail]) => {

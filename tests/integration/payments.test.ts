@@ -5,6 +5,7 @@ import { ReceiptView } from '#domain/payments/schemas.ts';
 import { setLogSink } from '#shared/logger.ts';
 import { ApiClient, type ApiResponse, newOwner, type RequestOptions, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
+import { legacyFeatureDetails } from '../fixtures/legacy-feature-details.ts';
 import { itemsOfOwner } from '../fixtures/table.ts';
 
 // The fake Stripe server must exist before the handlers read STRIPE_API_BASE at load.
@@ -407,7 +408,7 @@ describe('checkout for a custom plan', () => {
     expect(body.subscription_data.metadata).toEqual(body.metadata);
   });
 
-  test('many features are cut into featureDetails_0…n of at most 500 characters, 50 keys at most', async () => {
+  test('many features are packed into featureDetails_0…n, each a JSON array of at most 500 characters, 50 keys at most', async () => {
     const { project } = await shop();
     const names = Array.from(
       { length: 80 },
@@ -431,6 +432,9 @@ describe('checkout for a custom plan', () => {
     expect(detailKeys.length).toBeGreaterThan(10);
     expect(Object.keys(metadata).length).toBeLessThanOrEqual(50);
     for (const value of Object.values(metadata) as string[]) expect(value.length).toBeLessThanOrEqual(500);
+    // Each value is a complete JSON array of whole entries; together they list every feature in order.
+    const arrays = detailKeys.map((key) => JSON.parse(metadata[key]));
+    expect(arrays.flat().map((d: { id: number }) => d.id)).toEqual(created.map((f) => f.id));
     const details = readFeatureDetails(metadata);
     expect(details?.map((d) => d.id)).toEqual(created.map((f) => f.id));
     expect(details?.map((d) => d.name)).toEqual(names);
@@ -458,6 +462,39 @@ describe('checkout for a custom plan', () => {
     expect(fake.requests.length).toBe(before);
   });
 
+  test('capacity: 147 features of 100-character names fit in 49 values; the 148th is the 400', async () => {
+    const { project } = await shop();
+    const created: Array<{ id: number }> = [];
+    for (let i = 0; i < 148; i += 37) {
+      created.push(
+        ...(await Promise.all(
+          Array.from({ length: 37 }, (_, j) =>
+            makeFeature(api, project.slug, { name: `${i + j}`.padStart(100, 'n'), basePrice: 1 }),
+          ),
+        )),
+      );
+    }
+    const choose = (n: number) => ({
+      shareId: project.shareId,
+      features: created.slice(0, n).map((f) => ({ featureId: f.id })),
+    });
+    const fits = await customCheckout(choose(147));
+    expect(fits.status, fits.text).toBe(200);
+    const { metadata } = lastCreate().body;
+    expect(Object.keys(metadata)).toHaveLength(50);
+    expect(readFeatureDetails(metadata)?.map((d) => d.id)).toEqual(created.slice(0, 147).map((f) => f.id));
+
+    const before = fake.requests.length;
+    const over = await customCheckout(choose(148));
+    expect([over.status, over.body.error.code, over.body.error.details[0].path]).toEqual([
+      400,
+      'validation_error',
+      'features',
+    ]);
+    expect(over.body.error.message).toMatch(/metadata/);
+    expect(fake.requests.length).toBe(before);
+  });
+
   test('refusals: unknown feature 404, twice 400, quantity on a plain feature 400, empty 400', async () => {
     const { project, features } = await catalogue();
     const unknown = await customCheckout({ shareId: project.shareId, features: [{ featureId: 999_999_999 }] });
@@ -479,6 +516,145 @@ describe('checkout for a custom plan', () => {
       features: [{ featureId: features.events.id, quantity: -1 }],
     });
     expect(negative.status).toBe(400);
+  });
+});
+
+describe('checkouts that come to nothing', () => {
+  /** Sends a checkout, expects the 400 of an amount that rounds to 0, and that Stripe heard nothing. */
+  async function refusedAsZero(response: Promise<ApiResponse>, path: string) {
+    const before = fake.requests.length;
+    const answer = await response;
+    expect([answer.status, answer.body.error?.code], answer.text).toEqual([400, 'validation_error']);
+    expect(answer.body.error.details).toEqual([{ path, message: expect.stringContaining('comes to 0') }]);
+    expect(answer.body.error.message).toMatch(/rounds to 0 [A-Z]{3}: there is nothing to check out/);
+    expect(fake.requests.length).toBe(before);
+    return answer.body.error.message as string;
+  }
+
+  test('a plan priced 0 but not marked free is refused like a free plan, monthly and yearly', async () => {
+    const { project } = await shop();
+    const zero = await makePlan(api, project.slug, { name: 'Zero', basePrice: 0, isFree: false });
+    const message = await refusedAsZero(checkout({ shareId: project.shareId, planId: zero.id }), 'planId');
+    expect(message).toContain('give the plan a price, or mark it free');
+    await refusedAsZero(checkout({ shareId: project.shareId, planId: zero.id, billingInterval: 'year' }), 'planId');
+  });
+
+  test('a price that rounds to 0: 0.004 USD a month is nothing, and the message offers the year that is not', async () => {
+    const { project } = await shop();
+    const tiny = await makePlan(api, project.slug, { name: 'Tiny', basePrice: 0.004 });
+    const message = await refusedAsZero(checkout({ shareId: project.shareId, planId: tiny.id }), 'planId');
+    expect(message).toContain('Plan');
+    expect(message).toContain('0.004 USD a month');
+    expect(message).toContain('Choose yearly billing.');
+    // 0.004 × 12 × 0.8 = 0.0384 USD: 3.84 cents, rounded half up to 4.
+    const yearly = await checkout({ shareId: project.shareId, planId: tiny.id, billingInterval: 'year' });
+    expect(yearly.status, yearly.text).toBe(200);
+    expect(lastCreate().body.line_items[0].price_data.unit_amount).toBe('4');
+  });
+
+  test('per seat: seats that still come to nothing are refused, and the message offers more seats', async () => {
+    const { project } = await shop({ annualDiscount: 0.5 });
+    const seat = await makePlan(api, project.slug, {
+      name: 'Per seat',
+      basePrice: 0.0001,
+      isPerUserPricing: true,
+      perUserMultiplier: 0.5,
+    });
+    // 0.0001 × (1 + 2 × 0.5) = 0.0002 a month; × 12 × 0.5 = 0.0012 a year: both under half a cent.
+    const monthly = await refusedAsZero(checkout({ shareId: project.shareId, planId: seat.id, seats: 3 }), 'planId');
+    expect(monthly).toContain('Choose more seats.');
+    const yearly = await refusedAsZero(
+      checkout({ shareId: project.shareId, planId: seat.id, seats: 3, billingInterval: 'year' }),
+      'planId',
+    );
+    expect(yearly).toContain('0.0012 USD a year');
+    // 0.0001 × (1 + 99 × 0.5) = 0.00505 a month: rounded half up, 1 cent.
+    const enough = await checkout({ shareId: project.shareId, planId: seat.id, seats: 100 });
+    expect(enough.status, enough.text).toBe(200);
+    expect(lastCreate().body.line_items[0].price_data.unit_amount).toBe('1');
+  });
+
+  test('a custom selection of countable features at quantity 0 is refused, naming the quantity', async () => {
+    const { project } = await shop();
+    const [events, storage] = await Promise.all([
+      makeFeature(api, project.slug, {
+        name: 'Events',
+        basePrice: 0,
+        isCountable: true,
+        usageCount: 0,
+        countPrice: 0.01,
+      }),
+      makeFeature(api, project.slug, {
+        name: 'Storage',
+        basePrice: 0,
+        isCountable: true,
+        usageCount: 10,
+        countPrice: 2,
+      }),
+    ]);
+    const byDefault = await refusedAsZero(
+      customCheckout({ shareId: project.shareId, features: [{ featureId: events.id }] }),
+      'features',
+    );
+    expect(byDefault).toContain('Choose a larger quantity or features that have a price.');
+    await refusedAsZero(
+      customCheckout({
+        shareId: project.shareId,
+        billingInterval: 'year',
+        features: [
+          { featureId: events.id, quantity: 0 },
+          { featureId: storage.id, quantity: 0 },
+        ],
+      }),
+      'features',
+    );
+    const some = await customCheckout({ shareId: project.shareId, features: [{ featureId: storage.id, quantity: 1 }] });
+    expect(some.status, some.text).toBe(200);
+    expect(lastCreate().body.line_items[0].price_data.unit_amount).toBe('200');
+  });
+
+  test('custom prices that round to 0: 0.004 USD, and ¥0.4 (JPY has no minor unit) while ¥0.5 is ¥1', async () => {
+    const usd = await shop({ annualDiscountEnabled: false });
+    const cheap = await makeFeature(api, usd.project.slug, { name: 'Cheap', basePrice: 0.004 });
+    await refusedAsZero(
+      customCheckout({ shareId: usd.project.shareId, features: [{ featureId: cheap.id }] }),
+      'features',
+    );
+    const year = await customCheckout({
+      shareId: usd.project.shareId,
+      billingInterval: 'year',
+      features: [{ featureId: cheap.id }],
+    });
+    expect(year.status, year.text).toBe(200);
+    expect(lastCreate().body.line_items[0].price_data.unit_amount).toBe('5'); // 0.048 USD
+
+    const jpy = await shop({ currency: 'jpy', annualDiscount: 0.5 });
+    const [tenth, half] = await Promise.all([
+      makeFeature(api, jpy.project.slug, {
+        name: 'Tenths',
+        basePrice: 0,
+        isCountable: true,
+        usageCount: 4,
+        countPrice: 0.1,
+      }),
+      makeFeature(api, jpy.project.slug, { name: 'Half', basePrice: 0.5 }),
+    ]);
+    const message = await refusedAsZero(
+      customCheckout({ shareId: jpy.project.shareId, features: [{ featureId: tenth.id }] }),
+      'features',
+    );
+    expect(message).toContain('0.4 JPY a month');
+    const yen = await makePlan(api, jpy.project.slug, { name: 'Fraction of a yen', basePrice: 0.4 });
+    await refusedAsZero(checkout({ shareId: jpy.project.shareId, planId: yen.id }), 'planId');
+    const one = await customCheckout({ shareId: jpy.project.shareId, features: [{ featureId: half.id }] });
+    expect(one.status, one.text).toBe(200);
+    expect(lastCreate().body.line_items[0].price_data).toMatchObject({ currency: 'jpy', unit_amount: '1' });
+  });
+
+  test('a project with nothing to sell and no payment key is still the 400: the amount is checked first', async () => {
+    const { project } = await shop({ paymentSecretKey: null });
+    const zero = await makePlan(api, project.slug, { name: 'Zero', basePrice: 0 });
+    await refusedAsZero(checkout({ shareId: project.shareId, planId: zero.id }), 'planId');
   });
 });
 
@@ -530,6 +706,39 @@ describe('receipts', () => {
     expect(readFeatureDetails(response.body.metadata)).toEqual([
       { id: feature.id, name: 'SSO', quantity: null, price: 20 },
     ]);
+  });
+
+  test('a custom plan in either featureDetails format: packed arrays now, one cut array before', async () => {
+    const { project } = await shop();
+    const features = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        makeFeature(api, project.slug, { name: `Feature ${i} ${'😀'.repeat(10)} ${'x'.repeat(40)}`, basePrice: 1 + i }),
+      ),
+    );
+    const created = await customCheckout({
+      shareId: project.shareId,
+      features: features.map((f) => ({ featureId: f.id })),
+    });
+    expect(created.status, created.text).toBe(200);
+    const session = fake.complete(created.body.sessionId);
+    const current = await receipt(created.body.sessionId, project.shareId);
+    expect(current.status, current.text).toBe(200);
+    const details = readFeatureDetails(current.body.metadata);
+    expect(details?.map((d) => d.id)).toEqual(features.map((f) => f.id));
+    const values = Object.entries(current.body.metadata as Record<string, string>).filter(([key]) =>
+      key.startsWith('featureDetails_'),
+    );
+    expect(values.length).toBeGreaterThan(2);
+    for (const [, value] of values) expect(Array.isArray(JSON.parse(value))).toBe(true);
+
+    // A session created before the change: the same list, cut into pieces that only parse joined.
+    const legacy = { projectId: String(project.id), ...legacyFeatureDetails(details ?? []) };
+    expect(Object.keys(legacy).length).toBeGreaterThan(3);
+    session.metadata = legacy;
+    const old = await receipt(created.body.sessionId, project.shareId);
+    expect(old.status, old.text).toBe(200);
+    expect(old.body).toMatchObject({ planName: 'Custom plan', customPlan: true, total: 300, metadata: legacy });
+    expect(readFeatureDetails(old.body.metadata)).toEqual(details);
   });
 
   test('a trial charges nothing today; a plan deleted since keeps its name', async () => {

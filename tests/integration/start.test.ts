@@ -491,7 +491,7 @@ describe('npm start: the embedded DynamoDB Local answers only to its local crede
   });
 
   it(
-    'any other credential sees no table and none of the data; files are 0600 in a 0700 DATA_DIR; every other socket is on loopback',
+    "every socket is on loopback, DynamoDB Local's too; any other credential sees no table and none of the data; files are 0600 in a 0700 DATA_DIR",
     async () => {
       const { port, dynamoPort } = await ports();
       const dataDir = join(freshDir(), 'data');
@@ -544,12 +544,10 @@ describe('npm start: the embedded DynamoDB Local answers only to its local crede
       ).rejects.toThrow(/non-existent table|not found/i);
       writer.destroy();
 
-      // DynamoDB Local cannot bind to loopback; everything else npm start opens is on 127.0.0.1.
+      // Every socket npm start opens, DynamoDB Local's included, is on 127.0.0.1 alone.
       const sockets = listeningSocketsOfGroup(service.child.pid as number);
       expect(sockets.map((socket) => socket.port)).toEqual(expect.arrayContaining([port, dynamoPort]));
-      for (const socket of sockets.filter((s) => s.port !== dynamoPort)) {
-        expect(socket).toEqual({ address: '127.0.0.1', port: socket.port });
-      }
+      for (const socket of sockets) expect(socket).toEqual({ address: '127.0.0.1', port: socket.port });
 
       process.kill(service.child.pid as number, 'SIGINT');
       expect(await waitForExit(service)).toEqual({ code: 0, signal: null });
@@ -576,6 +574,8 @@ describe('npm start: the embedded DynamoDB Local answers only to its local crede
       };
       expect(existsSync(join(dataDir, 'shared-local-instance.db'))).toBe(false);
       expect(modeOf(join(dataDir, `${local.accessKeyId}_${local.region}.db`))).toBe(0o600);
+      // The database's name holds the access key id, the whole credential: never on stdout.
+      expect(first.stdout).not.toContain(local.accessKeyId);
       const client = createDocumentClient({
         endpoint: `http://127.0.0.1:${dynamoPort}`,
         region: local.region,

@@ -101,6 +101,17 @@ describe('GET /demo/{shareId}', () => {
     expect(hostile).not.toContain('<script>x');
   });
 
+  test('is cacheable publicly for 5 min, but never back from a checkout (its address names a session)', async () => {
+    const plain = await fetch(`${server.url}/demo/${shareId}`);
+    expect(plain.headers.get('cache-control')).toBe('public, max-age=300');
+    for (const query of ['?checkout=success&session_id=cs_test_abc123', '?session_id=not-a-session', '?session_id=']) {
+      const back = await fetch(`${server.url}/demo/${shareId}${query}`);
+      expect(back.status, query).toBe(200);
+      expect(back.headers.get('cache-control'), query).toBe('no-store');
+      expect(back.headers.get('x-content-type-options'), query).toBe('nosniff');
+    }
+  });
+
   test.each([
     ['too short', 'short'],
     ['markup', '%3Cscript%3Ealert(1)%3C%2Fscript%3Eaaaaaaaaaaaaaaa'],

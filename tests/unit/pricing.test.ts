@@ -9,13 +9,6 @@ import {
   toMinorUnits,
 } from '#contract/pricing.ts';
 import { withSessionIdPlaceholder } from '#domain/payments/account.ts';
-import {
-  FEATURE_DETAILS_PREFIX,
-  type FeatureDetail,
-  featureDetailsMetadata,
-  METADATA_VALUE_MAX,
-  readFeatureDetails,
-} from '#domain/payments/feature-details.ts';
 
 const flat = { basePrice: 29, isPerUserPricing: false, perUserMultiplier: 1 };
 const perSeat = { basePrice: 10, isPerUserPricing: true, perUserMultiplier: 0.5 };
@@ -108,67 +101,6 @@ describe('success URL', () => {
     );
     expect(withSessionIdPlaceholder('https://a.example/t?a=1#done')).toBe(
       'https://a.example/t?a=1&session_id={CHECKOUT_SESSION_ID}#done',
-    );
-  });
-});
-
-describe('featureDetails metadata', () => {
-  const detail = (id: number, name = `Feature ${id}`): FeatureDetail => ({
-    id,
-    name,
-    quantity: id % 2 ? 100 : null,
-    price: id * 1.5,
-  });
-
-  it('fits a short list in one value', () => {
-    const entries = featureDetailsMetadata([detail(1), detail(2)], 49);
-    expect(Object.keys(entries ?? {})).toEqual([`${FEATURE_DETAILS_PREFIX}0`]);
-    expect(readFeatureDetails(entries ?? {})).toEqual([detail(1), detail(2)]);
-  });
-
-  it('cuts a long list into values of at most 500 characters that join back into the list', () => {
-    const details = Array.from({ length: 60 }, (_, i) => detail(i + 1, `Feature ${'x'.repeat(40)} ${i + 1}`));
-    const entries = featureDetailsMetadata(details, 49) ?? {};
-    const values = Object.values(entries);
-    expect(values.length).toBeGreaterThan(5);
-    for (const value of values) {
-      expect(value.length).toBeLessThanOrEqual(METADATA_VALUE_MAX);
-      expect(value).toBe(value.trim());
-    }
-    // Joined in numeric order, not string order (featureDetails_10 sorts before _2 as text).
-    const shuffled = Object.fromEntries(Object.entries(entries).reverse());
-    expect(readFeatureDetails(shuffled)).toEqual(details);
-  });
-
-  it('never splits a surrogate pair', () => {
-    const details = Array.from({ length: 40 }, (_, i) => detail(i + 1, '🚀'.repeat(50)));
-    const entries = featureDetailsMetadata(details, 49) ?? {};
-    for (const value of Object.values(entries)) {
-      expect(value.length).toBeLessThanOrEqual(METADATA_VALUE_MAX);
-      expect(value).toBe(Buffer.from(value, 'utf8').toString('utf8'));
-      expect(/^[\uDC00-\uDFFF]|[\uD800-\uDBFF]$/.test(value)).toBe(false);
-    }
-    expect(readFeatureDetails(entries)).toEqual(details);
-  });
-
-  it('says when a list cannot fit in the keys available', () => {
-    const details = Array.from({ length: 200 }, (_, i) => detail(i + 1, 'n'.repeat(100)));
-    expect(featureDetailsMetadata(details, 49)).toBeUndefined();
-    expect(featureDetailsMetadata([detail(1)], 0)).toBeUndefined();
-  });
-
-  it('round-trips any list of names', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.record({ id: fc.nat(), name: fc.string({ maxLength: 100, unit: 'grapheme' }) }), { maxLength: 60 }),
-        (items) => {
-          const details = items.map(({ id, name }) => ({ id, name, quantity: null, price: 1 }));
-          const entries = featureDetailsMetadata(details, 49);
-          if (!entries) return;
-          for (const value of Object.values(entries)) expect(value.length).toBeLessThanOrEqual(METADATA_VALUE_MAX);
-          expect(readFeatureDetails(entries) ?? []).toEqual(details.length ? details : []);
-        },
-      ),
     );
   });
 });

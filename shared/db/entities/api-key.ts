@@ -1,10 +1,11 @@
 import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
 import { permissions } from '#contract/enums.ts';
+import { entityModel } from './model.ts';
 import { ownerIndex } from './project-scope.ts';
 
 /** Only a SHA-256 hash of the key's secret is stored; the plaintext is shown once. */
 export const ApiKey = new Entity({
-  model: { entity: 'apiKey', version: '1', service: 'pricing' },
+  model: entityModel('apiKey'),
   attributes: {
     keyId: { type: 'string', required: true, readOnly: true },
     ownerId: { type: 'string', required: true, readOnly: true },

@@ -1,10 +1,11 @@
 import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
+import { entityModel } from './model.ts';
 
 export const counterNames = ['project', 'feature', 'plan', 'planFeature'] as const;
 
 /** One atomic counter per resource kind: ids are allocated with ADD and never reused. */
 export const Counter = new Entity({
-  model: { entity: 'counter', version: '1', service: 'pricing' },
+  model: entityModel('counter'),
   attributes: {
     name: { type: counterNames, required: true, readOnly: true },
     value: { type: 'number', required: true, default: 0 },

@@ -1,15 +1,15 @@
 import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
 import { aggregationMethods, featureTypes } from '#contract/enums.ts';
+import { entityModel } from './model.ts';
+import { offerAttributes } from './offer.ts';
 import { idAttribute, projectScopeAttributes, projectScopeIndexes, timestamps } from './project-scope.ts';
 
 export const Feature = new Entity({
-  model: { entity: 'feature', version: '1', service: 'pricing' },
+  model: entityModel('feature'),
   attributes: {
     ...projectScopeAttributes,
     featureId: idAttribute,
-    name: { type: 'string', required: true },
-    description: { type: 'string', required: true },
-    basePrice: { type: 'number', required: true },
+    ...offerAttributes,
     featureType: { type: featureTypes, required: true },
     isCountable: { type: 'boolean', required: true },
     // Countable data is kept even while isCountable is false, so turning it back on

@@ -1,4 +1,5 @@
 import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
+import { entityModel } from './model.ts';
 import { idAttribute, projectScopeAttributes, projectScopeIndexes } from './project-scope.ts';
 
 /**
@@ -8,7 +9,7 @@ import { idAttribute, projectScopeAttributes, projectScopeIndexes } from './proj
  * feature edit never has to fan out.
  */
 export const PlanFeature = new Entity({
-  model: { entity: 'planFeature', version: '1', service: 'pricing' },
+  model: entityModel('planFeature'),
   attributes: {
     ...projectScopeAttributes,
     planId: idAttribute,

@@ -1,14 +1,14 @@
 import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
+import { entityModel } from './model.ts';
+import { offerAttributes } from './offer.ts';
 import { idAttribute, projectScopeAttributes, projectScopeIndexes, timestamps } from './project-scope.ts';
 
 export const Plan = new Entity({
-  model: { entity: 'plan', version: '1', service: 'pricing' },
+  model: entityModel('plan'),
   attributes: {
     ...projectScopeAttributes,
     planId: idAttribute,
-    name: { type: 'string', required: true },
-    description: { type: 'string', required: true },
-    basePrice: { type: 'number', required: true },
+    ...offerAttributes,
     isPopular: { type: 'boolean', required: true },
     isVisible: { type: 'boolean', required: true },
     isFree: { type: 'boolean', required: true },

@@ -1,11 +1,12 @@
 import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
 import { alignments, badgePositions, paymentsModes } from '#contract/enums.ts';
+import { entityModel } from './model.ts';
 import { idAttribute, ownerIndex, projectScopeAttributes, projectScopeIndexes, timestamps } from './project-scope.ts';
 
 const text = { type: 'string', required: true } as const;
 
 export const Project = new Entity({
-  model: { entity: 'project', version: '1', service: 'pricing' },
+  model: entityModel('project'),
   attributes: {
     ...projectScopeAttributes,
     projectId: idAttribute,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { aggregationMethods, featureTypes } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
-import { amount, name, price, text } from '../fields.ts';
+import { amount, multiLineText, name, price, singleLineText } from '../fields.ts';
 
 /** `Standard` is accepted as another spelling; responses always say `Standart`. */
 const featureType = z
@@ -10,12 +10,12 @@ const featureType = z
 
 const featureFields = {
   name,
-  description: text(limits.itemDescriptionMax),
+  description: multiLineText(limits.itemDescriptionMax),
   basePrice: price,
   featureType,
   isCountable: z.boolean(),
   usageCount: amount(limits.usageCountMax),
-  condition: text(limits.conditionMax),
+  condition: singleLineText(limits.conditionMax),
   countPrice: price,
   eventAggregationMethod: z.enum(aggregationMethods, { error: `must be one of ${aggregationMethods.join(', ')}` }),
 };

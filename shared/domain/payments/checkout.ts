@@ -11,14 +11,22 @@ import type { CheckoutView, CustomCheckoutInput, PlanCheckoutInput } from './sch
 
 export const CUSTOM_PLAN_NAME = 'Custom plan';
 
+/** Prices shown (metadata, messages) are for reading; the charged total is rounded once, from the sum. */
+const roundForDisplay = (value: number) => Number(value.toPrecision(12));
+
 /** A checkout opens the project's key and calls its payment account. */
 export type CheckoutPorts = Pick<Ports, 'keyring' | 'payments'>;
 
 interface Purchase {
   project: ProjectItem;
   interval: BillingInterval;
-  /** In major units, for the billing interval. */
+  /** In major units, per month and for the billing interval. */
+  monthly: number;
   price: number;
+  /** How messages name the purchase. */
+  subject: string;
+  /** For an amount of 0: the field at fault, what the visitor could choose instead, what the owner could do. */
+  zero: { path: string; choices: string[]; owner?: string };
   productName: string;
   trialDays: number;
   metadata: Record<string, string>;
@@ -26,9 +34,12 @@ interface Purchase {
   idempotencyKey: string | undefined;
 }
 
-/** Amounts Stripe cannot take are the caller's problem (too many seats), not Stripe's failure. */
-function minorAmount(price: number, currency: string): number {
+/** Amounts Stripe cannot take are the caller's problem (nothing to pay, too many seats), not Stripe's failure. */
+function minorAmount(purchase: Purchase): number {
+  const { price } = purchase;
+  const { currency } = purchase.project;
   const minor = toMinorUnits(price, currency);
+  if (minor === 0) throw nothingToPay(purchase);
   if (minor > limits.stripeAmountMax) {
     throw new ValidationError(
       `The price of this selection (${price} ${currency}) is more than Stripe accepts in one payment.`,
@@ -38,12 +49,30 @@ function minorAmount(price: number, currency: string): number {
 }
 
 /**
+ * A checkout whose amount rounds to 0 in the currency's minor unit is refused like a free
+ * plan: the message names the amount and what would give it a price.
+ */
+function nothingToPay({ subject, price, monthly, interval, project, zero }: Purchase) {
+  const { currency } = project;
+  const yearly = interval === 'month' && toMinorUnits(intervalPrice(monthly, 'year', project), currency) > 0;
+  const choices = [...zero.choices, ...(yearly ? ['yearly billing'] : [])];
+  return new ValidationError(
+    [
+      `${subject} costs ${roundForDisplay(price)} ${currency} a ${interval}, which rounds to 0 ${currency}: there is nothing to check out.`,
+      ...(choices.length > 0 ? [`Choose ${choices.join(' or ')}.`] : []),
+      ...(zero.owner ? [zero.owner] : []),
+    ].join(' '),
+    [{ path: zero.path, message: `comes to 0 ${currency} once rounded to the currency's minor unit` }],
+  );
+}
+
+/**
  * Everything about the project is checked before its key is opened: a visitor's bad
  * request never costs a decrypt or a call to Stripe.
  */
 async function checkout(ports: CheckoutPorts, purchase: Purchase): Promise<CheckoutView> {
   const { project } = purchase;
-  const unitAmount = minorAmount(purchase.price, project.currency);
+  const unitAmount = minorAmount(purchase);
   const redirects = checkoutRedirects(project);
   const secretKey = await openPaymentKey(ports.keyring, project);
   const session = await ports.payments.createCheckoutSession(secretKey, {
@@ -81,10 +110,19 @@ export async function createPlanCheckout(
     ]);
   }
   const seats = input.seats ?? 1;
+  const monthly = planMonthlyPrice(plan, seats);
+  const perSeat = plan.isPerUserPricing && plan.basePrice > 0 && plan.perUserMultiplier > 0;
   return checkout(ports, {
     project,
     interval: input.billingInterval,
-    price: intervalPrice(planMonthlyPrice(plan, seats), input.billingInterval, project),
+    monthly,
+    price: intervalPrice(monthly, input.billingInterval, project),
+    subject: `Plan ${plan.planId}`,
+    zero: {
+      path: 'planId',
+      choices: perSeat && seats < limits.seatsMax ? ['more seats'] : [],
+      owner: "The page's owner can give the plan a price, or mark it free.",
+    },
     productName: plan.name,
     trialDays: plan.freemiumDay,
     metadata: {
@@ -142,10 +180,14 @@ export async function createCustomCheckout(
       [{ path: 'features', message: 'too many features for one checkout' }],
     );
   }
+  const countable = chosen.some(({ feature }) => feature.isCountable && feature.countPrice > 0);
   return checkout(ports, {
     project,
     interval,
+    monthly,
     price: intervalPrice(monthly, interval, project),
+    subject: `This selection of ${chosen.length} feature${chosen.length === 1 ? '' : 's'}`,
+    zero: { path: 'features', choices: [...(countable ? ['a larger quantity'] : []), 'features that have a price'] },
     productName: CUSTOM_PLAN_NAME,
     trialDays: 0,
     metadata: { ...base, ...detailEntries },
@@ -153,6 +195,3 @@ export async function createCustomCheckout(
     idempotencyKey,
   });
 }
-
-/** Per-feature prices in the metadata are for reading; the charged total is rounded once, from the sum. */
-const roundForDisplay = (value: number) => Number(value.toPrecision(12));

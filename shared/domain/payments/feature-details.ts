@@ -1,8 +1,11 @@
 /**
  * A custom plan's chosen features travel in Stripe metadata, which allows at most 50 keys
- * of at most 500 characters each. The list is serialised once as a JSON array and cut into
- * `featureDetails_0`, `featureDetails_1`, …; a reader joins the values in index order and
- * parses the result back into the full list.
+ * of at most 500 characters each. Each of `featureDetails_0`, `featureDetails_1`, … is a
+ * complete JSON array of whole entries, so every value reads on its own (in Stripe's
+ * dashboard too); a reader concatenates the arrays in index order.
+ *
+ * Sessions created before this format hold one JSON array cut into pieces instead; the
+ * reader still takes those (join the values, then parse).
  */
 
 export const METADATA_KEYS_MAX = 50;
@@ -19,61 +22,70 @@ export interface FeatureDetail {
 }
 
 /**
- * Cuts at most `max` UTF-16 units, never inside a surrogate pair (an emoji in a name would
- * become two invalid halves) and never next to whitespace, which a store could trim.
- */
-function cutPoint(text: string, start: number, max: number): number {
-  const end = Math.min(text.length, start + max);
-  if (end === text.length) return end;
-  let cut = end;
-  const unsafe = (i: number) => /\s/.test(text[i - 1] ?? '') || /\s/.test(text[i] ?? '') || isLowSurrogate(text, i);
-  while (cut > start + 1 && unsafe(cut)) cut--;
-  // A value made only of whitespace cannot be cut safely; fall back to the surrogate rule alone.
-  if (cut === start + 1 && unsafe(cut)) {
-    cut = end;
-    while (cut > start + 1 && isLowSurrogate(text, cut)) cut--;
-  }
-  return cut;
-}
-
-const isLowSurrogate = (text: string, i: number) => {
-  const code = text.charCodeAt(i);
-  return code >= 0xdc00 && code <= 0xdfff;
-};
-
-/**
  * The metadata entries for a list of details, or undefined when they need more than
- * `availableKeys` keys.
+ * `availableKeys` keys. Entries are packed in order, as many whole entries per value as fit
+ * in 500 characters (filling each value before opening the next is the fewest values any
+ * order-keeping split can use).
+ *
+ * No entry is ever too long for a value on its own: a name is at most 100 characters and the
+ * text rule refuses Cc and Cs, so JSON escapes at most `"` and `\` (2 characters each), and
+ * the entry is at most 200 for the name plus `{"id":,"name":"","quantity":,"price":}` (38),
+ * an id (≤ 16 digits), a quantity (≤ 24 characters as JSON writes a number) and a price
+ * (≤ 21): at most 299 characters, 301 in an array of its own. A name stored before the text rule could still
+ * escape longer (`\u0000` is 6 characters); such a list is refused as not fitting, never cut.
  */
 export function featureDetailsMetadata(
   details: FeatureDetail[],
   availableKeys: number,
 ): Record<string, string> | undefined {
-  const json = JSON.stringify(details);
-  const entries: Record<string, string> = {};
-  let index = 0;
-  for (let start = 0; start < json.length; index++) {
-    if (index >= availableKeys) return undefined;
-    const end = cutPoint(json, start, METADATA_VALUE_MAX);
-    entries[`${FEATURE_DETAILS_PREFIX}${index}`] = json.slice(start, end);
-    start = end;
+  const values: string[] = [];
+  let open: string[] = [];
+  let openLength = 2; // the brackets
+  for (const detail of details) {
+    const entry = JSON.stringify(detail);
+    if (entry.length + 2 > METADATA_VALUE_MAX) return undefined;
+    const added = entry.length + (open.length > 0 ? 1 : 0);
+    if (openLength + added > METADATA_VALUE_MAX) {
+      values.push(`[${open.join(',')}]`);
+      open = [];
+      openLength = 2;
+    }
+    openLength += entry.length + (open.length > 0 ? 1 : 0);
+    open.push(entry);
   }
-  return entries;
+  if (open.length > 0 || values.length === 0) values.push(`[${open.join(',')}]`);
+  if (values.length > availableKeys) return undefined;
+  return Object.fromEntries(values.map((value, index) => [`${FEATURE_DETAILS_PREFIX}${index}`, value]));
 }
 
-/** Joins `featureDetails_0…n` in numeric order and parses them; undefined when absent or unreadable. */
-export function readFeatureDetails(metadata: Record<string, string>): FeatureDetail[] | undefined {
-  const parts = Object.entries(metadata)
-    .filter(([key]) => new RegExp(`^${FEATURE_DETAILS_PREFIX}\\d+$`).test(key))
-    .map(([key, value]) => ({ index: Number(key.slice(FEATURE_DETAILS_PREFIX.length)), value }))
-    .sort((a, b) => a.index - b.index);
-  if (parts.length === 0) return undefined;
+const detailKey = new RegExp(`^${FEATURE_DETAILS_PREFIX}(0|[1-9][0-9]*)$`);
+
+function parseArray(text: string): unknown[] | undefined {
   try {
-    const parsed: unknown = JSON.parse(parts.map((p) => p.value).join(''));
-    return Array.isArray(parsed) ? (parsed as FeatureDetail[]) : undefined;
+    const parsed: unknown = JSON.parse(text);
+    return Array.isArray(parsed) ? parsed : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * `featureDetails_0…n` in numeric order, read as the list of details; undefined when absent or
+ * unreadable. When every value is an array on its own, the arrays are concatenated (the
+ * current format). Otherwise the values are joined and parsed as one array: the cut format of
+ * older sessions, whose first piece of several can never parse alone (it opens the array and
+ * a JSON string escapes every quote a name holds, so only the last piece can close it).
+ */
+export function readFeatureDetails(metadata: Record<string, string>): FeatureDetail[] | undefined {
+  const values = Object.entries(metadata)
+    .map(([key, value]) => ({ index: Number(detailKey.exec(key)?.[1] ?? Number.NaN), value }))
+    .filter(({ index }) => Number.isInteger(index))
+    .sort((a, b) => a.index - b.index)
+    .map(({ value }) => value);
+  if (values.length === 0) return undefined;
+  const arrays = values.map(parseArray);
+  const whole = arrays.every((array) => array !== undefined) ? arrays.flat() : parseArray(values.join(''));
+  return whole as FeatureDetail[] | undefined;
 }
 
 export const hasFeatureDetails = (metadata: Record<string, string>) =>

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { featureTypes } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
-import { multiplier, name, positiveId, price, text } from '../fields.ts';
+import { multiLineText, multiplier, name, positiveId, price } from '../fields.ts';
 
 const planFields = {
   name,
-  description: text(limits.itemDescriptionMax),
+  description: multiLineText(limits.itemDescriptionMax),
   basePrice: price,
   isPopular: z.boolean(),
   isVisible: z.boolean(),

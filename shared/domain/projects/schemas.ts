@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { paymentsModes } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
 import { FeatureView } from '../features/schemas.ts';
-import { amount, currency, httpUrl, name, text } from '../fields.ts';
+import { amount, currency, httpUrl, multiLineText, name } from '../fields.ts';
 import { paymentKeyPattern } from '../payments/payment-key.ts';
 import { PlanView } from '../plans/schemas.ts';
 import { Theme, ThemePatch } from './theme.ts';
@@ -16,8 +16,8 @@ export const slug = z
 
 const projectFields = {
   name,
-  description: text(limits.projectDescriptionMax),
-  pricingPageDescription: text(limits.pricingPageDescriptionMax),
+  description: multiLineText(limits.projectDescriptionMax),
+  pricingPageDescription: multiLineText(limits.pricingPageDescriptionMax),
   currency,
   annualDiscount: amount(1).refine((value) => value < 1, 'must be less than 1 (0.2 means 20% off)'),
   annualDiscountEnabled: z.boolean(),

@@ -3,6 +3,7 @@ import { alignments, badgePositions } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
 import { sameShape } from '#contract/same-shape.ts';
 import type { ThemeSettings } from '#contract/share.ts';
+import { singleLineText } from '../fields.ts';
 
 const color = z
   .string()
@@ -13,13 +14,11 @@ const cssLength = z
 const align = z.enum(alignments, { error: 'must be left, center or right' });
 
 export const Theme = z.strictObject({
-  // Lands inside a CSS declaration in the widget, so nothing that could end one.
-  fontFamily: z
-    .string()
-    .trim()
-    .min(1, 'must not be empty')
-    .max(limits.fontFamilyMax, `must be at most ${limits.fontFamilyMax} characters`)
-    .regex(/^[^;{}<>\\\p{Cc}]*$/u, 'must be a font list without ; { } < > or \\'),
+  // A single-line text that lands inside a CSS declaration in the widget, so nothing that could end one.
+  fontFamily: singleLineText(limits.fontFamilyMax).regex(
+    /^[^;{}<>\\]*$/,
+    'must be a font list without ; { } < > or \\',
+  ),
   primaryColor: color,
   hoverColor: color,
   buttonTextColor: color,
