@@ -13,7 +13,7 @@ import { dynamoLocalJar, freePort } from '#dev/dynamodb-local.ts';
 import { startFakeStripe } from '#dev/fake-stripe/index.ts';
 import { findLocalCredential } from '#dev/local-credential.ts';
 import { ApiClient } from '../fixtures/api.ts';
-import { ROOT, runCli, runScript, TSX } from '../fixtures/cli.ts';
+import { ROOT, runCli, runScript } from '../fixtures/cli.ts';
 import { makePlan, makeProject } from '../fixtures/factories.ts';
 import { slowRequest } from '../fixtures/slow-request.ts';
 
@@ -59,7 +59,14 @@ function serviceEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
 function startService(env: NodeJS.ProcessEnv): Service {
   const port = Number(env.DYNAMODB_PORT);
   if (Number.isInteger(port)) javaPorts.add(port);
-  const child = spawn(TSX, ['scripts/start.ts'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  // As `npm start` runs it: node with tsx's loader, one process, so a signal reaches start itself
+  // (the tsx CLI relays signals to a child and kills it 30 ms later, which can cut a drain).
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    cwd: ROOT,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => {
