@@ -51,13 +51,10 @@ async function main(): Promise<void> {
   const stripe = fakeStripe
     ? `the fake Stripe at ${fakeStripe.url} (STRIPE_API_BASE=https://api.stripe.com for Stripe itself)`
     : `Stripe API at ${config.STRIPE_API_BASE}`;
-  console.log(
-    `Pricing service listening on ${server.url} (table ${config.TABLE_NAME}, ${storage}; payment keys sealed ${keys.description}; ${stripe}). Ctrl-C stops it.`,
-  );
-
   // Stops taking requests, lets those in flight finish (up to CLOSE_GRACE_MS), and only then
   // stops what they may still need: the fake Stripe and DynamoDB Local. A repeated signal
-  // changes nothing (tsx relays one of its own when the first seems slow to arrive).
+  // changes nothing. Installed before the start-up line: whoever reads that line may signal
+  // at once.
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
@@ -73,6 +70,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+
+  console.log(
+    `Pricing service listening on ${server.url} (table ${config.TABLE_NAME}, ${storage}; payment keys sealed ${keys.description}; ${stripe}). Ctrl-C stops it.`,
+  );
 }
 
 /**
