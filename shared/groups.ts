@@ -79,4 +79,3 @@ export const groupSpecs = {
 /** The groups, in the order of their specs. */
 export const groupNames = Object.keys(groupSpecs) as Group[];
 
-export const groupSpec = (group: Group): GroupSpec => groupSpecs[group];
