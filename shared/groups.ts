@@ -78,4 +78,3 @@ export const groupSpecs = {
 
 /** The groups, in the order of their specs. */
 export const groupNames = Object.keys(groupSpecs) as Group[];
-
