@@ -1,3 +1,4 @@
+/// <reference path="../types/css-tree-entry-points.d.ts" />
 import type { Atrule, CssNode, Declaration, List, Rule } from 'css-tree';
 import parse from 'css-tree/parser';
 import walk from 'css-tree/walker';
