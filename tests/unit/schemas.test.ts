@@ -3,8 +3,7 @@ import { ValidationError } from '#domain/errors.ts';
 import { CreateFeatureBody, UpdateFeatureBody } from '#domain/features/schemas.ts';
 import { currency, httpUrl, multiplier, pathIdString, positiveIdString, price } from '#domain/fields.ts';
 import { AddPlanFeaturesBody, CreatePlanBody } from '#domain/plans/schemas.ts';
-import { CreateProjectBody, UpdateProjectBody } from '#domain/projects/schemas.ts';
-import { ThemePatch } from '#domain/projects/theme.ts';
+import { CreateProjectBody, ThemePatch, UpdateProjectBody } from '#domain/projects/schemas.ts';
 import { parse } from '#domain/validation.ts';
 
 const fails = (fn: () => unknown) => {

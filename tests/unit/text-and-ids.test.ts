@@ -4,8 +4,7 @@ import { CreateFeatureBody, UpdateFeatureBody } from '#domain/features/schemas.t
 import { httpUrl, positiveId, positiveIdString } from '#domain/fields.ts';
 import { NewKeyInput } from '#domain/keys/keys.ts';
 import { AddPlanFeaturesBody, CreatePlanBody, DuplicatePlanBody, UpdatePlanBody } from '#domain/plans/schemas.ts';
-import { CreateProjectBody, UpdateProjectBody } from '#domain/projects/schemas.ts';
-import { ThemePatch } from '#domain/projects/theme.ts';
+import { CreateProjectBody, ThemePatch, UpdateProjectBody } from '#domain/projects/schemas.ts';
 
 /** The issues a body gets, as `path: message`, so each test sees there is one per field. */
 function issues(schema: z.ZodType, body: unknown): string[] {

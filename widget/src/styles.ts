@@ -2,9 +2,13 @@
  * The widget's own styles, inside its shadow root. Every theme value arrives as a custom
  * property on :host (see element.ts), so a host page can also override them from outside:
  * `pricing-table { --pricing-primary: #0F766E }` or `pricing-table::part(card) { ... }`.
- * The project's customCSS comes after these rules, so it wins over them.
+ * The project's customCSS comes after these rules, so it wins over them, except the first
+ * line: an unnamed cascade layer whose !important declarations no later sheet can outrank keeps
+ * the element's painting inside its box (paint containment) and the element in its place, even
+ * for a customCSS stored before the server refused such CSS (docs/decisions.md "customCSS").
  */
 export const baseCss = `
+@layer{:host{contain:paint!important;overflow-clip-margin:0px!important;position:static!important;z-index:auto!important;transform:none!important;translate:none!important;rotate:none!important;scale:none!important;box-shadow:none!important;outline:none!important;filter:none!important;-webkit-box-reflect:none!important}:host>*{contain:paint!important;position:static!important}}
 :host{all:initial;display:block;box-sizing:border-box;font-family:var(--pricing-font);color:var(--pricing-text);line-height:1.5;font-size:16px;
 --pricing-text:#111827;--pricing-muted:#6B7280;--pricing-gap:1.25rem}
 :host([hidden]){display:none}

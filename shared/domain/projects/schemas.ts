@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { paymentsModes } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
+import { customCss } from '../custom-css.ts';
 import { FeatureView } from '../features/schemas.ts';
 import { amount, currency, httpUrl, multiLineText, name } from '../fields.ts';
 import { paymentKeyPattern } from '../payments/payment-key.ts';
 import { PlanView } from '../plans/schemas.ts';
-import { Theme, ThemePatch } from './theme.ts';
+import { Theme } from './theme.ts';
 
 export const slugPattern = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
@@ -13,6 +14,13 @@ export const slug = z
   .string()
   .max(limits.slugMax, `must be at most ${limits.slugMax} characters`)
   .regex(slugPattern, 'must be lower-case letters and digits in groups joined by single hyphens, e.g. "acme-pro"');
+
+/**
+ * `theme` in a request is partial and merges into what is stored. Unknown keys are ignored.
+ * customCSS is checked here, when it is written (custom-css.ts); a stored one is answered as
+ * stored, so readers (the share view, the widget) do not parse CSS.
+ */
+export const ThemePatch = z.object({ ...Theme.shape, customCSS: customCss }).partial();
 
 const projectFields = {
   name,

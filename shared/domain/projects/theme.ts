@@ -39,9 +39,6 @@ export type Theme = z.infer<typeof Theme>;
 // The share view hands the theme to the widget as the contract's ThemeSettings.
 sameShape<Theme, ThemeSettings>(true);
 
-/** `theme` in a request is partial and merges into what is stored. Unknown keys are ignored. */
-export const ThemePatch = z.object(Theme.shape).partial();
-
 export const defaultTheme: Theme = {
   fontFamily: 'Inter, system-ui, sans-serif',
   primaryColor: '#4F46E5',
