@@ -8,8 +8,8 @@ import type { RecordedRequest } from '#dev/fake-stripe/index.ts';
 import { seedDemo } from '#dev/seed-demo.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { ARTIFACTS, artifactPath, describeInBrowser, useBrowser } from '../fixtures/browser.ts';
-import { lowContrastTexts, runAxe } from '../fixtures/page-checks.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
+import { lowContrastTexts, runAxe } from './page-checks.ts';
 
 // The fake Stripe must exist before the handlers read STRIPE_API_BASE at load.
 const { fake } = await vi.hoisted(async () => {
@@ -642,7 +642,10 @@ describeInBrowser('the widget in Chromium', () => {
     }
     // The popular card's ring does not move its content: same padding edge as the others.
     const inset = async (name: string) => {
-      const [card, title] = [await cardOf(page, name).boundingBox(), await cardOf(page, name).locator('h3').boundingBox()];
+      const [card, title] = [
+        await cardOf(page, name).boundingBox(),
+        await cardOf(page, name).locator('h3').boundingBox(),
+      ];
       return (title?.x ?? 0) - (card?.x ?? 0);
     };
     expect(await inset('Long')).toBeCloseTo(await inset('Short'), 0);

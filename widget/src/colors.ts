@@ -43,8 +43,16 @@ export function contrast(a: Rgb, b: Rgb): number {
 
 export const toHex = (rgb: Rgb) => `#${rgb.map((v) => v.toString(16).padStart(2, '0')).join('')}`;
 
-/** Near-black on light backgrounds, near-white on dark ones: whichever reads better. */
-export const textOn = (background: Rgb): Rgb => (contrast(DARK, background) >= contrast(LIGHT, background) ? DARK : LIGHT);
+/**
+ * Near-black on light backgrounds, near-white on dark ones, whichever reads better; pure black
+ * or white when neither reaches 4.5:1 (mid greys): one of them always does (at least 4.58:1).
+ */
+export function textOn(background: Rgb): Rgb {
+  const dark = contrast(DARK, background) >= contrast(LIGHT, background);
+  const text = dark ? DARK : LIGHT;
+  if (contrast(text, background) >= AA) return text;
+  return dark ? [0, 0, 0] : WHITE;
+}
 
 /** The text colour faded towards the background as far as it still reads at 4.5:1. */
 export function mutedOn(text: Rgb, background: Rgb): Rgb {

@@ -75,11 +75,7 @@ function customChoice(
       feature.isCountable && countPrice > 0 ? `${line} + ${t('perUnit', { a: format.unitMoney(unit) })}` : line;
   });
   const box = h('input', { type: 'checkbox' });
-  const choice = h(
-    'div',
-    { class: 'choice', part: 'feature' },
-    h('label', {}, box, h('span', {}, feature.name, each)),
-  );
+  const choice = h('div', { class: 'choice', part: 'feature' }, h('label', {}, box, h('span', {}, feature.name, each)));
   let quantity = feature.countableData?.usageCount ?? 0;
   let input: HTMLInputElement | undefined;
   if (feature.isCountable) {

@@ -1,6 +1,7 @@
 import type { BillingInterval } from '#contract/enums.ts';
 import { loadShare } from './api.ts';
 import { checkoutFlow } from './checkout.ts';
+import { mix, parseComputed, type Rgb, WHITE } from './colors.ts';
 import { customCard } from './custom-plan.ts';
 import { formatter } from './display.ts';
 import { h } from './dom.ts';
@@ -8,9 +9,28 @@ import { header, toggle } from './header.ts';
 import { type MessageKey, type Translate, translator } from './i18n.ts';
 import { planCard } from './plan-card.ts';
 import { fillShadowRoot } from './sheets.ts';
-import { pageBackground, pageProperties, themeProperties } from './theme.ts';
+import { pageProperties, themeProperties } from './theme.ts';
 import type { ShareData } from './types.ts';
 import type { View } from './view.ts';
+
+/**
+ * The colour the host page paints behind the widget: the nearest ancestor backgrounds (across
+ * shadow roots) laid over white, the canvas of a page that sets none.
+ */
+function pageBackground(from: Element): Rgb {
+  const layers: Array<{ rgb: Rgb; alpha: number }> = [];
+  let node: Element | null = from;
+  while (node) {
+    const layer = parseComputed(getComputedStyle(node).backgroundColor);
+    if (layer && layer.alpha > 0) {
+      layers.push(layer);
+      if (layer.alpha >= 1) break;
+    }
+    const parent: ParentNode | null = node.parentNode;
+    node = parent instanceof ShadowRoot ? parent.host : node.parentElement;
+  }
+  return layers.reduceRight<Rgb>((under, { rgb, alpha }) => mix(under, rgb, alpha), WHITE);
+}
 
 let defaultBase = '';
 

@@ -261,3 +261,6 @@ export function translator(locale: string | undefined): Translate {
 }
 
 export const supportedLanguages = Object.keys(catalogs);
+
+/** The English catalog: every message key, for tests that check the others against it. */
+export { en as englishMessages };

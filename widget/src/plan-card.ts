@@ -122,7 +122,11 @@ function featureList(plan: SharedPlan, view: View, wide: boolean): HTMLElement {
   const block = h(
     'div',
     { class: `details${wide ? ' wide' : ''}` },
-    h('ul', { class: 'features', id: listId, part: 'features', 'aria-label': t('featuresOf', { name: plan.name }) }, ...items),
+    h(
+      'ul',
+      { class: 'features', id: listId, part: 'features', 'aria-label': t('featuresOf', { name: plan.name }) },
+      ...items,
+    ),
   );
   if (items.length > FEATURES_SHOWN) {
     const more = h(

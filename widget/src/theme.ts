@@ -1,4 +1,4 @@
-import { mix, mutedOn, parseComputed, parseHex, type Rgb, readableOr, textOn, toHex, WHITE } from './colors.ts';
+import { mutedOn, parseHex, type Rgb, readableOr, textOn, toHex, WHITE } from './colors.ts';
 import type { Theme } from './types.ts';
 
 const flexAlign = { left: 'flex-start', center: 'center', right: 'flex-end' } as const;
@@ -6,25 +6,6 @@ const ERROR_ON_LIGHT: Rgb = [185, 28, 28]; // #B91C1C
 const ERROR_ON_DARK: Rgb = [252, 165, 165]; // #FCA5A5
 
 type Properties = Array<[string, string]>;
-
-/**
- * The colour the host page paints behind the widget: the nearest ancestor backgrounds (across
- * shadow roots) laid over white, the canvas of a page that sets none.
- */
-export function pageBackground(from: Element): Rgb {
-  const layers: Array<{ rgb: Rgb; alpha: number }> = [];
-  let node: Element | null = from;
-  while (node) {
-    const layer = parseComputed(getComputedStyle(node).backgroundColor);
-    if (layer && layer.alpha > 0) {
-      layers.push(layer);
-      if (layer.alpha >= 1) break;
-    }
-    const parent: ParentNode | null = node.parentNode;
-    node = parent instanceof ShadowRoot ? parent.host : node.parentElement;
-  }
-  return layers.reduceRight<Rgb>((under, { rgb, alpha }) => mix(under, rgb, alpha), WHITE);
-}
 
 /** Text on the host page (header, toggle, loading and error messages), readable on its background. */
 export function pageProperties(page: Rgb): Properties {
