@@ -42,7 +42,7 @@ export function setDefaultBase(base: string): void {
 /**
  * `<pricing-table share-id="…">`: one project's pricing page in a shadow root. Attributes:
  * `share-id` (required), `api-base` (the service; default: where widget.js came from) and
- * `locale` (number formatting; default: the nearest `lang`, then the browser's language).
+ * `locale` (labels and number formatting; default: the nearest `lang`, then the browser's language).
  * Nothing it does throws into the host page: every failure becomes a message in the widget.
  */
 export class PricingTable extends HTMLElement {

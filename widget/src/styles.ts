@@ -1,8 +1,9 @@
 /**
  * The widget's own styles, inside its shadow root. Every theme value arrives as a custom
- * property on :host (see element.ts), so a host page can also override them from outside:
+ * property on :host (see theme.ts), so a host page can also override them from outside:
  * `pricing-table { --pricing-primary: #0F766E }` or `pricing-table::part(card) { ... }`.
- * The project's customCSS comes after these rules, so it wins over them.
+ * The project's customCSS comes after these rules, so it wins over them. Cards are subgrids
+ * of six rows (name, description, price, seats, button, features) so they line up in a row.
  */
 export const baseCss = `
 :host{all:initial;display:block;box-sizing:border-box;font-family:var(--pricing-font);color:var(--pricing-text);line-height:1.5;font-size:16px;
