@@ -98,6 +98,8 @@ export async function seedDemo({
     paymentSecretKey: stripeKey,
     checkoutTestSuccessUrl: `${demoUrl}?checkout=success`,
     checkoutTestCancelUrl: demoUrl,
+    // The free plan's button: a real site would send visitors to its sign-up form.
+    signupUrl: `${demoUrl}?signup=1`,
     theme: {
       fontFamily: 'ui-rounded, system-ui, sans-serif',
       primaryColor: '#0F766E',

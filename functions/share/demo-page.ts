@@ -43,12 +43,14 @@ export function demoPage(shareId: string, sessionId: string | undefined): HttpRe
 <style>
   body { margin: 0; padding: 3rem 1.5rem; background: #F3F4F6; font-family: system-ui, sans-serif; color: #111827; }
   main { max-width: 72rem; margin: 0 auto; }
-  .host-note { margin: 0 0 2rem; color: #6B7280; font-size: .875rem; text-align: center; }
+  h1 { margin: 0 0 .5rem; font-size: 1rem; text-align: center; }
+  .host-note { margin: 0 0 2rem; color: #4B5563; font-size: .875rem; text-align: center; }
   .done { color: #065F46; overflow-wrap: anywhere; }
 </style>
 </head>
 <body>
 <main>
+  <h1>Pricing demo</h1>
   <p class="host-note">Demo host page: the widget below is embedded with the two lines the README gives.</p>
   ${receipt}
   <div data-pricing-id="${shareId}"></div>

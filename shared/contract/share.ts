@@ -20,6 +20,9 @@ export interface ThemeSettings {
   descriptionAlign: Alignment;
   toggleAlign: Alignment;
   popularBadgePosition: BadgePosition;
+  /** null: derived from pricingBackgroundColor so text reaches 4.5:1. */
+  textColor: string | null;
+  mutedTextColor: string | null;
 }
 
 /** How a countable feature is priced per unit and measured. */
@@ -73,6 +76,8 @@ export interface ShareView {
   annualDiscount: number;
   annualDiscountEnabled: boolean;
   paymentsConnected: boolean;
+  /** Where a free plan's button sends a visitor; null: a free plan has no button. */
+  signupUrl: string | null;
   plans: SharePlan[];
   features: ShareFeature[];
   themeSettings: ThemeSettings;

@@ -74,13 +74,19 @@ export type ProjectChanges = Partial<
     | 'checkoutCancelUrl'
     | 'checkoutTestSuccessUrl'
     | 'checkoutTestCancelUrl'
+    | 'signupUrl'
     | 'theme'
     | 'paymentKeySealed'
     | 'paymentsMode'
   >
 > & { updatedAt: string };
 
-export type UrlField = 'checkoutSuccessUrl' | 'checkoutCancelUrl' | 'checkoutTestSuccessUrl' | 'checkoutTestCancelUrl';
+export type UrlField =
+  | 'checkoutSuccessUrl'
+  | 'checkoutCancelUrl'
+  | 'checkoutTestSuccessUrl'
+  | 'checkoutTestCancelUrl'
+  | 'signupUrl';
 /** Attributes an update can remove: absent reads back as null. */
 export type RemovableField = UrlField | 'paymentKeySealed' | 'paymentsMode';
 

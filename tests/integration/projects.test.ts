@@ -33,6 +33,7 @@ describe('POST /api/v1/projects', () => {
       checkoutCancelUrl: null,
       checkoutTestSuccessUrl: null,
       checkoutTestCancelUrl: null,
+      signupUrl: null,
       themeSettings: defaultTheme,
       features: [],
       pricingPlans: [],
@@ -152,6 +153,9 @@ describe('POST /api/v1/projects', () => {
     [{ name: 'ok', theme: { customCSS: 'x'.repeat(20_001) } }, 'theme.customCSS'],
     [{ name: 'ok', theme: { fontFamily: 'Inter; } body { color: red' } }, 'theme.fontFamily'],
     [{ name: 'ok', theme: { showProjectName: 'true' } }, 'theme.showProjectName'],
+    [{ name: 'ok', theme: { textColor: 'white' } }, 'theme.textColor'],
+    [{ name: 'ok', theme: { mutedTextColor: '#12' } }, 'theme.mutedTextColor'],
+    [{ name: 'ok', signupUrl: 'javascript:alert(1)' }, 'signupUrl'],
     [{ name: 'ok', theme: [] }, 'theme'],
   ])('rejects %j with 400 naming %s', async (body, path) => {
     const response = await api.post('/api/v1/projects', body);
@@ -281,6 +285,25 @@ describe('PUT /api/v1/projects/{slug}', () => {
     });
     expect(updated.updatedAt > project.updatedAt).toBe(true);
     expect((await api.get(`/api/v1/projects/${project.slug}`)).body).toEqual(updated);
+  });
+
+  test('signupUrl and the theme text colors are set, read back, and cleared with null', async () => {
+    const project = await makeProject(api, {
+      signupUrl: 'https://example.com/signup',
+      theme: { textColor: '#F9FAFB', mutedTextColor: '#D1D5DB', pricingBackgroundColor: '#111827' },
+    });
+    expect(project).toMatchObject({ signupUrl: 'https://example.com/signup' });
+    const read = (await api.get(`/api/v1/projects/${project.slug}`)).body;
+    expect(read.signupUrl).toBe('https://example.com/signup');
+    expect(read.themeSettings).toMatchObject({ textColor: '#F9FAFB', mutedTextColor: '#D1D5DB' });
+    const cleared = await api.put(`/api/v1/projects/${project.slug}`, {
+      signupUrl: null,
+      theme: { textColor: null },
+    });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.signupUrl).toBeNull();
+    expect(cleared.body.themeSettings).toMatchObject({ textColor: null, mutedTextColor: '#D1D5DB' });
+    expect((await api.get(`/api/v1/projects/${project.slug}`)).body).toEqual(cleared.body);
   });
 
   test('null clears a checkout URL; isActive toggles', async () => {

@@ -24,7 +24,8 @@ async function richProject() {
     annualDiscountEnabled: true,
     checkoutSuccessUrl: 'https://acme.example/secret-success',
     checkoutTestSuccessUrl: 'https://acme.example/secret-test',
-    theme: { primaryColor: '#FF0000', customCSS: '.card { color: red }' },
+    signupUrl: 'https://acme.example/signup',
+    theme: { primaryColor: '#FF0000', customCSS: '.card { color: red }', mutedTextColor: '#444444' },
   });
   const events = await makeFeature(api, project.slug, {
     name: 'Events',
@@ -77,6 +78,7 @@ describe('GET /api/share/{shareId}', () => {
       annualDiscount: 0.2,
       annualDiscountEnabled: true,
       paymentsConnected: false,
+      signupUrl: 'https://acme.example/signup',
     });
     expect(share.plans.map((p) => p.name)).toEqual(['Basic', 'Pro']);
     expect(share.plans.map((p) => p.id)).toEqual([basic.id, pro.id]);
@@ -128,7 +130,13 @@ describe('GET /api/share/{shareId}', () => {
       },
       expect.objectContaining({ id: seats.id, isCountable: true }),
     ]);
-    expect(share.themeSettings).toMatchObject({ primaryColor: '#FF0000', customCSS: '.card { color: red }' });
+    expect(share.themeSettings).toMatchObject({
+      primaryColor: '#FF0000',
+      customCSS: '.card { color: red }',
+      // Unset: null, for the widget to derive from the background; set: as given.
+      textColor: null,
+      mutedTextColor: '#444444',
+    });
   });
 
   test('leaks nothing of the owner: no slug, owner, URLs, hidden plan or counts', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { featureMonthlyPrice, intervalPrice, planMonthlyPrice, toMinorUnits } from '#contract/pricing.ts';
+import { contrast, mutedOn, parseHex, textOn, toHex, WHITE } from '../../widget/src/colors.ts';
 import {
   clampCount,
   customAmount,
@@ -11,7 +12,9 @@ import {
   priceText,
   trialText,
 } from '../../widget/src/display.ts';
-import type { ShareData, SharedFeature, SharedPlan } from '../../widget/src/types.ts';
+import { englishMessages, type MessageKey, supportedLanguages, translator } from '../../widget/src/i18n.ts';
+import { themeProperties } from '../../widget/src/theme.ts';
+import type { ShareData, SharedFeature, SharedPlan, Theme } from '../../widget/src/types.ts';
 
 const plan = (overrides: Partial<SharedPlan> = {}): SharedPlan => ({
   id: 1,
@@ -70,7 +73,8 @@ describe('plan prices: the server’s math, rounded once to the minor unit', () 
   test('zero-decimal currencies show whole units, as Stripe charges them', () => {
     const yen = data({ currency: 'JPY', annualDiscount: 0.15 });
     expect(planAmount(plan({ basePrice: 999 }), 'year', 1, yen)).toBe(10190);
-    expect(priceText(10190, 'year', en('JPY')).amount).toBe('¥10,190');
+    // A year of ¥10,190: ¥849 a month (849.17 rounded to the yen) large, the charge beneath.
+    expect(priceText(10190, 'year', en('JPY'))).toMatchObject({ amount: '¥849', billed: '¥10,190 billed yearly' });
   });
 
   test.each([
@@ -120,13 +124,21 @@ describe('custom plan totals', () => {
 
 describe('texts', () => {
   test('prices: whole amounts without .00, others with the currency’s decimals, and a spoken form', () => {
-    expect(priceText(29, 'month', en('USD'))).toEqual({ amount: '$29', period: '/month', spoken: '$29 per month' });
-    expect(priceText(278.4, 'year', en('USD'))).toEqual({
-      amount: '$278.40',
-      period: '/year',
-      spoken: '$278.40 per year',
+    expect(priceText(29, 'month', en('USD'))).toEqual({
+      amount: '$29',
+      period: '/month',
+      billed: '',
+      spoken: '$29 per month',
     });
-    expect(priceText(null, 'year', en())).toEqual({ amount: 'Free', period: '', spoken: 'Free' });
+    // Per year: the month's share large, the exact yearly charge beneath.
+    expect(priceText(278.4, 'year', en('USD'))).toEqual({
+      amount: '$23.20',
+      period: '/month',
+      billed: '$278.40 billed yearly',
+      spoken: '$23.20 per month, billed yearly as $278.40',
+    });
+    expect(priceText(406.51, 'year', en('USD')).amount).toBe('$33.88'); // 33.8758…
+    expect(priceText(null, 'year', en())).toEqual({ amount: 'Free', period: '', billed: '', spoken: 'Free' });
     expect(formatter('de-DE', 'EUR').money(1234.5)).toBe('1.234,50\u00a0€');
   });
 
@@ -148,14 +160,44 @@ describe('texts', () => {
   });
 
   test('trial days, the annual saving, and unit prices below a cent', () => {
-    expect(trialText(14)).toBe('14-day free trial');
-    expect(trialText(0)).toBe('');
+    expect(trialText(14, en())).toBe('14-day free trial');
+    expect(trialText(0, en())).toBe('');
     expect(discountText(data({ annualDiscount: 0.2 }), en())).toBe('Save 20%');
     expect(discountText(data({ annualDiscount: 0.125 }), en())).toBe('Save 12.5%');
     expect(discountText(data({ annualDiscount: 0 }), en())).toBe('');
     expect(discountText(data({ annualDiscountEnabled: false }), en())).toBe('');
     expect(en('USD').unitMoney(0.001)).toBe('$0.001');
     expect(en('USD').unitMoney(2)).toBe('$2');
+  });
+
+  test('words follow the locale’s language, English for any other', () => {
+    const de = formatter('de-DE', 'EUR');
+    expect(priceText(278.4, 'year', de)).toEqual({
+      amount: '23,20\u00a0€',
+      period: '/Monat',
+      billed: '278,40\u00a0€ jährlich abgerechnet',
+      spoken: '23,20\u00a0€ pro Monat, jährlich abgerechnet als 278,40\u00a0€',
+    });
+    expect(trialText(30, formatter('fr', 'EUR'))).toBe('Essai gratuit de 30 jours');
+    expect(discountText(data(), formatter('es-ES', 'EUR'))).toBe('Ahorra 20\u00a0%');
+    expect(formatter('pt-BR', 'BRL').t('free')).toBe('Grátis');
+    expect(formatter('ja-JP', 'JPY').t('showAll', { n: 12 })).toBe('12 件の機能をすべて表示');
+    expect(formatter('nl-NL', 'EUR').t('free')).toBe('Free');
+  });
+
+  test('every catalog has every message, with the same placeholders as English', () => {
+    const english = translator('en');
+    for (const language of supportedLanguages) {
+      const t = translator(language);
+      for (const key of Object.keys(englishMessages) as MessageKey[]) {
+        const holes = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+        const raw = t(key, { a: '{a}', b: '{b}', n: '{n}', name: '{name}' });
+        expect(raw, `${language}.${key}`).not.toBe('');
+        expect(holes(raw), `${language}.${key}`).toEqual(
+          holes(english(key, { a: '{a}', b: '{b}', n: '{n}', name: '{name}' })),
+        );
+      }
+    }
   });
 
   test('an unknown currency or locale never throws', () => {
@@ -172,4 +214,44 @@ test('typed-in counts become whole numbers within bounds, or keep the last good 
   expect(clampCount('', 1, 100, 7)).toBe(7);
   expect(clampCount('abc', 0, 100, 7)).toBe(7);
   expect(clampCount('-5', 0, 100, 7)).toBe(0);
+});
+
+describe('theme colours that always read', () => {
+  const bg = (hex: string) => parseHex(hex) ?? WHITE;
+
+  test('text on a background: dark on light, light on dark, 4.5:1 or more, muted too', () => {
+    for (const background of ['#FFFFFF', '#111827', '#F3F4F6', '#4F46E5', '#808080', '#FDE68A', '#0F766E', '#000']) {
+      const back = bg(background);
+      const text = textOn(back);
+      expect(contrast(text, back), background).toBeGreaterThanOrEqual(4.5);
+      expect(contrast(mutedOn(text, back), back), background).toBeGreaterThanOrEqual(4.5);
+    }
+    expect(toHex(textOn(bg('#111827')))).toBe('#f9fafb');
+    expect(toHex(textOn(bg('#FFFFFF')))).toBe('#111827');
+  });
+
+  test('#RGB, #RRGGBB and #RRGGBBAA (laid over what is under it); WCAG’s ratios', () => {
+    expect(parseHex('#fff')).toEqual([255, 255, 255]);
+    expect(parseHex('#11182780', [255, 255, 255])).toEqual([136, 139, 147]);
+    expect(parseHex('red')).toBeUndefined();
+    expect(contrast([0, 0, 0], [255, 255, 255])).toBeCloseTo(21, 5);
+    expect(contrast(bg('#6B7280'), bg('#F3F4F6'))).toBeCloseTo(4.39, 2); // the issue's failing header
+  });
+
+  test('theme properties: null colours derived from the card, set ones kept, the primary as text only where it reads', () => {
+    const theme = {
+      pricingBackgroundColor: '#111827',
+      primaryColor: '#4F46E5',
+      textColor: null,
+      mutedTextColor: '#D1D5DB',
+      toggleAlign: 'center',
+    } as Theme;
+    const properties = new Map(themeProperties(theme, WHITE));
+    expect(properties.get('--pricing-text')).toBe('#f9fafb');
+    expect(properties.get('--pricing-muted')).toBe('#d1d5db');
+    // #4F46E5 on #111827 is 2.6:1: the check marks take the text colour instead.
+    expect(properties.get('--pricing-accent')).toBe('#f9fafb');
+    expect(properties.get('--pricing-page-text')).toBe('#111827');
+    expect(new Map(themeProperties(theme, bg('#0B1020'))).get('--pricing-page-text')).toBe('#f9fafb');
+  });
 });

@@ -12,7 +12,7 @@ export interface Checkout {
  * One checkout at a time in this widget; the button shows progress until the browser leaves.
  * `settled` runs when a busy button is back to itself (the shown prices are then refreshed).
  */
-export function checkoutFlow(settled: () => void): Checkout {
+export function checkoutFlow(settled: () => void, words: () => { opening: string; network: string }): Checkout {
   let pending: { button: HTMLElement; label: string } | undefined;
   const settle = () => {
     if (!pending) return;
@@ -29,7 +29,7 @@ export function checkoutFlow(settled: () => void): Checkout {
       pending = { button, label: button.textContent ?? '' };
       button.setAttribute('aria-busy', 'true');
       button.setAttribute('aria-disabled', 'true');
-      button.textContent = 'Opening checkout…';
+      button.textContent = words().opening;
       error.textContent = '';
       const outcome = await startCheckout(base, body);
       if (outcome.ok) {
@@ -37,7 +37,8 @@ export function checkoutFlow(settled: () => void): Checkout {
         return;
       }
       settle();
-      error.textContent = outcome.message;
+      // The service's own message when it answered; the visitor's language when it could not be reached.
+      error.textContent = outcome.status === 0 ? words().network : outcome.message;
     },
     settle,
     forget() {

@@ -11,6 +11,7 @@ import {
   planMonthlyPrice,
   toMinorUnits,
 } from '#contract/pricing.ts';
+import { type Translate, translator } from './i18n.ts';
 import type { ShareData, SharedFeature, SharedPlan } from './types.ts';
 
 /** The amount checkout will charge, in major units, exactly as the server computes it. */
@@ -47,7 +48,11 @@ export function customAmount(choices: CustomChoice[], interval: BillingInterval,
 }
 
 export interface Formatter {
+  /** The words of the same locale. */
+  t: Translate;
   money(amount: number): string;
+  /** A yearly charge as a month's share of it, rounded half up to the minor unit. */
+  monthOf(yearly: number): number;
   /** A price per unit, which may be a fraction of the minor unit: $0.001. */
   unitMoney(amount: number): string;
   number(value: number): string;
@@ -82,7 +87,9 @@ export function formatter(locale: string | undefined, currency: string): Formatt
   const numbers = new Intl.NumberFormat(safeLocale);
   const percents = new Intl.NumberFormat(safeLocale, { style: 'percent', maximumFractionDigits: 2 });
   return {
+    t: translator(safeLocale ?? locale),
     money,
+    monthOf: (yearly) => fromMinorUnits(toMinorUnits(yearly / 12, currency), currency),
     unitMoney,
     number: (value) => numbers.format(value),
     percent: (fraction) => percents.format(fraction),
@@ -99,19 +106,34 @@ function supportedLocale(locale: string | undefined): string | undefined {
 }
 
 export interface PriceText {
-  /** "€29", "Free". */
+  /** "€29", "Free"; in annual mode the monthly equivalent of the yearly charge. */
   amount: string;
-  /** Shown after the amount: "/month", "/year", or nothing for a free plan. */
+  /** Shown after the amount: "/month", or nothing for a free plan. */
   period: string;
+  /** Beneath the amount in annual mode: "€278.40 billed yearly". */
+  billed: string;
   /** The whole price for a screen reader: "€29 per month". */
   spoken: string;
 }
 
+/**
+ * `amount` is what checkout charges per interval. Per year, as Stripe's pricing table shows
+ * it, the month's share is large and the yearly charge beneath it.
+ */
 export function priceText(amount: number | null, interval: BillingInterval, format: Formatter): PriceText {
-  if (amount === null) return { amount: 'Free', period: '', spoken: 'Free' };
-  const money = format.money(amount);
-  const per = interval === 'year' ? 'year' : 'month';
-  return { amount: money, period: `/${per}`, spoken: `${money} per ${per}` };
+  const { t } = format;
+  if (amount === null) return { amount: t('free'), period: '', billed: '', spoken: t('free') };
+  const charged = format.money(amount);
+  if (interval === 'month') {
+    return { amount: charged, period: t('perMonth'), billed: '', spoken: t('spokenMonth', { a: charged }) };
+  }
+  const month = format.money(format.monthOf(amount));
+  return {
+    amount: month,
+    period: t('perMonth'),
+    billed: t('billedYearly', { a: charged }),
+    spoken: t('spokenYearly', { a: month, b: charged }),
+  };
 }
 
 export function planPriceText(
@@ -124,7 +146,7 @@ export function planPriceText(
   if (plan.isFree) return priceText(null, interval, format);
   const text = priceText(planAmount(plan, interval, seats, data), interval, format);
   if (!plan.isPerUserPricing) return text;
-  const forSeats = `for ${format.number(seats)} ${seats === 1 ? 'seat' : 'seats'}`;
+  const forSeats = format.t(seats === 1 ? 'seat' : 'seats', { n: format.number(seats) });
   return { ...text, spoken: `${text.spoken}, ${forSeats}` };
 }
 
@@ -137,15 +159,15 @@ export function limitText(feature: { limit: number | null; condition: string | n
   return condition ? `${condition} ${amount}` : amount;
 }
 
-export function trialText(days: number): string {
+export function trialText(days: number, format: Formatter): string {
   if (days <= 0) return '';
-  return `${days}-day free trial`;
+  return format.t('trial', { n: format.number(days) });
 }
 
 /** "Save 20%" next to the annual option, or "" when there is nothing to save. */
 export function discountText(data: ShareData, format: Formatter): string {
   if (!data.annualDiscountEnabled || data.annualDiscount <= 0) return '';
-  return `Save ${format.percent(data.annualDiscount)}`;
+  return format.t('save', { n: format.percent(data.annualDiscount) });
 }
 
 /** A typed-in count as the whole number checkout accepts: 1 to max seats, 0 to max units. */

@@ -1,14 +1,36 @@
 import type { BillingInterval } from '#contract/enums.ts';
 import { loadShare } from './api.ts';
 import { checkoutFlow } from './checkout.ts';
+import { mix, parseComputed, type Rgb, WHITE } from './colors.ts';
 import { customCard } from './custom-plan.ts';
 import { formatter } from './display.ts';
 import { h } from './dom.ts';
-import { header, themeProperties, toggle } from './header.ts';
+import { header, toggle } from './header.ts';
+import { type MessageKey, type Translate, translator } from './i18n.ts';
 import { planCard } from './plan-card.ts';
 import { fillShadowRoot } from './sheets.ts';
+import { pageProperties, themeProperties } from './theme.ts';
 import type { ShareData } from './types.ts';
 import type { View } from './view.ts';
+
+/**
+ * The colour the host page paints behind the widget: the nearest ancestor backgrounds (across
+ * shadow roots) laid over white, the canvas of a page that sets none.
+ */
+function pageBackground(from: Element): Rgb {
+  const layers: Array<{ rgb: Rgb; alpha: number }> = [];
+  let node: Element | null = from;
+  while (node) {
+    const layer = parseComputed(getComputedStyle(node).backgroundColor);
+    if (layer && layer.alpha > 0) {
+      layers.push(layer);
+      if (layer.alpha >= 1) break;
+    }
+    const parent: ParentNode | null = node.parentNode;
+    node = parent instanceof ShadowRoot ? parent.host : node.parentElement;
+  }
+  return layers.reduceRight<Rgb>((under, { rgb, alpha }) => mix(under, rgb, alpha), WHITE);
+}
 
 let defaultBase = '';
 
@@ -20,7 +42,7 @@ export function setDefaultBase(base: string): void {
 /**
  * `<pricing-table share-id="…">`: one project's pricing page in a shadow root. Attributes:
  * `share-id` (required), `api-base` (the service; default: where widget.js came from) and
- * `locale` (number formatting; default: the nearest `lang`, then the browser's language).
+ * `locale` (labels and number formatting; default: the nearest `lang`, then the browser's language).
  * Nothing it does throws into the host page: every failure becomes a message in the widget.
  */
 export class PricingTable extends HTMLElement {
@@ -32,7 +54,12 @@ export class PricingTable extends HTMLElement {
   private loadQueued = false;
   /** Recompute every shown price, after the interval, a seat count or a quantity changed. */
   private refreshers: Array<() => void> = [];
-  private readonly checkout = checkoutFlow(() => this.refresh());
+  private readonly checkout = checkoutFlow(
+    () => this.refresh(),
+    () => ({ opening: this.t('opening'), network: this.t('network') }),
+  );
+  /** Words in the element's language, chosen at each load. */
+  private t: Translate = translator(undefined);
 
   constructor() {
     super();
@@ -83,13 +110,14 @@ export class PricingTable extends HTMLElement {
   private fail(error: unknown): void {
     console.warn('[pricing-table] could not show the pricing table', error);
     this.checkout.forget();
-    this.showMessage('Pricing could not be shown.');
+    this.showMessage('showFailed');
   }
 
   private get base(): string {
     return (this.getAttribute('api-base') || defaultBase).replace(/\/+$/, '');
   }
 
+  /** The element's `locale`, else the nearest `lang`, else the browser's language. */
   private get locale(): string | undefined {
     return this.getAttribute('locale') || this.closest('[lang]')?.getAttribute('lang') || navigator.language;
   }
@@ -97,32 +125,34 @@ export class PricingTable extends HTMLElement {
   private async load(): Promise<void> {
     if (!this.isConnected) return;
     const generation = ++this.generation;
+    this.t = translator(this.locale);
     const shareId = this.getAttribute('share-id')?.trim();
     if (!shareId) {
-      this.showMessage('This pricing table has no share-id.');
+      this.showMessage('noShareId');
       return;
     }
-    this.showMessage('Loading pricing…', { busy: true });
+    this.showMessage('loading', { busy: true });
     const outcome = await loadShare(this.base, shareId);
     // A newer load (another share-id) or a removal wins over this one.
     if (generation !== this.generation || !this.isConnected) return;
     if (outcome.ok) this.render(outcome.value, shareId);
-    else if (outcome.kind === 'network') this.showMessage('Pricing could not be loaded.', { retry: true });
-    else this.showMessage('This pricing table is not available.');
+    else if (outcome.kind === 'network') this.showMessage('loadFailed', { retry: true });
+    else this.showMessage('unavailable');
   }
 
-  private showMessage(text: string, { busy = false, retry = false } = {}): void {
+  /** Loading and error states, in the widget's font and in colours that read on the host page. */
+  private showMessage(text: MessageKey, { busy = false, retry = false } = {}): void {
     const box = h(
       'div',
-      { class: 'message', role: 'status', 'aria-busy': busy ? 'true' : undefined },
-      h('p', {}, text),
+      { class: 'message', part: 'message', role: 'status', 'aria-busy': busy ? 'true' : undefined },
+      h('p', {}, this.t(text)),
     );
     if (retry) {
-      const again = h('button', { type: 'button', class: 'retry', part: 'retry' }, 'Try again');
+      const again = h('button', { type: 'button', class: 'retry', part: 'retry' }, this.t('retry'));
       this.on(again, 'click', () => this.load());
       box.append(again);
     }
-    fillShadowRoot(this.root, [box]);
+    fillShadowRoot(this.root, [box], { properties: pageProperties(pageBackground(this)) });
   }
 
   private render(data: ShareData, shareId: string): void {
@@ -148,7 +178,7 @@ export class PricingTable extends HTMLElement {
     fillShadowRoot(
       this.root,
       [h('div', { class: 'pricing', part: 'container' }, header(data), toggle(view, this.choose), plans)],
-      { properties: themeProperties.map(([name, read]) => [name, read(theme)]), customCss: theme.customCSS },
+      { properties: themeProperties(theme, pageBackground(this)), customCss: theme.customCSS },
     );
     this.refresh();
   }

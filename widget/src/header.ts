@@ -1,23 +1,10 @@
 import type { BillingInterval } from '#contract/enums.ts';
 import { discountText } from './display.ts';
 import { h, uniqueId } from './dom.ts';
-import type { ShareData, Theme } from './types.ts';
+import type { ShareData } from './types.ts';
 import type { View } from './view.ts';
 
-const flexAlign = { left: 'flex-start', center: 'center', right: 'flex-end' } as const;
 const textAlign = (value: string) => (value === 'left' || value === 'right' ? value : 'center');
-
-/** Theme fields as custom properties on :host, where customCSS, ::part() rules and the host page can use them. */
-export const themeProperties: Array<[string, (theme: Theme) => string]> = [
-  ['--pricing-font', (t) => t.fontFamily],
-  ['--pricing-primary', (t) => t.primaryColor],
-  ['--pricing-hover', (t) => t.hoverColor],
-  ['--pricing-button-text', (t) => t.buttonTextColor],
-  ['--pricing-radius', (t) => t.borderRadius],
-  ['--pricing-card-bg', (t) => t.pricingBackgroundColor],
-  ['--pricing-card-border', (t) => t.pricingBorderColor],
-  ['--pricing-toggle-align', (t) => flexAlign[t.toggleAlign] ?? 'center'],
-];
 
 export function header(data: ShareData): HTMLElement | null {
   const theme = data.themeSettings;
@@ -44,6 +31,7 @@ export function header(data: ShareData): HTMLElement | null {
  */
 export function toggle(view: View, choose: (interval: BillingInterval) => void): HTMLElement | null {
   const { data, format } = view;
+  const { t } = format;
   if (!data.annualDiscountEnabled) return null;
   const labelId = uniqueId('annual');
   const save = discountText(data, format);
@@ -55,14 +43,24 @@ export function toggle(view: View, choose: (interval: BillingInterval) => void):
     'aria-labelledby': labelId,
   });
   const announce = h('span', { class: 'sr-only', 'aria-live': 'polite' });
-  view.on(button, 'click', () => {
-    const interval = view.interval() === 'year' ? 'month' : 'year';
+  const set = (interval: BillingInterval) => {
+    if (interval === view.interval()) return;
     button.setAttribute('aria-checked', String(interval === 'year'));
-    announce.textContent = interval === 'year' ? 'Prices shown per year' : 'Prices shown per month';
+    announce.textContent = t(interval === 'year' ? 'shownYearly' : 'shownMonthly');
     choose(interval);
-  });
-  const monthly = h('span', { 'aria-hidden': 'true' }, 'Monthly');
-  const annual = h('span', { id: labelId }, 'Annual billing', save && ' ', save && h('span', { class: 'save' }, save));
+  };
+  view.on(button, 'click', () => set(view.interval() === 'year' ? 'month' : 'year'));
+  // The words beside the switch choose their side, as a label would (the switch stays the one control).
+  const monthly = h('span', { class: 'choice-label', 'aria-hidden': 'true' }, t('monthly'));
+  const annual = h(
+    'span',
+    { class: 'choice-label', id: labelId },
+    t('annual'),
+    save && ' ',
+    save && h('span', { class: 'save' }, save),
+  );
+  view.on(monthly, 'click', () => set('month'));
+  view.on(annual, 'click', () => set('year'));
   return h(
     'div',
     { class: 'toggle-row' },

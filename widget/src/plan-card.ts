@@ -2,14 +2,21 @@ import { limits } from '#contract/limits.ts';
 import { clampCount, limitText, planPriceText, trialText } from './display.ts';
 import { h, uniqueId } from './dom.ts';
 import type { SharedPlan } from './types.ts';
-import { priceElement, type View } from './view.ts';
+import { priceElement, unavailableReason, type View } from './view.ts';
 
-/** One plan: its price (per seat when it has seats), what it includes, and its checkout button. */
+/** Cards list this many features; a control shows the rest. */
+export const FEATURES_SHOWN = 8;
+
+/**
+ * One plan, in the rows every card shares (styles.ts: name, description, price, seats,
+ * button, features), so they line up across a row of cards whatever the text lengths.
+ */
 export function planCard(plan: SharedPlan, view: View): HTMLElement {
   const { data, format } = view;
+  const { t } = format;
   const titleId = uniqueId('plan');
   const position = data.themeSettings.popularBadgePosition === 'inline' ? 'inline' : 'top';
-  const badge = plan.isPopular && h('span', { class: `badge ${position}`, part: 'badge' }, 'Most popular');
+  const badge = plan.isPopular && h('span', { class: `badge ${position}`, part: 'badge' }, t('popular'));
   const card = h('article', {
     class: `card${plan.isPopular ? ` popular badge-${position}` : ''}`,
     part: 'card',
@@ -17,12 +24,13 @@ export function planCard(plan: SharedPlan, view: View): HTMLElement {
     'data-plan-id': plan.id,
   });
   if (badge && position === 'top') card.append(badge);
-  card.append(h('h3', { id: titleId }, plan.name, badge && position === 'inline' && badge));
+  card.append(h('h3', { id: titleId, part: 'name' }, plan.name, badge && position === 'inline' && badge));
   if (plan.description) card.append(h('p', { class: 'description' }, plan.description));
 
   const price = priceElement();
-  const note = h('p', { class: 'note' });
-  card.append(price.element, note);
+  const trial = h('p', { class: 'note trial' }, trialText(plan.freemiumDay, format));
+  price.element.append(trial);
+  card.append(price.element);
 
   let seats = 1;
   if (plan.isPerUserPricing && !plan.isFree) {
@@ -41,56 +49,100 @@ export function planCard(plan: SharedPlan, view: View): HTMLElement {
     view.on(input, 'change', () => {
       input.value = String(seats);
     });
-    card.append(h('label', { class: 'count' }, 'Seats', input));
+    card.append(h('label', { class: 'count extra' }, t('seatsLabel'), input));
   }
-  const update = () => {
-    const interval = view.interval();
-    price.show(planPriceText(plan, interval, seats, data, format));
-    const notes = [trialText(plan.freemiumDay), !plan.isFree && interval === 'year' ? 'Billed yearly' : ''];
-    note.textContent = notes.filter(Boolean).join(' · ');
-  };
+  const update = () => price.show(planPriceText(plan, view.interval(), seats, data, format));
   view.watch(update);
 
-  card.append(
+  const action = plan.isFree ? signup(plan, view) : buy(plan, view, () => seats);
+  if (action) card.append(action);
+  card.append(featureList(plan, view, !action));
+  return card;
+}
+
+/** A free plan is not bought: its button goes to the project's sign-up page, or there is none. */
+function signup(plan: SharedPlan, view: View): HTMLElement | null {
+  const url = view.data.signupUrl;
+  if (!url || !/^https?:\/\//i.test(url)) return null;
+  const label = view.format.t('getStarted');
+  return h(
+    'div',
+    { class: 'action' },
+    h('a', { class: 'button', part: 'button', href: url, 'aria-label': `${label}: ${plan.name}` }, label),
+  );
+}
+
+function buy(plan: SharedPlan, view: View, seats: () => number): HTMLElement {
+  const label = view.format.t(plan.freemiumDay > 0 ? 'startTrial' : 'getStarted');
+  const error = h('p', { class: 'error', role: 'alert' });
+  const button = h(
+    'button',
+    { type: 'button', class: 'button', part: 'button', 'aria-label': `${label}: ${plan.name}` },
+    label,
+  );
+  view.on(button, 'click', () =>
+    view.checkout(button, error, {
+      shareId: view.shareId,
+      planId: plan.id,
+      billingInterval: view.interval(),
+      ...(plan.isPerUserPricing ? { seats: seats() } : {}),
+    }),
+  );
+  return h('div', { class: 'action' }, button, unavailableReason(button, view), error);
+}
+
+/**
+ * What the plan includes first, then what it does not; past FEATURES_SHOWN a disclosure
+ * button shows the rest (focus stays on it, the list is its aria-controls).
+ */
+function featureList(plan: SharedPlan, view: View, wide: boolean): HTMLElement {
+  const { format } = view;
+  const { t } = format;
+  const ordered = [...plan.features.filter((f) => f.included), ...plan.features.filter((f) => !f.included)];
+  const listId = uniqueId('features');
+  const items = ordered.map((feature, index) => {
+    const limit = limitText(feature, format);
+    return h(
+      'li',
+      {
+        class: `feature ${feature.included ? 'included' : 'excluded'}`,
+        part: 'feature',
+        hidden: index >= FEATURES_SHOWN,
+      },
+      h('span', { class: 'mark', 'aria-hidden': 'true' }, feature.included ? '✓' : '✕'),
+      h(
+        'span',
+        {},
+        h('span', { class: 'sr-only' }, t(feature.included ? 'included' : 'excluded')),
+        feature.name,
+        limit && h('span', { class: 'limit' }, ` · ${limit}`),
+      ),
+    );
+  });
+  const block = h(
+    'div',
+    { class: `details${wide ? ' wide' : ''}` },
     h(
       'ul',
-      { class: 'features', 'aria-label': `Features of ${plan.name}` },
-      ...plan.features.map((feature) => {
-        const limit = limitText(feature, format);
-        return h(
-          'li',
-          { class: `feature ${feature.included ? 'included' : 'excluded'}`, part: 'feature' },
-          h('span', { class: 'mark', 'aria-hidden': 'true' }, feature.included ? '✓' : '✕'),
-          h(
-            'span',
-            {},
-            h('span', { class: 'sr-only' }, feature.included ? 'Included: ' : 'Not included: '),
-            feature.name,
-            limit && h('span', { class: 'limit' }, ` · ${limit}`),
-          ),
-        );
-      }),
+      { class: 'features', id: listId, part: 'features', 'aria-label': t('featuresOf', { name: plan.name }) },
+      ...items,
     ),
   );
-
-  // A free plan is not bought: it has nothing to check out.
-  if (!plan.isFree) {
-    const label = plan.freemiumDay > 0 ? 'Start free trial' : 'Get started';
-    const error = h('p', { class: 'error', role: 'alert' });
-    const button = h(
+  if (items.length > FEATURES_SHOWN) {
+    const more = h(
       'button',
-      { type: 'button', class: 'button', part: 'button', 'aria-label': `${label}: ${plan.name}` },
-      label,
+      { type: 'button', class: 'more', part: 'show-all', 'aria-expanded': 'false', 'aria-controls': listId },
+      t('showAll', { n: format.number(items.length) }),
     );
-    view.on(button, 'click', () =>
-      view.checkout(button, error, {
-        shareId: view.shareId,
-        planId: plan.id,
-        billingInterval: view.interval(),
-        ...(plan.isPerUserPricing ? { seats } : {}),
-      }),
-    );
-    card.append(button, error);
+    view.on(more, 'click', () => {
+      const open = more.getAttribute('aria-expanded') !== 'true';
+      items.forEach((item, index) => {
+        item.hidden = !open && index >= FEATURES_SHOWN;
+      });
+      more.setAttribute('aria-expanded', String(open));
+      more.textContent = open ? t('showFewer') : t('showAll', { n: format.number(items.length) });
+    });
+    block.append(more);
   }
-  return card;
+  return block;
 }

@@ -1,7 +1,7 @@
 import type { BillingInterval } from '#contract/enums.ts';
 import type { CustomCheckout, PlanCheckout } from './api.ts';
-import type { Formatter } from './display.ts';
-import { h } from './dom.ts';
+import type { Formatter, PriceText } from './display.ts';
+import { h, uniqueId } from './dom.ts';
 import type { ShareData } from './types.ts';
 
 /** What the parts of one rendered table (toggle, cards) need from the element that draws them. */
@@ -19,8 +19,9 @@ export interface View {
 }
 
 export interface PriceElement {
+  /** The price block: the price (part "price") and, in annual mode, the yearly charge beneath. */
   element: HTMLElement;
-  show(text: { amount: string; period: string; spoken: string }): void;
+  show(text: PriceText): void;
 }
 
 /** A price read aloud as one phrase, shown as an amount and a period. */
@@ -28,11 +29,12 @@ export function priceElement(): PriceElement {
   const amount = h('span', { class: 'amount' });
   const period = h('span', { class: 'period' });
   const spoken = h('span', { class: 'sr-only' });
+  const billed = h('p', { class: 'note billed', 'aria-hidden': 'true' });
   const element = h(
-    'p',
-    { class: 'price', part: 'price' },
-    h('span', { 'aria-hidden': 'true' }, amount, period),
-    spoken,
+    'div',
+    { class: 'pricing' },
+    h('p', { class: 'price', part: 'price' }, h('span', { 'aria-hidden': 'true' }, amount, period), spoken),
+    billed,
   );
   return {
     element,
@@ -40,6 +42,16 @@ export function priceElement(): PriceElement {
       amount.textContent = text.amount;
       period.textContent = text.period;
       spoken.textContent = text.spoken;
+      billed.textContent = text.billed;
     },
   };
+}
+
+/** Below a buy button that cannot be used: why, tied to the button for screen readers. */
+export function unavailableReason(button: HTMLElement, view: View): HTMLElement | null {
+  if (view.data.paymentsConnected) return null;
+  const id = uniqueId('reason');
+  button.setAttribute('aria-disabled', 'true');
+  button.setAttribute('aria-describedby', id);
+  return h('p', { class: 'reason', id }, view.format.t('noPayments'));
 }

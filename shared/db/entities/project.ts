@@ -22,6 +22,7 @@ export const Project = new Entity({
     checkoutCancelUrl: { type: 'string' },
     checkoutTestSuccessUrl: { type: 'string' },
     checkoutTestCancelUrl: { type: 'string' },
+    signupUrl: { type: 'string' },
     // The project's own Stripe key, sealed by the keyring (envelope encryption; see
     // shared/secrets). The mode is kept beside it in clear so views never need to decrypt.
     paymentKeySealed: { type: 'string' },
@@ -45,6 +46,9 @@ export const Project = new Entity({
         descriptionAlign: { type: alignments, required: true },
         toggleAlign: { type: alignments, required: true },
         popularBadgePosition: { type: badgePositions, required: true },
+        // Absent means null: the widget derives them from pricingBackgroundColor.
+        textColor: { type: 'string' },
+        mutedTextColor: { type: 'string' },
       },
     },
     // Denormalised counts for `_count` in the project list, kept exact by updating them in

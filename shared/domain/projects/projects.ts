@@ -27,7 +27,7 @@ import {
   type UpdateProjectInput,
 } from './schemas.ts';
 import { slugCandidate, slugify } from './slug.ts';
-import { defaultTheme, readTheme } from './theme.ts';
+import { defaultTheme, readTheme, storedTheme } from './theme.ts';
 import { toProjectSummaryView, toProjectView } from './view.ts';
 
 const urlFields: UrlField[] = [
@@ -35,6 +35,7 @@ const urlFields: UrlField[] = [
   'checkoutCancelUrl',
   'checkoutTestSuccessUrl',
   'checkoutTestCancelUrl',
+  'signupUrl',
 ];
 const MAX_SLUG_ATTEMPTS = 50;
 const MAX_UPDATE_ATTEMPTS = 5;
@@ -74,7 +75,7 @@ export async function createProject(
     slug: candidate,
     projectId,
     shareId: newShareId(),
-    theme: { ...defaultTheme, ...definedOnly(theme ?? {}) },
+    theme: storedTheme({ ...defaultTheme, ...definedOnly(theme ?? {}) }),
     createdAt: now,
     updatedAt: now,
   });
@@ -133,7 +134,7 @@ function projectChanges(current: ProjectItem, input: UpdateProjectInput, payment
   if (theme) {
     const stored = readTheme(current.theme);
     const merged = { ...stored, ...definedOnly(theme) };
-    if (!isDeepStrictEqual(merged, stored)) set.theme = merged;
+    if (!isDeepStrictEqual(merged, stored)) set.theme = storedTheme(merged);
   }
   return { set, remove };
 }

@@ -34,6 +34,7 @@ const projectFields = {
   checkoutCancelUrl: httpUrl.nullable(),
   checkoutTestSuccessUrl: httpUrl.nullable(),
   checkoutTestCancelUrl: httpUrl.nullable(),
+  signupUrl: httpUrl.nullable(),
   theme: ThemePatch,
   // Write-only: sealed on write, never returned. The message must not echo the value.
   paymentSecretKey: z
@@ -87,6 +88,7 @@ export const ProjectView = z.strictObject({
   checkoutCancelUrl: z.string().nullable(),
   checkoutTestSuccessUrl: z.string().nullable(),
   checkoutTestCancelUrl: z.string().nullable(),
+  signupUrl: z.string().nullable(),
   themeSettings: Theme,
   features: z.array(FeatureView),
   pricingPlans: z.array(PlanView),

@@ -32,6 +32,9 @@ export const Theme = z.strictObject({
   descriptionAlign: align,
   toggleAlign: align,
   popularBadgePosition: z.enum(badgePositions, { error: 'must be top or inline' }),
+  // null: the widget derives them from pricingBackgroundColor, so text always reaches 4.5:1.
+  textColor: color.nullable(),
+  mutedTextColor: color.nullable(),
 });
 
 export type Theme = z.infer<typeof Theme>;
@@ -54,9 +57,22 @@ export const defaultTheme: Theme = {
   descriptionAlign: 'center',
   toggleAlign: 'center',
   popularBadgePosition: 'top',
+  textColor: null,
+  mutedTextColor: null,
 };
 
-/** What a stored theme reads as: defaults fill any field added after it was written. */
+/** What a stored theme reads as: defaults fill any field added after it was written (or stored as absent). */
 export function readTheme(stored: Partial<Theme> | undefined): Theme {
   return { ...defaultTheme, ...stored };
+}
+
+type StoredTheme = Omit<Theme, 'textColor' | 'mutedTextColor'> & { textColor?: string; mutedTextColor?: string };
+
+/** A theme as the table keeps it: a null color is left out, and reads back as null. */
+export function storedTheme({ textColor, mutedTextColor, ...rest }: Theme): StoredTheme {
+  return {
+    ...rest,
+    ...(textColor === null ? {} : { textColor }),
+    ...(mutedTextColor === null ? {} : { mutedTextColor }),
+  };
 }

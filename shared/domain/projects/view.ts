@@ -39,6 +39,7 @@ export function toProjectView(partition: ProjectPartition): ProjectView {
     checkoutCancelUrl: project.checkoutCancelUrl ?? null,
     checkoutTestSuccessUrl: project.checkoutTestSuccessUrl ?? null,
     checkoutTestCancelUrl: project.checkoutTestCancelUrl ?? null,
+    signupUrl: project.signupUrl ?? null,
     paymentsConnected: paymentsConnected(project),
     paymentsMode: project.paymentsMode ?? null,
     themeSettings: readTheme(project.theme),

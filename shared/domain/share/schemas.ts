@@ -15,6 +15,7 @@ export const ShareView = z.strictObject({
   annualDiscount: z.number(),
   annualDiscountEnabled: z.boolean(),
   paymentsConnected: z.boolean(),
+  signupUrl: z.string().nullable(),
   plans: z.array(
     z.strictObject({
       id: z.number(),

@@ -46,6 +46,7 @@ export async function getShareData(shareId: string): Promise<ShareView> {
     annualDiscount: project.annualDiscount,
     annualDiscountEnabled: project.annualDiscountEnabled,
     paymentsConnected: paymentsConnected(project),
+    signupUrl: project.signupUrl ?? null,
     plans: plans.map((plan) => {
       const multipliers = new Map(
         (joined.get(plan.planId) ?? []).map((a) => [a.feature.featureId, a.assignment.multiplier]),
