@@ -1,9 +1,10 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { alignments, badgePositions } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
 import { sameShape } from '#contract/same-shape.ts';
 import type { ThemeSettings } from '#contract/share.ts';
 import { singleLineText } from '../fields.ts';
+import { strictObject } from '../validation.ts';
 
 const color = z
   .string()
@@ -39,8 +40,8 @@ export type Theme = z.infer<typeof Theme>;
 // The share view hands the theme to the widget as the contract's ThemeSettings.
 sameShape<Theme, ThemeSettings>(true);
 
-/** `theme` in a request is partial and merges into what is stored. Unknown keys are ignored. */
-export const ThemePatch = z.object(Theme.shape).partial();
+/** `theme` in a request is partial and merges into what is stored. Unknown keys are refused. */
+export const ThemePatch = strictObject(Theme.shape).partial();
 
 export const defaultTheme: Theme = {
   fontFamily: 'Inter, system-ui, sans-serif',
