@@ -9,7 +9,7 @@ import {
   UpdatePlanBody,
   UpdatePlanFeatureBody,
 } from '#domain/plans/schemas.ts';
-import { CreateProjectBody, UpdateProjectBody } from '#domain/projects/schemas.ts';
+import { UpdateProjectBody } from '#domain/projects/schemas.ts';
 import { closestField, editDistance } from '#domain/suggest.ts';
 import { parse } from '#domain/validation.ts';
 
