@@ -8,6 +8,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export interface RequestContext {
   dynamoRequests: number;
   failure?: { name: string; message: string; stack?: string | undefined };
+  /** Who asked, once a key was accepted: its id and owner, never the key. */
+  caller?: { keyId: string; ownerId: string };
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -16,6 +18,11 @@ let processDynamoRequests = 0;
 export function runInRequestContext<T>(fn: () => Promise<T>): { context: RequestContext; result: Promise<T> } {
   const context: RequestContext = { dynamoRequests: 0 };
   return { context, result: storage.run(context, fn) };
+}
+
+export function recordCaller(keyId: string, ownerId: string): void {
+  const context = storage.getStore();
+  if (context) context.caller = { keyId, ownerId };
 }
 
 export function countDynamoRequest(): void {

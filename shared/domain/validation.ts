@@ -97,8 +97,10 @@ const forPeople: z.core.$ZodErrorMap = (issue) => {
 const MAX_UNKNOWN_DETAILS = 20;
 const shown = (key: string) => (key.length > 100 ? `${key.slice(0, 100)}…` : key);
 
-function detailsOf(issues: readonly z.core.$ZodIssue[]): ErrorDetail[] {
+/** One detail per field, and the sentence the error's message opens with for each. */
+function detailsOf(issues: readonly z.core.$ZodIssue[]): { details: ErrorDetail[]; sentences: string[] } {
   const details: ErrorDetail[] = [];
+  const sentences: string[] = [];
   const seen = new Set<string>();
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {
@@ -106,10 +108,9 @@ function detailsOf(issues: readonly z.core.$ZodIssue[]): ErrorDetail[] {
       for (const key of issue.keys.slice(0, MAX_UNKNOWN_DETAILS)) {
         const nearest = closestField(key, known);
         const hint = nearest ? `; did you mean "${nearest}"?` : '';
-        details.push({
-          path: formatPath([...issue.path, shown(key)]),
-          message: `unknown field "${shown(key)}"${hint}`,
-        });
+        const path = formatPath([...issue.path, shown(key)]);
+        details.push({ path, message: `unknown field "${shown(key)}"${hint}` });
+        sentences.push(`unknown field "${path}"${hint}`);
       }
       continue;
     }
@@ -118,8 +119,9 @@ function detailsOf(issues: readonly z.core.$ZodIssue[]): ErrorDetail[] {
     if (seen.has(path)) continue;
     seen.add(path);
     details.push({ path, message: issue.message });
+    sentences.push(path ? `${path} ${issue.message}` : issue.message);
   }
-  return details;
+  return { details, sentences };
 }
 
 /**
@@ -129,9 +131,8 @@ function detailsOf(issues: readonly z.core.$ZodIssue[]): ErrorDetail[] {
 export function parse<S extends z.ZodType>(schema: S, value: unknown, what = 'request body'): z.output<S> {
   const result = schema.safeParse(value, { error: forPeople });
   if (result.success) return result.data;
-  const details = detailsOf(result.error.issues);
-  const first = details[0];
-  const summary = first?.path ? `${first.path} ${first.message}` : (first?.message ?? 'is invalid');
+  const { details, sentences } = detailsOf(result.error.issues);
   const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';
-  throw new ValidationError(`Invalid ${what}: ${summary}${more}.`, details);
+  const sentence = `Invalid ${what}: ${sentences[0] ?? 'is invalid'}${more}`;
+  throw new ValidationError(sentence.endsWith('?') ? sentence : `${sentence}.`, details);
 }

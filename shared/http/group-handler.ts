@@ -5,7 +5,7 @@ import { type App, compose, type PortBuilders } from '#shared/composition.ts';
 import { runtimeConfig } from '#shared/config.ts';
 import { log } from '#shared/logger.ts';
 import { runInRequestContext } from '#shared/request-context.ts';
-import type { Group } from '#shared/routes.ts';
+import { findRoute, type Group } from '#shared/routes.ts';
 import type { DefinedGroup, GroupPorts } from './action.ts';
 import { errorResult, internalErrorResult } from './errors.ts';
 import { authorize, type GroupContext, jsonBody, resolveAction, validateInput } from './middlewares.ts';
@@ -109,11 +109,24 @@ export function createGroupHandler<G extends Group>(
       status: response.statusCode,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       dynamoRequests: scope.dynamoRequests,
+      ...(scope.caller ?? {}),
+      ...(response.statusCode >= 400 ? { errorCode: errorCodeOf(outcome) } : {}),
+      // The path only where no route matched: a matched route's template says where it went.
+      ...(isUnmatched(event) ? { path: shortened(event.rawPath) } : {}),
       ...(scope.failure ? { error: scope.failure } : {}),
     });
     return response;
   };
 }
+
+const errorCodeOf = (outcome: HttpResult): string | undefined =>
+  ((outcome.body ?? {}) as { error?: { code?: string } }).error?.code;
+
+/** API Gateway's `$default` (or a key no route has): the request matched no route. */
+const isUnmatched = (event: APIGatewayProxyEventV2): boolean => !findRoute(event.routeKey);
+
+const shortened = (path: string | undefined) =>
+  path === undefined || path.length <= 200 ? path : `${path.slice(0, 200)}…`;
 
 /**
  * A group's Lambda entry: composed at init from the environment with the ports its actions

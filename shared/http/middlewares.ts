@@ -5,6 +5,7 @@ import { limits } from '#contract/limits.ts';
 import { ForbiddenError, ValidationError } from '#domain/errors.ts';
 import type { Authenticator, Principal } from '#domain/keys/keys.ts';
 import { parse } from '#domain/validation.ts';
+import { recordCaller } from '#shared/request-context.ts';
 import { findRoute, type Route } from '#shared/routes.ts';
 import type { RouteAction } from './action.ts';
 import { bearerToken } from './auth.ts';
@@ -49,6 +50,7 @@ export function authorize(authenticate: Authenticator): GroupMiddleware {
       const auth = request.context.route?.auth ?? 'public';
       if (auth === 'public') return;
       const principal = await authenticate(bearerToken(request.event.headers?.authorization));
+      recordCaller(principal.keyId, principal.ownerId);
       if (auth === 'write' && principal.permission !== 'read_write') throw new ForbiddenError();
       request.context.principal = principal;
     },
