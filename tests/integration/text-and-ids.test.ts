@@ -129,7 +129,7 @@ describe('API key names through the CLI', () => {
     const result = await runCli(['keys', 'create', '--owner', owner, '--permission', 'read', '--name', '\u001b[31mCI']);
     expect(result.status).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('name: must not contain control characters');
+    expect(result.stderr).toContain('name must not contain control characters');
     const listed = await runCli(['keys', 'list', '--owner', owner, '--json']);
     expect(listed.stdout.trim()).toBe('[]');
   });
