@@ -20,6 +20,9 @@ export const routes = [
   // The embeddable widget and a plain page that shows it, served by the same function.
   { method: 'GET', path: '/widget.js', group: 'share', auth: 'public' },
   { method: 'GET', path: '/demo/{shareId}', group: 'share', auth: 'public' },
+  // What this API is and where its document is; whether it can reach its table.
+  { method: 'GET', path: '/', group: 'share', auth: 'public' },
+  { method: 'GET', path: '/health', group: 'share', auth: 'public' },
 
   { method: 'POST', path: '/api/payments/checkout', group: 'payments', auth: 'public' },
   { method: 'OPTIONS', path: '/api/payments/checkout', group: 'payments', auth: 'public' },

@@ -1,3 +1,5 @@
+import { PageQuery } from '#domain/pages.ts';
+import { listProjectsPage } from '#domain/projects/list.ts';
 import { createProject, deleteProject, getProject, listProjects, updateProject } from '#domain/projects/projects.ts';
 import { CreateProjectBody, UpdateProjectBody } from '#domain/projects/schemas.ts';
 import { defineGroup, route } from '#http/action.ts';
@@ -5,7 +7,14 @@ import { created, ok, success } from '#http/responses.ts';
 
 export const projects = defineGroup('projects', [
   route('GET /api/v1/projects', {
-    run: async ({ principal }) => ok({ projects: await listProjects(principal.ownerId) }),
+    query: PageQuery,
+    // Without `limit` or `cursor`, every project (interface.md); with either, a page.
+    run: async ({ principal, query }) =>
+      ok(
+        query.limit === undefined && query.cursor === undefined
+          ? { projects: await listProjects(principal.ownerId) }
+          : await listProjectsPage(principal.ownerId, query),
+      ),
   }),
   route('POST /api/v1/projects', {
     body: CreateProjectBody,

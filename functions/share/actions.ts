@@ -1,10 +1,14 @@
+import { tableIsHealthy } from '#domain/health.ts';
 import { getShareData } from '#domain/share/share.ts';
 import { defineGroup, route } from '#http/action.ts';
 import { etagOf, ifNoneMatchHits } from '#http/etag.ts';
 import { preflight } from '#http/preflight.ts';
+import { ok } from '#http/responses.ts';
 import { serveStaticAsset } from '#http/static-asset.ts';
 import { demoPage } from './demo-page.ts';
 import { widgetAsset } from './widget-asset.ts';
+
+const API_NAME = 'Pricing plan service API';
 
 /** Short enough that an edit shows on the pricing page within half a minute. */
 const CACHE_CONTROL = 'public, max-age=30';
@@ -35,4 +39,15 @@ export const share = defineGroup('share', [
       }),
   }),
   route('GET /demo/{shareId}', { run: async ({ path, query }) => demoPage(path.shareId, query.session_id) }),
+  route('GET /', { run: async () => ok({ name: API_NAME, docs: '/openapi.json' }) }),
+  route('GET /health', {
+    run: async () => {
+      const healthy = await tableIsHealthy();
+      return {
+        status: healthy ? 200 : 503,
+        body: { status: healthy ? 'ok' : 'unavailable' },
+        headers: { 'cache-control': 'no-store' },
+      };
+    },
+  }),
 ]);

@@ -50,6 +50,22 @@ export async function listOwnerProjects(ownerId: string): Promise<ProjectItem[]>
   return data;
 }
 
+/**
+ * One page of an owner's projects with ids above `afterId`, in id order: one Query on the
+ * byOwner index. `more` says whether the index holds more after the page.
+ */
+export async function listOwnerProjectsAfter(
+  ownerId: string,
+  afterId: number,
+  count: number,
+): Promise<{ items: ProjectItem[]; more: boolean }> {
+  const { data, cursor } = await db()
+    .entities.project.query.byOwner({ ownerId })
+    .gt({ projectId: afterId })
+    .go({ limit: count });
+  return { items: data, more: cursor !== null };
+}
+
 export async function getProjectItem(key: ProjectKey): Promise<ProjectItem | undefined> {
   const { data } = await db().entities.project.get(key).go({ consistent: true });
   return data ?? undefined;

@@ -5,6 +5,7 @@ import { createDocumentClient, dynamoOptions } from './client.ts';
 import { ApiKey } from './entities/api-key.ts';
 import { Counter } from './entities/counter.ts';
 import { Feature } from './entities/feature.ts';
+import { IdempotencyRecord } from './entities/idempotency.ts';
 import { Plan } from './entities/plan.ts';
 import { PlanFeature } from './entities/plan-feature.ts';
 import { Project } from './entities/project.ts';
@@ -16,6 +17,7 @@ export const entities = {
   planFeature: PlanFeature,
   apiKey: ApiKey,
   counter: Counter,
+  idempotencyRecord: IdempotencyRecord,
 };
 
 /**
@@ -23,7 +25,11 @@ export const entities = {
  * other entity joins the `projectData` collection (tests/integration/project-sweep.test.ts
  * fails otherwise): that is what reads it with its project and sweeps it on delete.
  */
-export const unscopedEntities = ['apiKey', 'counter'] as const satisfies readonly (keyof typeof entities)[];
+export const unscopedEntities = [
+  'apiKey',
+  'counter',
+  'idempotencyRecord',
+] as const satisfies readonly (keyof typeof entities)[];
 
 function createService(client: DynamoDBDocumentClient, table: string) {
   return new Service(entities, { client, table });

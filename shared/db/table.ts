@@ -14,6 +14,11 @@ export const tableDefinition = {
     // byOwner: an owner's projects and API keys.
     { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
   ],
+  /**
+   * Items that hold epoch seconds here are deleted by DynamoDB after that time (within a day
+   * or two: readers treat a past value as gone). Kept Idempotency-Key answers use it.
+   */
+  timeToLiveAttribute: 'expiresAt',
 } as const;
 
 export type IndexName = (typeof tableDefinition.globalSecondaryIndexes)[number]['indexName'];

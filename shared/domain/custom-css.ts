@@ -232,9 +232,16 @@ export const customCss = z
   .max(limits.customCssMax, { error: `must be at most ${limits.customCssMax} characters`, abort: true })
   .superRefine((css, context) => {
     const problems = customCssProblems(css);
-    for (const message of problems.slice(0, customCssProblemsShown)) context.addIssue({ code: 'custom', message });
+    // One detail per refused rule (validation.ts keeps issues marked `each` beside each other).
+    for (const message of problems.slice(0, customCssProblemsShown)) {
+      context.addIssue({ code: 'custom', message, params: { each: true } });
+    }
     if (problems.length > customCssProblemsShown) {
       const more = problems.length - customCssProblemsShown;
-      context.addIssue({ code: 'custom', message: `and ${more} more: fix the ones above and send it again` });
+      context.addIssue({
+        code: 'custom',
+        message: `and ${more} more: fix the ones above and send it again`,
+        params: { each: true },
+      });
     }
   });

@@ -3,15 +3,19 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { type App, compose, type PortBuilders } from '#shared/composition.ts';
 import { runtimeConfig } from '#shared/config.ts';
+import { groupSpecs } from '#shared/groups.ts';
 import { log } from '#shared/logger.ts';
 import { runInRequestContext } from '#shared/request-context.ts';
-import type { Group } from '#shared/routes.ts';
+import { findRoute, type Group } from '#shared/routes.ts';
 import type { DefinedGroup, GroupPorts } from './action.ts';
 import { errorResult, internalErrorResult } from './errors.ts';
-import { authorize, type GroupContext, jsonBody, resolveAction, validateInput } from './middlewares.ts';
+import { authorize, type GroupContext, idempotency, jsonBody, resolveAction, validateInput } from './middlewares.ts';
 import { projectKey } from './params.ts';
 import { type HttpResult, type LambdaResult, toLambdaResult } from './responses.ts';
 import { isPublicRequest } from './router.ts';
+
+/** A claimed Idempotency-Key counts as abandoned this long after its function's timeout. */
+const IDEMPOTENCY_MARGIN_SECONDS = 5;
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<LambdaResult>;
 
@@ -60,6 +64,7 @@ export function createGroupHandler<G extends Group>(
     .use(errorResponder())
     .use(resolveAction(actions))
     .use(authorize(app.authenticate))
+    .use(idempotency((groupSpecs[group].timeoutSeconds + IDEMPOTENCY_MARGIN_SECONDS) * 1000))
     .use(jsonBody())
     .use(validateInput())
     .handler(async (event, context) => {
@@ -95,6 +100,14 @@ export function createGroupHandler<G extends Group>(
       const { error } = (outcome.body ?? {}) as { error?: { code?: string; message?: string } };
       if (error) scope.failure = { name: error.code ?? 'error', message: error.message ?? '' };
     }
+    if (scope.finishIdempotent) {
+      try {
+        await scope.finishIdempotent({ status: outcome.status, headers: outcome.headers, body: outcome.body });
+      } catch (error) {
+        // The answer stands; the key stays claimed until its lock runs out, then a retry runs again.
+        log({ level: 'error', msg: 'idempotency: could not keep the answer', requestId, error: String(error) });
+      }
+    }
     const response = withSharedHeaders(event, outcome, requestId);
 
     log({
@@ -109,11 +122,24 @@ export function createGroupHandler<G extends Group>(
       status: response.statusCode,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       dynamoRequests: scope.dynamoRequests,
+      ...(scope.caller ?? {}),
+      ...(response.statusCode >= 400 ? { errorCode: errorCodeOf(outcome) } : {}),
+      // The path only where no route matched: a matched route's template says where it went.
+      ...(isUnmatched(event) ? { path: shortened(event.rawPath) } : {}),
       ...(scope.failure ? { error: scope.failure } : {}),
     });
     return response;
   };
 }
+
+const errorCodeOf = (outcome: HttpResult): string | undefined =>
+  ((outcome.body ?? {}) as { error?: { code?: string } }).error?.code;
+
+/** API Gateway's `$default` (or a key no route has): the request matched no route. */
+const isUnmatched = (event: APIGatewayProxyEventV2): boolean => !findRoute(event.routeKey);
+
+const shortened = (path: string | undefined) =>
+  path === undefined || path.length <= 200 ? path : `${path.slice(0, 200)}…`;
 
 /**
  * A group's Lambda entry: composed at init from the environment with the ports its actions

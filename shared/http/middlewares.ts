@@ -3,9 +3,11 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { limits } from '#contract/limits.ts';
 import { ForbiddenError, ValidationError } from '#domain/errors.ts';
+import { bodyFingerprint, checkIdempotencyKey, startIdempotent } from '#domain/idempotency.ts';
 import type { Authenticator, Principal } from '#domain/keys/keys.ts';
 import { parse } from '#domain/validation.ts';
-import { findRoute, type Route } from '#shared/routes.ts';
+import { onIdempotentFinish, recordCaller } from '#shared/request-context.ts';
+import { findRoute, type Route, routeKey } from '#shared/routes.ts';
 import type { RouteAction } from './action.ts';
 import { bearerToken } from './auth.ts';
 import { payloadTooLarge } from './errors.ts';
@@ -49,8 +51,42 @@ export function authorize(authenticate: Authenticator): GroupMiddleware {
       const auth = request.context.route?.auth ?? 'public';
       if (auth === 'public') return;
       const principal = await authenticate(bearerToken(request.event.headers?.authorization));
+      recordCaller(principal.keyId, principal.ownerId);
       if (auth === 'write' && principal.permission !== 'read_write') throw new ForbiddenError();
       request.context.principal = principal;
+    },
+  };
+}
+
+/**
+ * `Idempotency-Key` on v1 POSTs (after 401/403, before the body is parsed, so even a 400 is
+ * kept and replayed): a repeat of a finished request answers at once with the kept answer
+ * and `Idempotent-Replayed: true`; the first one runs, and the group handler hands its
+ * answer to `finishIdempotent` whatever it is.
+ */
+export function idempotency(runsForMs: number): GroupMiddleware {
+  return {
+    before: async (request: GroupRequest) => {
+      const { route, principal } = request.context;
+      if (route?.method !== 'POST' || route.auth === 'public' || !principal) return;
+      const header = request.event.headers?.['idempotency-key'];
+      if (header === undefined) return;
+      const key = checkIdempotencyKey(header);
+      const { body, isBase64Encoded } = request.event;
+      const text = body === undefined ? '' : isBase64Encoded ? Buffer.from(body, 'base64').toString() : body;
+      const start = await startIdempotent({
+        ownerId: principal.ownerId,
+        key,
+        routeKey: routeKey(route),
+        fingerprint: bodyFingerprint(text),
+        runsForMs,
+      });
+      if (start.kind === 'replay') {
+        const { status, headers, body: kept } = start.answer;
+        return { status, headers: { ...headers, 'idempotent-replayed': 'true' }, body: kept };
+      }
+      onIdempotentFinish(start.finish);
+      return undefined;
     },
   };
 }

@@ -73,6 +73,7 @@ describe('requests no route serves', () => {
   test.each([
     ['GET', '/'],
     ['GET', '/api'],
+    ['GET', '/nowhere'],
     ['GET', '/api/v1'],
     ['GET', '/api/v1/projects/'],
     ['GET', '/api/v2/projects'],

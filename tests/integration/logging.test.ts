@@ -58,6 +58,32 @@ describe('the request log', () => {
     expect(typeof line?.time).toBe('string');
   });
 
+  test('names the key id and owner of a v1 request, the code of an error, and the path no route matched', async () => {
+    const [, keyId] = writeKey.split('_');
+    const ok = await api.get(`/api/v1/projects/${project.slug}`);
+    expect(lineFor(ok.headers.get('x-request-id'))[0]).toMatchObject({ keyId, ownerId: expect.any(String) });
+    expect(lineFor(ok.headers.get('x-request-id'))[0]).not.toHaveProperty('errorCode');
+
+    const missing = await api.get('/api/v1/projects/no-such-project');
+    expect(lineFor(missing.headers.get('x-request-id'))[0]).toMatchObject({
+      status: 404,
+      errorCode: 'not_found',
+      keyId,
+    });
+    expect(lineFor(missing.headers.get('x-request-id'))[0]).not.toHaveProperty('path');
+
+    const refused = await server.client(`${writeKey}x`).get('/api/v1/projects');
+    expect(lineFor(refused.headers.get('x-request-id'))[0]).toMatchObject({ status: 401, errorCode: 'unauthorized' });
+    expect(lineFor(refused.headers.get('x-request-id'))[0]).not.toHaveProperty('keyId');
+
+    const unmatched = await api.get('/api/v1/no/such/route');
+    expect(lineFor(unmatched.headers.get('x-request-id'))[0]).toMatchObject({
+      status: 404,
+      errorCode: 'not_found',
+      path: '/api/v1/no/such/route',
+    });
+  });
+
   test('never holds a key, a secret or a body', async () => {
     const marker = 'BODY-MARKER-7f3a';
     await api.post('/api/v1/projects', { name: marker, description: marker });
@@ -111,6 +137,8 @@ describe('an unexpected error', () => {
       route('OPTIONS /api/share/{shareId}', { run: async () => ({ status: 204 }) }),
       route('GET /widget.js', { run: async () => ({ status: 204 }) }),
       route('GET /demo/{shareId}', { run: async () => ({ status: 204 }) }),
+      route('GET /', { run: async () => ({ status: 204 }) }),
+      route('GET /health', { run: async () => ({ status: 204 }) }),
     ]);
     const handler = createGroupHandler(failing, compose(runtimeConfig(), {}));
     const event = httpEvent('GET', '/api/share/{shareId}', {

@@ -276,8 +276,9 @@ describe('checkout for a plan', () => {
     });
   });
 
-  test('redirect URLs never come from the request', async () => {
+  test('redirect URLs never come from the request: sending one is a 400, and nothing reaches Stripe', async () => {
     const { project, plans } = await shop();
+    const before = fake.requests.length;
     const response = await checkout({
       shareId: project.shareId,
       planId: plans.pro.id,
@@ -285,7 +286,15 @@ describe('checkout for a plan', () => {
       success_url: 'https://evil.example/',
       cancelUrl: 'https://evil.example/',
     });
-    expect(response.status, response.text).toBe(200);
+    expect(response.status, response.text).toBe(400);
+    expect(response.body.error.details.map((detail: { path: string }) => detail.path)).toEqual([
+      'successUrl',
+      'success_url',
+      'cancelUrl',
+    ]);
+    expect(fake.requests.length).toBe(before);
+    const clean = await checkout({ shareId: project.shareId, planId: plans.pro.id });
+    expect(clean.status, clean.text).toBe(200);
     expect(JSON.stringify(lastCreate().body)).not.toContain('evil.example');
   });
 

@@ -131,7 +131,6 @@ describe('PUT /api/v1/projects/{slug}/plans/{planId}', () => {
       freemiumDay: 14,
       isPerUserPricing: true,
       perUserMultiplier: 0.5,
-      features: [],
     });
     expect(response.status).toBe(200);
     expect(PlanView.parse(response.body)).toMatchObject({

@@ -20,7 +20,7 @@ describe('parse', () => {
   test('names every offending field with a readable path', () => {
     const error = fails(() => parse(CreatePlanBody, { name: '', features: [{ featureId: 1 }, { featureId: 'x' }] }));
     expect(error.details?.map((d) => d.path)).toEqual(['name', 'features[1].featureId']);
-    expect(error.message).toMatch(/^Invalid request body: name: .+ \(and 1 more\)\.$/);
+    expect(error.message).toMatch(/^Invalid request body: name must .+ \(and 1 more\)\.$/);
   });
 
   test('a non-object body is one error at the root', () => {
@@ -78,15 +78,30 @@ describe('theme', () => {
   test.each(['12', 'px', '-1px', '1vw', 'calc(1px)', '12px;'])('radius %s is rejected', (radius) => {
     expect(ThemePatch.safeParse({ borderRadius: radius }).success).toBe(false);
   });
-  test('unknown theme keys are dropped, known ones kept', () => {
-    expect(ThemePatch.parse({ primaryColor: '#fff', sneaky: 'x' })).toEqual({ primaryColor: '#fff' });
+  test('unknown theme keys are refused, with the nearest known key', () => {
+    expect(ThemePatch.parse({ primaryColor: '#fff' })).toEqual({ primaryColor: '#fff' });
+    const error = fails(() => parse(ThemePatch, { primaryColour: '#fff', sneaky: 'x' }));
+    expect(error.details).toEqual([
+      { path: 'primaryColour', message: 'unknown field "primaryColour"; did you mean "primaryColor"?' },
+      { path: 'sneaky', message: 'unknown field "sneaky"' },
+    ]);
   });
 });
 
 describe('projects', () => {
-  test('create needs a name; read-only and unknown fields are dropped', () => {
+  test('create needs a name; read-only fields are dropped; themeSettings is read as theme', () => {
     expect(CreateProjectBody.safeParse({}).success).toBe(false);
-    expect(CreateProjectBody.parse({ name: ' A ', id: 1, shareId: 'x', themeSettings: {} })).toEqual({ name: 'A' });
+    expect(CreateProjectBody.parse({ name: ' A ', id: 1, shareId: 'x', _count: {}, features: [] })).toEqual({
+      name: 'A',
+    });
+    expect(CreateProjectBody.parse({ name: 'A', themeSettings: { primaryColor: '#000' } })).toEqual({
+      name: 'A',
+      theme: { primaryColor: '#000' },
+    });
+    // Both sent: theme wins, themeSettings is what GET returned and is ignored.
+    expect(
+      CreateProjectBody.parse({ name: 'A', theme: { primaryColor: '#111' }, themeSettings: { primaryColor: '#000' } }),
+    ).toEqual({ name: 'A', theme: { primaryColor: '#111' } });
   });
   test('update: null clears URLs, but not other fields', () => {
     expect(UpdateProjectBody.parse({ checkoutSuccessUrl: null })).toEqual({ checkoutSuccessUrl: null });

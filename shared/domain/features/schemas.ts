@@ -1,7 +1,8 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { aggregationMethods, featureTypes } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
 import { amount, multiLineText, name, price, singleLineText } from '../fields.ts';
+import { acceptingReadFields, readOnlyFields, strictObject } from '../validation.ts';
 
 /** `Standard` is accepted as another spelling; responses always say `Standart`. */
 const featureType = z
@@ -21,8 +22,8 @@ const featureFields = {
 };
 
 /** Countable fields travel flat in requests and inside `countableData` in responses. */
-export const CreateFeatureBody = z.object(featureFields).partial().required({ name: true, basePrice: true });
-export const UpdateFeatureBody = z.object(featureFields).partial();
+const createFeatureFields = strictObject(featureFields).partial().required({ name: true, basePrice: true });
+const updateFeatureFields = strictObject(featureFields).partial();
 
 /** Defaults of decisions.md for everything but the required name and basePrice. */
 export const featureDefaults = {
@@ -35,8 +36,8 @@ export const featureDefaults = {
   eventAggregationMethod: 'count',
 } as const satisfies Partial<CreateFeatureInput>;
 
-export type CreateFeatureInput = z.infer<typeof CreateFeatureBody>;
-export type UpdateFeatureInput = z.infer<typeof UpdateFeatureBody>;
+export type CreateFeatureInput = z.infer<typeof createFeatureFields>;
+export type UpdateFeatureInput = z.infer<typeof updateFeatureFields>;
 
 export const CountableData = z.object({
   usageCount: z.number(),
@@ -58,3 +59,8 @@ export const FeatureView = z.strictObject({
 });
 
 export type FeatureView = z.infer<typeof FeatureView>;
+
+/** What GET returns (id, countableData, createdAt...) is accepted and ignored; unknown fields are refused. */
+const featureReadFields = readOnlyFields(FeatureView, createFeatureFields);
+export const CreateFeatureBody = acceptingReadFields(createFeatureFields, featureReadFields);
+export const UpdateFeatureBody = acceptingReadFields(updateFeatureFields, featureReadFields);

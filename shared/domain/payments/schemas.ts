@@ -1,7 +1,8 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { billingIntervals } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
 import { amount, positiveId } from '../fields.ts';
+import { strictObject } from '../validation.ts';
 
 const shareId = z.string({ error: 'is required' }).min(1, 'is required').max(200, 'is not a share id');
 const billingInterval = z.enum(billingIntervals, { error: 'must be "month" or "year"' }).default('month');
@@ -10,8 +11,8 @@ const customerEmail = z
   .max(limits.emailMax, `must be at most ${limits.emailMax} characters`)
   .optional();
 
-/** Redirect URLs are never taken from the request: they are the project's. Unknown fields are ignored. */
-export const PlanCheckoutBody = z.object({
+/** Redirect URLs are never taken from the request: they are the project's. Unknown fields are refused. */
+export const PlanCheckoutBody = strictObject({
   shareId,
   planId: positiveId,
   billingInterval,
@@ -24,12 +25,12 @@ export const PlanCheckoutBody = z.object({
   customerEmail,
 });
 
-export const CustomCheckoutBody = z.object({
+export const CustomCheckoutBody = strictObject({
   shareId,
   billingInterval,
   features: z
     .array(
-      z.object({
+      strictObject({
         featureId: positiveId,
         quantity: amount(limits.usageCountMax).optional(),
       }),

@@ -12,8 +12,8 @@ import {
   type FeatureRefInput,
   type PlanView,
   planDefaults,
-  UpdatePlanBody,
   type UpdatePlanInput,
+  updatablePlanFields,
 } from './schemas.ts';
 import { type Assignment, assignmentsByPlan, planViews, toPlanView } from './view.ts';
 
@@ -109,7 +109,7 @@ export async function updatePlan(key: ProjectKey, planId: number, input: UpdateP
     const plan = findPlan(partition, planId);
     const next = priced({ ...plan, ...definedOnly(input) });
     const changes = Object.fromEntries(
-      Object.keys(UpdatePlanBody.shape)
+      updatablePlanFields
         .filter((field) => next[field as keyof PlanItem] !== plan[field as keyof PlanItem])
         .map((field) => [field, next[field as keyof PlanItem]]),
     );

@@ -1,7 +1,8 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { featureTypes } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
 import { multiLineText, multiplier, name, positiveId, price } from '../fields.ts';
+import { acceptingReadFields, readOnlyFields, strictObject } from '../validation.ts';
 
 const planFields = {
   name,
@@ -19,7 +20,7 @@ const planFields = {
   perUserMultiplier: multiplier,
 };
 
-export const FeatureRef = z.object({
+export const FeatureRef = strictObject({
   featureId: positiveId,
   multiplier: multiplier.default(1),
 });
@@ -28,14 +29,15 @@ const featureRefs = z
   .array(FeatureRef, { error: 'must be an array of { featureId, multiplier }' })
   .max(limits.featuresPerProject, `must list at most ${limits.featuresPerProject} features`);
 
-export const CreatePlanBody = z
-  .object({ ...planFields, features: featureRefs })
+const createPlanFields = strictObject({ ...planFields, features: featureRefs })
   .partial()
   .required({ name: true });
-export const UpdatePlanBody = z.object(planFields).partial();
-export const DuplicatePlanBody = z.object({ name }).partial();
+const updatePlanFields = strictObject(planFields).partial();
+/** The fields a plan update may change. */
+export const updatablePlanFields = Object.keys(planFields) as (keyof typeof planFields)[];
+const duplicatePlanFields = strictObject({ name }).partial();
 
-const BatchOfFeatures = z.object({ features: featureRefs.min(1, 'must list at least one feature') });
+const BatchOfFeatures = strictObject({ features: featureRefs.min(1, 'must list at least one feature') });
 const SingleFeature = FeatureRef.transform((ref) => ({ features: [ref] }));
 
 /**
@@ -47,10 +49,11 @@ export const AddPlanFeaturesBody = z.unknown().transform((body, ctx) => {
   const form = body !== null && typeof body === 'object' && 'features' in body ? BatchOfFeatures : SingleFeature;
   const result = form.safeParse(body);
   if (result.success) return result.data;
-  for (const issue of result.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+  // Handed on as they are, so an unknown field is still named with its suggestion.
+  for (const issue of result.error.issues) ctx.addIssue(issue as z.core.$ZodRawIssue);
   return z.NEVER;
 });
-export const UpdatePlanFeatureBody = z.object({ multiplier });
+const updatePlanFeatureFields = strictObject({ multiplier });
 
 export const planDefaults = {
   description: '',
@@ -63,8 +66,8 @@ export const planDefaults = {
   perUserMultiplier: 1,
 } as const;
 
-export type CreatePlanInput = z.infer<typeof CreatePlanBody>;
-export type UpdatePlanInput = z.infer<typeof UpdatePlanBody>;
+export type CreatePlanInput = z.infer<typeof createPlanFields>;
+export type UpdatePlanInput = z.infer<typeof updatePlanFields>;
 export type FeatureRefInput = z.infer<typeof FeatureRef>;
 
 const featureSummary = {
@@ -102,6 +105,22 @@ export const PlanView = z.strictObject({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
+
+/**
+ * What a plan's GET returns (id, planFeatures, createdAt...) is accepted and ignored, so
+ * GET-edit-PUT works; unknown fields are refused. Duplicating takes a plan's fields the same way.
+ */
+const planReadFields = readOnlyFields(PlanView, createPlanFields);
+export const CreatePlanBody = acceptingReadFields(createPlanFields, planReadFields);
+export const UpdatePlanBody = acceptingReadFields(updatePlanFields, planReadFields);
+export const DuplicatePlanBody = acceptingReadFields(
+  duplicatePlanFields,
+  readOnlyFields(PlanView, duplicatePlanFields),
+);
+export const UpdatePlanFeatureBody = acceptingReadFields(
+  updatePlanFeatureFields,
+  readOnlyFields(PlanFeatureDetailView, updatePlanFeatureFields),
+);
 
 export type PlanFeatureView = z.infer<typeof PlanFeatureView>;
 export type PlanFeatureDetailView = z.infer<typeof PlanFeatureDetailView>;

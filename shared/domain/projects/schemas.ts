@@ -1,11 +1,12 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { paymentsModes } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
 import { customCss } from '../custom-css.ts';
 import { FeatureView } from '../features/schemas.ts';
-import { amount, currency, httpUrl, multiLineText, name } from '../fields.ts';
+import { currency, httpUrl, multiLineText, name } from '../fields.ts';
 import { paymentKeyPattern } from '../payments/payment-key.ts';
 import { PlanView } from '../plans/schemas.ts';
+import { acceptingReadFields, readOnlyFields, strictObject } from '../validation.ts';
 import { Theme } from './theme.ts';
 
 export const slugPattern = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -16,18 +17,25 @@ export const slug = z
   .regex(slugPattern, 'must be lower-case letters and digits in groups joined by single hyphens, e.g. "acme-pro"');
 
 /**
- * `theme` in a request is partial and merges into what is stored. Unknown keys are ignored.
+ * `theme` in a request is partial and merges into what is stored. Unknown keys are refused.
  * customCSS is checked here, when it is written (custom-css.ts); a stored one is answered as
  * stored, so readers (the share view, the widget) do not parse CSS.
  */
-export const ThemePatch = z.object({ ...Theme.shape, customCSS: customCss }).partial();
+export const ThemePatch = strictObject({ ...Theme.shape, customCSS: customCss }).partial();
 
 const projectFields = {
   name,
   description: multiLineText(limits.projectDescriptionMax),
   pricingPageDescription: multiLineText(limits.pricingPageDescriptionMax),
   currency,
-  annualDiscount: amount(1).refine((value) => value < 1, 'must be less than 1 (0.2 means 20% off)'),
+  annualDiscount: z
+    .number()
+    .min(0, 'must be 0 or more (0.2 means 20% off)')
+    .lt(1, 'must be below 1 (0.2 means 20% off)')
+    .refine(
+      (value) => value === 0 || value >= limits.smallestPositive,
+      `must be 0 or at least ${limits.smallestPositive}`,
+    ),
   annualDiscountEnabled: z.boolean(),
   isActive: z.boolean(),
   checkoutSuccessUrl: httpUrl.nullable(),
@@ -46,12 +54,10 @@ const projectFields = {
     .nullable(),
 };
 
-/** Unknown and read-only fields (id, shareId, _count, features...) are ignored. */
-export const CreateProjectBody = z
-  .object({ ...projectFields, slug })
+const createProjectFields = strictObject({ ...projectFields, slug })
   .partial()
   .required({ name: true });
-export const UpdateProjectBody = z.object(projectFields).partial();
+const updateProjectFields = strictObject(projectFields).partial();
 
 export const projectDefaults = {
   description: '',
@@ -62,8 +68,8 @@ export const projectDefaults = {
   isActive: true,
 } as const;
 
-export type CreateProjectInput = z.infer<typeof CreateProjectBody>;
-export type UpdateProjectInput = z.infer<typeof UpdateProjectBody>;
+export type CreateProjectInput = z.infer<typeof createProjectFields>;
+export type UpdateProjectInput = z.infer<typeof updateProjectFields>;
 
 const projectBase = {
   id: z.number(),
@@ -98,6 +104,19 @@ export const ProjectSummaryView = z.strictObject({
   ...projectBase,
   _count: z.strictObject({ features: z.number(), pricingPlans: z.number() }),
 });
+
+/**
+ * Unknown fields are refused; what GET returns (id, shareId, _count, features...) is accepted
+ * and ignored, and `themeSettings` is read as `theme`, so GET-edit-PUT round trips work.
+ */
+const projectReadFields = [
+  ...readOnlyFields(ProjectView, createProjectFields),
+  ...readOnlyFields(ProjectSummaryView, createProjectFields, ProjectView),
+].filter((field) => field !== 'themeSettings');
+const themeAlias = { themeSettings: 'theme' };
+export const CreateProjectBody = acceptingReadFields(createProjectFields, projectReadFields, themeAlias);
+// `slug` is immutable: PUT accepts it as GET returns it, and ignores it.
+export const UpdateProjectBody = acceptingReadFields(updateProjectFields, [...projectReadFields, 'slug'], themeAlias);
 
 export type ProjectView = z.infer<typeof ProjectView>;
 export type ProjectSummaryView = z.infer<typeof ProjectSummaryView>;
