@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { aggregationMethods, featureTypes } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
 import { amount, multiLineText, name, price, singleLineText } from '../fields.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { billingIntervals } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
 import { amount, positiveId } from '../fields.ts';

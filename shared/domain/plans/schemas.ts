@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { featureTypes } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
 import { multiLineText, multiplier, name, positiveId, price } from '../fields.ts';

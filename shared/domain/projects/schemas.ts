@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { paymentsModes } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
 import { FeatureView } from '../features/schemas.ts';

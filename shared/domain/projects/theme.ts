@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { alignments, badgePositions } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
 import { sameShape } from '#contract/same-shape.ts';
