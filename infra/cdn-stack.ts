@@ -58,6 +58,9 @@ export class CdnStack extends Stack {
     const origin = new HttpOrigin(apiHost, {
       protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
       originSslProtocols: [OriginSslPolicy.TLS_V1_2],
+      // Every edge asks this one cache, in the API's region, instead of the origin: a page asks
+      // the API at most once per max-age window, however many edges serve it.
+      originShieldRegion: this.region,
     });
 
     const publicCache = (name: string, queryStrings: readonly string[]) =>

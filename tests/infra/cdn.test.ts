@@ -56,6 +56,8 @@ describe('the CDN: one distribution per stage in front of the API', () => {
     expect(origin.CustomOriginConfig.OriginProtocolPolicy).toBe('https-only');
     expect(origin.CustomOriginConfig.OriginSSLProtocols).toEqual(['TLSv1.2']);
     expect(JSON.stringify(origin.DomainName)).toContain('ApiEndpoint');
+    // One shield cache between the edges and the API: one origin request per window, not one per edge.
+    expect(origin.OriginShield).toEqual({ Enabled: true, OriginShieldRegion: { Ref: 'AWS::Region' } });
     for (const b of [distributionConfig().DefaultCacheBehavior, ...distributionConfig().CacheBehaviors]) {
       expect(b.ViewerProtocolPolicy).toBe('redirect-to-https');
       expect(b.Compress).toBe(true);
