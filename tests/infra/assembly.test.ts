@@ -28,7 +28,8 @@ beforeAll(async () => {
   // the bundles), and nothing else of node_modules.
   await mkdir(join(dev.outdir, 'node_modules'));
   await symlink(join(process.cwd(), 'node_modules', '@aws-sdk'), join(dev.outdir, 'node_modules', '@aws-sdk'));
-});
+  // Three stacks a stage now (the CDN's too), two stages, five bundles: minutes on a busy machine.
+}, 240_000);
 
 afterAll(async () => {
   await Promise.all([dev?.cleanup(), prod?.cleanup()]);
