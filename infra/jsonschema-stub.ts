@@ -8,7 +8,7 @@
  * `model` is a v1 model (against a schema that has one), anything else (an Entity) is not.
  */
 interface Schema {
-  properties?: { model?: unknown };
+  properties?: Record<string, unknown>;
 }
 
 const refused = [{ property: 'instance', message: 'is not a v1 model', argument: undefined }];
