@@ -13,7 +13,7 @@ try {
   buildPricingApp(app, {
     stage: app.node.tryGetContext('stage'),
     projectRoot: resolve(dirname(fileURLToPath(import.meta.url)), '..'),
-    bundleAwsSdk: app.node.tryGetContext('bundleAwsSdk') !== 'false',
+    bundleAwsSdk: app.node.tryGetContext('bundleAwsSdk') === 'true',
   });
 } catch (error) {
   if (!(error instanceof StageError)) throw error;

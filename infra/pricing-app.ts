@@ -1,13 +1,14 @@
 import { type App, CfnOutput, Tags, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ApiStack } from './api-stack.ts';
+import { CdnStack } from './cdn-stack.ts';
 import { DataStack } from './data-stack.ts';
 import { stageSettings } from './stages.ts';
 
 export interface PricingAppOptions {
   stage: unknown;
   projectRoot: string;
-  /** Bundle @aws-sdk/* into each function (default) or leave it to the Lambda runtime. */
+  /** Bundle @aws-sdk/* into each function, or leave it to the Lambda runtime (default; infra/bundling.ts). */
   bundleAwsSdk?: boolean;
 }
 
@@ -32,13 +33,19 @@ export function buildPricingApp(app: App, options: PricingAppOptions) {
     table: data.table,
     paymentKey: data.paymentKey,
     projectRoot: options.projectRoot,
-    bundleAwsSdk: options.bundleAwsSdk ?? true,
+    bundleAwsSdk: options.bundleAwsSdk ?? false,
     description: `Pricing plan service, stage ${settings.stage}: HTTP API and one function per endpoint group`,
+  });
+  const cdn = new CdnStack(app, `Pricing-${settings.stage}-Cdn`, {
+    env,
+    settings,
+    api: api.api,
+    description: `Pricing plan service, stage ${settings.stage}: CloudFront in front of the public read path`,
   });
   Tags.of(app).add('service', 'pricing-plan-service');
   Tags.of(app).add('stage', settings.stage);
   // cdk-nag's AwsSolutions pack runs at every synth; a finding fails it unless it is
   // acknowledged, with its reason, next to the construct it concerns.
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
-  return { settings, data, api };
+  return { settings, data, api, cdn };
 }

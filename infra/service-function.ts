@@ -4,13 +4,14 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { IndexName } from '../shared/db/table.ts';
 import { type GroupAsset, type GroupSpec, groupSpecs } from '../shared/groups.ts';
 import type { Group } from '../shared/routes.ts';
 import { writeWidget } from '../widget/build.ts';
+import { functionBundling } from './bundling.ts';
 import type { StageSettings } from './stages.ts';
 
 /**
@@ -64,13 +65,13 @@ export interface ServiceFunctionProps {
   group: Group;
   settings: StageSettings;
   projectRoot: string;
-  /** true: @aws-sdk/* is bundled (the version we test); false: left to the Lambda runtime. */
+  /** true: @aws-sdk/* is bundled; false (deployed): the Lambda runtime's SDK v3 (infra/bundling.ts). */
   bundleAwsSdk: boolean;
 }
 
 /**
  * One endpoint group's Lambda, configured by its spec (shared/groups.ts), with the house defaults: Node 22 on arm64, bundled by the
- * local esbuild (no Docker) into minified ESM with source maps, its own log group with the
+ * local esbuild (no Docker) into minified ESM (infra/bundling.ts), its own log group with the
  * stage's retention, and a role that starts with nothing but writing that log group. Every
  * further permission comes from a bind call that also sets the matching environment.
  */
@@ -109,20 +110,9 @@ export class ServiceFunction extends Construct {
       // REPORT) and any stray console output JSON too, each with the Lambda request id.
       loggingFormat: LoggingFormat.JSON,
       systemLogLevelV2: SystemLogLevel.WARN,
-      environment: {
-        LOG_LEVEL: settings.logLevel,
-        NODE_OPTIONS: '--enable-source-maps',
-      },
+      environment: { LOG_LEVEL: settings.logLevel },
       bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        mainFields: ['module', 'main'],
-        externalModules: props.bundleAwsSdk ? [] : ['@aws-sdk/*'],
-        // CommonJS dependencies bundled into ESM still call require() for Node's built-ins.
-        banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        ...functionBundling(props.bundleAwsSdk),
         ...(spec.assets.length > 0 ? { commandHooks: buildAssetsBeside(spec.assets) } : {}),
       },
     });

@@ -6,6 +6,7 @@ import { apiRequest } from '#dev/api-request.ts';
 import { freePort, startDynamoLocal } from '#dev/dynamodb-local.ts';
 import { startFakeStripe } from '#dev/fake-stripe/index.ts';
 import { startLocalServer } from '#dev/local-server.ts';
+import { printWarm } from '#dev/warm-cpu.ts';
 import { createApiKey } from '#domain/keys/keys.ts';
 import { compose } from '#shared/composition.ts';
 import { parseRuntimeConfig } from '#shared/config.ts';
@@ -273,6 +274,17 @@ async function main(): Promise<number> {
     );
 
     printTable(rows);
+    await printWarm({
+      tableName: TABLE_NAME,
+      ownerId: OWNER_ID,
+      app,
+      key,
+      slug: project.slug,
+      shareId: project.shareId,
+      serverUrl: server.url,
+      options: { endpoint: dynamo.endpoint, region, credentials },
+      iterations,
+    });
     const widget = await widgetSize();
     const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
     console.log(

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { limits } from '#contract/limits.ts';
 
 /** Field schemas shared by the request bodies of several resources. */

@@ -2,7 +2,13 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, open as openFile, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DecryptCommand, GenerateDataKeyCommand, KMSClient, KMSServiceException } from '@aws-sdk/client-kms';
+import {
+  DecryptCommand,
+  GenerateDataKeyCommand,
+  KMSClient,
+  type KMSClientConfig,
+  KMSServiceException,
+} from '@aws-sdk/client-kms';
 import { type EncryptionContext, type Keyring, SecretUnreadableError } from '#domain/ports.ts';
 import { ConfigError, type RuntimeConfig } from '#shared/config.ts';
 
@@ -208,7 +214,7 @@ const isUnreadableKmsError = (error: unknown): error is KMSServiceException =>
 
 export function kmsKeyring(options: { keyId: string; client?: KMSClient }): Keyring {
   const { keyId } = options;
-  const client = options.client ?? new KMSClient({});
+  const client = options.client ?? kmsClient({});
   const cache = new OpenCache();
   return {
     async seal(plaintext, context) {
@@ -274,12 +280,19 @@ export function keyringFor(
 ): Keyring {
   if (config.PAYMENT_KMS_KEY_ID) {
     // No endpoint here: the SDK reads AWS_ENDPOINT_URL_KMS itself.
-    return kmsKeyring({ keyId: config.PAYMENT_KMS_KEY_ID, client: new KMSClient({ region: config.AWS_REGION }) });
+    return kmsKeyring({ keyId: config.PAYMENT_KMS_KEY_ID, client: kmsClient({ region: config.AWS_REGION }) });
   }
   if (config.PAYMENT_KEY_FILE) return localKeyring(readLocalKeyFile(config.PAYMENT_KEY_FILE));
   throw new ConfigError(
     'Invalid configuration: payment keys need PAYMENT_KMS_KEY_ID (a KMS key) or PAYMENT_KEY_FILE (a local key file)',
   );
+}
+
+/** A KMS client without the SDK's logger middleware, which copies every output for a logger we never set. */
+function kmsClient(config: KMSClientConfig): KMSClient {
+  const client = new KMSClient(config);
+  client.middlewareStack.remove('loggerMiddleware');
+  return client;
 }
 
 export const LOCAL_KEY_FILE_NAME = 'payment-keys.key';

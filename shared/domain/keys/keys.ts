@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { permissions } from '#contract/enums.ts';
 import { getApiKey, insertApiKey, listApiKeys as listApiKeyItems, revokeApiKey as revokeApiKeyItem } from '#db/keys.ts';
 import type { ApiKeyItem } from '#db/types.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { featureTypes } from '#contract/enums.ts';
 import { sameShape } from '#contract/same-shape.ts';
 import type * as contract from '#contract/share.ts';

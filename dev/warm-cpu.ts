@@ -1,0 +1,212 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  type NativeAttributeValue,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { DynamoOptions } from '#db/client.ts';
+import type { Ports } from '#domain/ports.ts';
+import { groups } from '#functions/groups.ts';
+import { createGroupHandler, type LambdaHandler } from '#http/group-handler.ts';
+import type { App } from '#shared/composition.ts';
+
+/**
+ * The warm read path against its yardstick (`npm run bench`, issue 14 goal 4): a group's Lambda
+ * handler, called in this process with the event API Gateway would send, against a bare Query
+ * of the same items through a DocumentClient as the SDK builds it by default. Calls alternate
+ * between the two, so load on a shared machine hits both alike. CPU is this process's (user +
+ * system) per call: the handler's whole pipeline, the SDK, ElectroDB and our formatting.
+ */
+
+export interface WarmCase {
+  label: string;
+  handler: LambdaHandler;
+  routeKey: string;
+  path: string;
+  pathParameters: Record<string, string>;
+  headers: Record<string, string>;
+  /** The bare Query reading the same items. */
+  query: QueryCommandInput;
+}
+
+export interface WarmRow {
+  label: string;
+  handlerCpuMs: number;
+  bareCpuMs: number;
+  handlerP50: number;
+  bareP50: number;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+function eventFor(c: WarmCase): APIGatewayProxyEventV2 {
+  const now = new Date();
+  return {
+    version: '2.0',
+    routeKey: c.routeKey,
+    rawPath: c.path,
+    rawQueryString: '',
+    headers: c.headers,
+    pathParameters: c.pathParameters,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: 'bench',
+      apiId: 'bench',
+      domainName: 'bench',
+      domainPrefix: 'bench',
+      http: { method: 'GET', path: c.path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'bench' },
+      requestId: 'bench',
+      routeKey: c.routeKey,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+  };
+}
+
+/** CPU and wall milliseconds of one call. */
+async function timed(call: () => Promise<unknown>): Promise<{ cpu: number; wall: number }> {
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  await call();
+  const wall = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  return { cpu: (used.user + used.system) / 1000, wall };
+}
+
+export async function measureWarm(cases: WarmCase[], options: DynamoOptions, iterations: number): Promise<WarmRow[]> {
+  const client = DynamoDBDocumentClient.from(
+    new DynamoDBClient({ region: options.region, endpoint: options.endpoint, credentials: options.credentials }),
+  );
+  const context = { awsRequestId: 'bench', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+  try {
+    const rows: WarmRow[] = [];
+    for (const c of cases) {
+      const event = eventFor(c);
+      const handlerCall = async () => {
+        const result = await c.handler(event, context);
+        if (result.statusCode !== 200) throw new Error(`${c.label}: ${result.statusCode} ${result.body}`);
+      };
+      const bareCall = async () => {
+        let startKey: Record<string, NativeAttributeValue> | undefined;
+        do {
+          const page = await client.send(new QueryCommand({ ...c.query, ExclusiveStartKey: startKey }));
+          startKey = page.LastEvaluatedKey;
+        } while (startKey);
+      };
+      for (let i = 0; i < 10; i++) {
+        await handlerCall();
+        await bareCall();
+      }
+      const handler: { cpu: number; wall: number }[] = [];
+      const bare: { cpu: number; wall: number }[] = [];
+      for (let i = 0; i < iterations; i++) {
+        handler.push(await timed(handlerCall));
+        bare.push(await timed(bareCall));
+      }
+      rows.push({
+        label: c.label,
+        handlerCpuMs: median(handler.map((t) => t.cpu)),
+        bareCpuMs: median(bare.map((t) => t.cpu)),
+        handlerP50: median(handler.map((t) => t.wall)),
+        bareP50: median(bare.map((t) => t.wall)),
+      });
+    }
+    return rows;
+  } finally {
+    client.destroy();
+  }
+}
+
+/** Requests per second of `concurrency` clients fetching `url` for `durationMs`, all answered `status`. */
+export async function throughput(
+  url: string,
+  {
+    concurrency,
+    durationMs,
+    headers = {},
+    status = 200,
+  }: { concurrency: number; durationMs: number; headers?: Record<string, string>; status?: number },
+): Promise<number> {
+  const end = performance.now() + durationMs;
+  let done = 0;
+  const worker = async () => {
+    while (performance.now() < end) {
+      const response = await fetch(url, { headers });
+      await response.arrayBuffer();
+      if (response.status !== status) throw new Error(`${url}: ${response.status}, expected ${status}`);
+      done += 1;
+    }
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return done / ((performance.now() - start) / 1000);
+}
+
+/** Goal 4 of issue 14 (handler CPU and p50 within 1.15× a bare Query) and the share path's throughput. */
+export async function printWarm(run: {
+  tableName: string;
+  ownerId: string;
+  app: App<Ports>;
+  key: string;
+  slug: string;
+  shareId: string;
+  serverUrl: string;
+  options: Parameters<typeof measureWarm>[1];
+  iterations: number;
+}): Promise<void> {
+  const warm = await measureWarm(
+    [
+      {
+        label: 'GET /api/share/{shareId}',
+        handler: createGroupHandler(groups.share, run.app),
+        routeKey: 'GET /api/share/{shareId}',
+        path: `/api/share/${run.shareId}`,
+        pathParameters: { shareId: run.shareId },
+        headers: {},
+        query: {
+          TableName: run.tableName,
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': `$pricing#shareId_${run.shareId}` },
+        },
+      },
+      {
+        label: 'GET /api/v1/projects/{slug}',
+        handler: createGroupHandler(groups.projects, run.app),
+        routeKey: 'GET /api/v1/projects/{slug}',
+        path: `/api/v1/projects/${run.slug}`,
+        pathParameters: { slug: run.slug },
+        headers: { authorization: `Bearer ${run.key}` },
+        query: {
+          TableName: run.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': `$pricing#ownerId_${run.ownerId}#slug_${run.slug}` },
+          ConsistentRead: true,
+        },
+      },
+    ],
+    run.options,
+    run.iterations,
+  );
+  console.log('\nwarm handler (called in process) vs a bare Query of the same items (default SDK DocumentClient):');
+  for (const r of warm) {
+    console.log(
+      `  ${r.label}: CPU ${r.handlerCpuMs.toFixed(2)} vs ${r.bareCpuMs.toFixed(2)} ms (${(r.handlerCpuMs / r.bareCpuMs).toFixed(2)}×), p50 ${r.handlerP50.toFixed(2)} vs ${r.bareP50.toFixed(2)} ms (${(r.handlerP50 / r.bareP50).toFixed(2)}×)`,
+    );
+  }
+  const url = `${run.serverUrl}/api/share/${run.shareId}`;
+  const etag = (await fetch(url)).headers.get('etag') ?? '';
+  const full = await throughput(url, { concurrency: 8, durationMs: 3000 });
+  const revalidated = await throughput(url, {
+    concurrency: 8,
+    durationMs: 3000,
+    headers: { 'if-none-match': etag },
+    status: 304,
+  });
+  console.log(
+    `\nshare throughput on the local server, 8 concurrent clients: ${full.toFixed(0)} req/s answered 200, ${revalidated.toFixed(0)} req/s revalidated (If-None-Match, 304)`,
+  );
+}
