@@ -53,7 +53,7 @@ export const groupSpecs = {
     table: 'none',
     indexes: ['gsi1'],
     paymentKeys: 'open',
-    ports: ['keyring', 'payments'],
+    ports: ['keyring', 'payments', 'clock'],
     timeoutSeconds: 15,
     assets: [],
   },

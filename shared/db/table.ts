@@ -14,6 +14,10 @@ export const tableDefinition = {
     // byOwner: an owner's projects and API keys.
     { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
   ],
+  // Items with a number here (epoch seconds) expire: the rate limit's window and the
+  // checkout-session records (shared/db/entities/payment-records.ts). DynamoDB deletes them
+  // some time after that moment, so readers also treat a past `expiresAt` as gone.
+  timeToLiveAttribute: 'expiresAt',
 } as const;
 
 export type IndexName = (typeof tableDefinition.globalSecondaryIndexes)[number]['indexName'];
