@@ -20,6 +20,14 @@ export const tableDefinition = {
   timeToLiveAttribute: 'expiresAt',
 } as const;
 
+/**
+ * The partition-key prefix of the payment records (the rate limit and checkout-session items
+ * of shared/db/entities/payment-records.ts), which no other entity's keys start with: the
+ * payments function may touch these items and no other item of the table (IAM
+ * `dynamodb:LeadingKeys`). tests/unit/entity-keys.test.ts pins the entities to it.
+ */
+export const paymentRecordsKeyPrefix = '$pricing#projectId_';
+
 export type IndexName = (typeof tableDefinition.globalSecondaryIndexes)[number]['indexName'];
 
 export function createTableInput(tableName: string): CreateTableCommandInput {

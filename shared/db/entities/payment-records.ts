@@ -12,9 +12,6 @@ import { idAttribute } from './project-scope.ts';
  */
 const paymentRecordsPk = { field: 'pk', composite: ['projectId'], casing: 'none' } as const;
 
-/** The partition-key prefix of every payment record (IAM grants the payments function this prefix only). */
-export const paymentRecordsKeyPrefix = '$pricing#projectId_';
-
 /**
  * One item per project: the counts of its rate limit's window (attributes named after
  * each second, written by shared/db/rate-limits.ts with expressions ElectroDB cannot build).
