@@ -42,6 +42,17 @@ export interface GroupSpec {
 /** A file a function serves from its own directory (infra/ knows how to build each). */
 export type GroupAsset = 'widget.js';
 
+/** A v1 group that reads and writes the base table and nothing else. */
+const baseTableOnly = {
+  table: 'readWrite',
+  paymentRecords: 'none',
+  indexes: [],
+  paymentKeys: 'none',
+  ports: [],
+  timeoutSeconds: 10,
+  assets: [],
+} as const;
+
 export const groupSpecs = {
   // Public reads only, by share id: readSharePartition is one Query on gsi1 (byShareId). No
   // route authenticates, so the base table (API key hashes by pk) stays out of reach.
@@ -81,26 +92,10 @@ export const groupSpecs = {
   },
   // Auth, project reads (GetItem, Query projectData), counter, feature transactions and the
   // assignment sweep: the base table only.
-  features: {
-    table: 'readWrite',
-    paymentRecords: 'none',
-    indexes: [],
-    paymentKeys: 'none',
-    ports: [],
-    timeoutSeconds: 10,
-    assets: [],
-  },
+  features: { ...baseTableOnly },
   // Auth, project reads, counter, plan and assignment transactions (with ConditionCheckItem)
   // and sweeps: the base table only.
-  plans: {
-    table: 'readWrite',
-    paymentRecords: 'none',
-    indexes: [],
-    paymentKeys: 'none',
-    ports: [],
-    timeoutSeconds: 10,
-    assets: [],
-  },
+  plans: { ...baseTableOnly },
 } as const satisfies Record<Group, GroupSpec>;
 
 /** The groups, in the order of their specs. */
