@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { limits } from '#contract/limits.ts';
-import type { Ports } from '#domain/ports.ts';
+import { type Clock, type Ports, systemClock } from '#domain/ports.ts';
 import { groups } from '#functions/groups.ts';
 import { errorBody, errorResult, payloadTooLarge } from '#http/errors.ts';
 import { createGroupHandler, type LambdaHandler, withSharedHeaders } from '#http/group-handler.ts';
@@ -26,9 +26,9 @@ function groupHandlers(app: App<Ports>): Record<Group, LambdaHandler> {
   };
 }
 
-/** Every port, from the environment's configuration (the tests' default). */
-export const composeFromEnvironment = (): App<Ports> =>
-  compose(runtimeConfig(), { keyring: keyringFor, payments: stripeGatewayFor });
+/** Every port, from the environment's configuration (the tests' default); `clock` replaces the system's. */
+export const composeFromEnvironment = ({ clock = systemClock }: { clock?: Clock } = {}): App<Ports> =>
+  compose(runtimeConfig(), { keyring: keyringFor, payments: stripeGatewayFor, clock: () => clock });
 
 const TEXT_CONTENT = /^(?:text\/|application\/(?:[^;]*\+)?(?:json|xml|x-www-form-urlencoded|javascript))/i;
 

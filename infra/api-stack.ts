@@ -1,6 +1,7 @@
 import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
+  type CfnStage,
   HttpApi,
   HttpMethod,
   HttpRoute,
@@ -15,9 +16,28 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { groupSpecs, groupNames as groups } from '../shared/groups.ts';
-import { fallbackGroup, type Group, routeKey, routes } from '../shared/routes.ts';
+import { fallbackGroup, type Group, type RouteKey, routeKey, routes } from '../shared/routes.ts';
 import { ServiceFunction } from './service-function.ts';
-import type { StageSettings } from './stages.ts';
+import type { StageSettings, Throttle } from './stages.ts';
+
+/** The public routes with a throttle of their own, and which of the stage's `publicThrottle` each takes. */
+export const publicRouteThrottles: Partial<Record<RouteKey, keyof StageSettings['publicThrottle']>> = {
+  'POST /api/payments/checkout': 'payments',
+  'POST /api/payments/checkout/custom': 'payments',
+  'GET /api/payments/receipt': 'payments',
+  'GET /api/share/{shareId}': 'share',
+  'GET /widget.js': 'share',
+  'GET /demo/{shareId}': 'share',
+};
+
+/** CloudFormation's RouteSettings: per route key, its throttle. */
+export const routeSettingsFor = (settings: StageSettings) =>
+  Object.fromEntries(
+    Object.entries(publicRouteThrottles).map(([key, kind]) => {
+      const { rateLimit, burstLimit }: Throttle = settings.publicThrottle[kind];
+      return [key, { ThrottlingRateLimit: rateLimit, ThrottlingBurstLimit: burstLimit }];
+    }),
+  );
 
 export interface ApiStackProps extends StackProps {
   settings: StageSettings;
@@ -60,8 +80,8 @@ export class ApiStack extends Stack {
           bundleAwsSdk: props.bundleAwsSdk,
         });
         // Grants and environment from the group's spec (shared/groups.ts), nothing else.
-        const { table, indexes, paymentKeys } = groupSpecs[group];
-        fn.bindTable(props.table, table, indexes);
+        const { table, indexes, paymentKeys, paymentRecords } = groupSpecs[group];
+        fn.bindTable(props.table, table, indexes, paymentRecords);
         if (paymentKeys !== 'none') fn.bindPaymentKeys(props.paymentKey, paymentKeys);
         return [group, fn];
       }),
@@ -83,12 +103,14 @@ export class ApiStack extends Stack {
       createDefaultStage: false,
       defaultIntegration: integrations[fallbackGroup],
     });
+    const httpRoutes: HttpRoute[] = [];
     for (const route of routes) {
       const httpRoute = new HttpRoute(this, `Route${routeId(routeKey(route))}`, {
         httpApi: this.api,
         routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
         integration: integrations[route.group],
       });
+      httpRoutes.push(httpRoute);
       Validations.of(httpRoute).acknowledge({
         id: 'AwsSolutions-APIG4',
         reason:
@@ -132,6 +154,11 @@ export class ApiStack extends Stack {
         ),
       },
     });
+
+    // Route-level throttling for the public routes (HttpStage has no property for it).
+    // CloudFormation refuses settings for a route key that does not exist yet: routes first.
+    (stage.node.defaultChild as CfnStage).addPropertyOverride('RouteSettings', routeSettingsFor(settings));
+    for (const httpRoute of httpRoutes) stage.node.addDependency(httpRoute);
 
     if (settings.alarms) this.addAlarms(stage);
 

@@ -27,14 +27,14 @@ export class DataStack extends Stack {
   constructor(scope: Construct, id: string, props: DataStackProps) {
     super(scope, id, props);
     const { settings } = props;
-    const { partitionKey, sortKey, globalSecondaryIndexes } = tableDefinition;
+    const { partitionKey, sortKey, globalSecondaryIndexes, timeToLiveAttribute } = tableDefinition;
 
     // The same definition the local server creates its table from (shared/db/table.ts).
     this.table = new Table(this, 'Table', {
       partitionKey: { name: partitionKey, type: AttributeType.STRING },
       sortKey: { name: sortKey, type: AttributeType.STRING },
       billingMode: BillingMode.PAY_PER_REQUEST,
-      timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
+      timeToLiveAttribute,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: settings.protective,
       removalPolicy: settings.removalPolicy,

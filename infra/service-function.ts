@@ -7,7 +7,7 @@ import { Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-li
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { IndexName } from '../shared/db/table.ts';
+import { type IndexName, paymentRecordsKeyPrefix } from '../shared/db/table.ts';
 import { type GroupAsset, type GroupSpec, groupSpecs } from '../shared/groups.ts';
 import type { Group } from '../shared/routes.ts';
 import { writeWidget } from '../widget/build.ts';
@@ -29,6 +29,14 @@ export const tableActions = {
     'dynamodb:ConditionCheckItem',
   ],
   index: ['dynamodb:Query'],
+};
+
+/** What the payment records take (shared/db/rate-limits.ts, checkout-sessions.ts), under their key prefix only. */
+export const paymentRecordActions = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
+
+/** The IAM condition that keeps a grant to the items of the payment records' partitions. */
+export const paymentRecordsCondition = {
+  'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${paymentRecordsKeyPrefix}*`] },
 };
 
 /** The actions a spec's `table` access grants on the base table. */
@@ -128,8 +136,23 @@ export class ServiceFunction extends Construct {
    * spec's indexes: no more. Spelled out rather than `table.grantReadData`, whose `index/*`
    * and Scan, stream and DescribeTable actions this code never uses.
    */
-  bindTable(table: ITable, access: GroupSpec['table'], indexes: readonly IndexName[]): this {
+  bindTable(
+    table: ITable,
+    access: GroupSpec['table'],
+    indexes: readonly IndexName[],
+    paymentRecords: GroupSpec['paymentRecords'] = 'none',
+  ): this {
     this.fn.addEnvironment('TABLE_NAME', table.tableName);
+    if (paymentRecords !== 'none') {
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          effect: Effect.ALLOW,
+          actions: paymentRecordActions,
+          resources: [table.tableArn],
+          conditions: paymentRecordsCondition,
+        }),
+      );
+    }
     if (access !== 'none') {
       this.role.addToPrincipalPolicy(
         new PolicyStatement({ effect: Effect.ALLOW, actions: tableActionsFor(access), resources: [table.tableArn] }),

@@ -12,12 +12,25 @@ export interface StageSettings {
   protective: boolean;
   removalPolicy: RemovalPolicy;
   logRetention: RetentionDays;
-  /** API Gateway stage throttling, for every route. */
-  throttle: { rateLimit: number; burstLimit: number };
+  /** API Gateway stage throttling, for every route without its own (API v1, preflights, unknown paths). */
+  throttle: Throttle;
+  /**
+   * The public routes' own throttling, so that a flood of anonymous calls cannot use up the
+   * stage's budget that API v1 users share: `payments` for checkout, custom checkout and
+   * receipt (each project is also held to 60 calls a minute by the functions), `share` for
+   * the share data, the widget and the demo page.
+   */
+  publicThrottle: { payments: Throttle; share: Throttle };
   alarms: boolean;
   logLevel: 'debug' | 'info' | 'error';
   /** Per function, every group alike; each group's timeout is in its spec (shared/groups.ts). */
   memorySize: number;
+}
+
+/** Steady requests per second and the burst above it, as API Gateway counts them (per stage, across clients). */
+export interface Throttle {
+  rateLimit: number;
+  burstLimit: number;
 }
 
 /** Short and lower-case: it names stacks, roles and aliases, which have length limits. */
@@ -49,6 +62,9 @@ const settingsFor = (stage: string, protective: boolean): StageSettings => ({
   removalPolicy: protective ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
   logRetention: protective ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK,
   throttle: protective ? { rateLimit: 500, burstLimit: 1000 } : { rateLimit: 20, burstLimit: 40 },
+  publicThrottle: protective
+    ? { payments: { rateLimit: 50, burstLimit: 100 }, share: { rateLimit: 200, burstLimit: 400 } }
+    : { payments: { rateLimit: 5, burstLimit: 10 }, share: { rateLimit: 10, burstLimit: 20 } },
   alarms: protective,
   logLevel: protective ? 'info' : 'debug',
   memorySize: protective ? 1024 : 512,

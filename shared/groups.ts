@@ -16,6 +16,13 @@ export interface GroupSpec {
    * is not public needs at least `read`: authentication is a GetItem of the API key by pk.
    */
   table: 'none' | 'read' | 'readWrite';
+  /**
+   * The payment records (rate limit, checkout sessions): GetItem, PutItem and UpdateItem on
+   * the items whose partition key starts with `paymentRecordsKeyPrefix` (shared/db/table.ts),
+   * and on no other item, so a public group that keeps them still reads nothing else of the
+   * base table (API key hashes, sealed Stripe keys).
+   */
+  paymentRecords: 'none' | 'readWrite';
   /** The indexes the group Queries (Query is the only action an index takes). */
   indexes: readonly IndexName[];
   /** The payment-key KMS key: seal new Stripe keys (GenerateDataKey), open stored ones (Decrypt). */
@@ -35,25 +42,39 @@ export interface GroupSpec {
 /** A file a function serves from its own directory (infra/ knows how to build each). */
 export type GroupAsset = 'widget.js';
 
+/** A v1 group that reads and writes the base table and nothing else. */
+const baseTableOnly = {
+  table: 'readWrite',
+  paymentRecords: 'none',
+  indexes: [],
+  paymentKeys: 'none',
+  ports: [],
+  timeoutSeconds: 10,
+  assets: [],
+} as const;
+
 export const groupSpecs = {
   // Public reads only, by share id: readSharePartition is one Query on gsi1 (byShareId). No
   // route authenticates, so the base table (API key hashes by pk) stays out of reach.
   share: {
     table: 'none',
+    paymentRecords: 'none',
     indexes: ['gsi1'],
     paymentKeys: 'none',
     ports: [],
     timeoutSeconds: 10,
     assets: ['widget.js'],
   },
-  // Public checkout and receipts: loadSharedProject is one Query on gsi1, openPaymentKey
-  // decrypts the project's sealed Stripe key. It waits on Stripe: at worst 2 × STRIPE_TIMEOUT_MS
+  // Public checkout and receipts: loadSharedProject is one Query on gsi1, the rate limit is a
+  // conditional UpdateItem or PutItem of its payment record, a checkout puts its session's
+  // record and a receipt gets it; openPaymentKey decrypts the project's sealed Stripe key. It waits on Stripe: at worst 2 × STRIPE_TIMEOUT_MS
   // (5 s by default) + 1 s of retry backoff (shared/config.ts).
   payments: {
     table: 'none',
+    paymentRecords: 'readWrite',
     indexes: ['gsi1'],
     paymentKeys: 'open',
-    ports: ['keyring', 'payments'],
+    ports: ['keyring', 'payments', 'clock'],
     timeoutSeconds: 15,
     assets: [],
   },
@@ -62,6 +83,7 @@ export const groupSpecs = {
   // project list and the free-slug search Query gsi2 (byOwner); a paymentSecretKey is sealed.
   projects: {
     table: 'readWrite',
+    paymentRecords: 'none',
     indexes: ['gsi2'],
     paymentKeys: 'seal',
     ports: ['keyring'],
@@ -70,10 +92,10 @@ export const groupSpecs = {
   },
   // Auth, project reads (GetItem, Query projectData), counter, feature transactions and the
   // assignment sweep: the base table only.
-  features: { table: 'readWrite', indexes: [], paymentKeys: 'none', ports: [], timeoutSeconds: 10, assets: [] },
+  features: { ...baseTableOnly },
   // Auth, project reads, counter, plan and assignment transactions (with ConditionCheckItem)
   // and sweeps: the base table only.
-  plans: { table: 'readWrite', indexes: [], paymentKeys: 'none', ports: [], timeoutSeconds: 10, assets: [] },
+  plans: { ...baseTableOnly },
 } as const satisfies Record<Group, GroupSpec>;
 
 /** The groups, in the order of their specs. */

@@ -25,4 +25,8 @@ export const limits = {
   stripeAmountMax: 99_999_999,
   idempotencyKeyMax: 200,
   emailMax: 254,
+  // Public payment calls (checkout, custom checkout, receipt) per project, across every
+  // function instance: at most this many in any window of this many seconds (429 past it).
+  publicPaymentCalls: 60,
+  publicPaymentWindowSeconds: 60,
 } as const;

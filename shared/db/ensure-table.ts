@@ -10,16 +10,16 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createTableInput, tableDefinition } from './table.ts';
 
 /**
- * Creates the table when it is missing, and turns its TTL on (also on a table an older
- * version created). Local use only: deployed stages get both from CDK.
+ * Creates the table when it is missing, and turns on its TTL attribute (also on a table
+ * created before it had one). Local use only: deployed stages get both from CDK.
  */
 export async function ensureTable(client: DynamoDBDocumentClient, tableName: string): Promise<'created' | 'exists'> {
-  const outcome = await createIfMissing(client, tableName);
+  const outcome = await createTable(client, tableName);
   await ensureTimeToLive(client, tableName);
   return outcome;
 }
 
-async function createIfMissing(client: DynamoDBDocumentClient, tableName: string): Promise<'created' | 'exists'> {
+async function createTable(client: DynamoDBDocumentClient, tableName: string): Promise<'created' | 'exists'> {
   try {
     await client.send(new DescribeTableCommand({ TableName: tableName }));
     return 'exists';
@@ -37,17 +37,16 @@ async function createIfMissing(client: DynamoDBDocumentClient, tableName: string
 }
 
 async function ensureTimeToLive(client: DynamoDBDocumentClient, tableName: string): Promise<void> {
-  const { TimeToLiveDescription } = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
-  if (TimeToLiveDescription?.TimeToLiveStatus === 'ENABLED') return;
+  const AttributeName = tableDefinition.timeToLiveAttribute;
+  const { TimeToLiveDescription: ttl } = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
+  if (ttl?.AttributeName === AttributeName && ttl.TimeToLiveStatus !== 'DISABLED') return;
   try {
     await client.send(
-      new UpdateTimeToLiveCommand({
-        TableName: tableName,
-        TimeToLiveSpecification: { AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true },
-      }),
+      new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { Enabled: true, AttributeName } }),
     );
   } catch (error) {
-    // A parallel process turned it on first.
-    if (!(error instanceof Error && /already enabled/i.test(error.message))) throw error;
+    // Another process turned it on meanwhile ("TimeToLive is already enabled").
+    const { TimeToLiveDescription: now } = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
+    if (now?.AttributeName !== AttributeName) throw error;
   }
 }

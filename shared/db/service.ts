@@ -6,6 +6,7 @@ import { ApiKey } from './entities/api-key.ts';
 import { Counter } from './entities/counter.ts';
 import { Feature } from './entities/feature.ts';
 import { IdempotencyRecord } from './entities/idempotency.ts';
+import { CheckoutSession, RateLimit } from './entities/payment-records.ts';
 import { Plan } from './entities/plan.ts';
 import { PlanFeature } from './entities/plan-feature.ts';
 import { Project } from './entities/project.ts';
@@ -18,6 +19,8 @@ export const entities = {
   apiKey: ApiKey,
   counter: Counter,
   idempotencyRecord: IdempotencyRecord,
+  rateLimit: RateLimit,
+  checkoutSession: CheckoutSession,
 };
 
 /**
@@ -29,6 +32,8 @@ export const unscopedEntities = [
   'apiKey',
   'counter',
   'idempotencyRecord',
+  'rateLimit',
+  'checkoutSession',
 ] as const satisfies readonly (keyof typeof entities)[];
 
 function createService(client: DynamoDBDocumentClient, table: string) {
@@ -38,22 +43,32 @@ function createService(client: DynamoDBDocumentClient, table: string) {
 export type PricingService = ReturnType<typeof createService>;
 
 let service: PricingService | undefined;
+let client: DynamoDBDocumentClient | undefined;
+let tableName: string | undefined;
 
 type DatabaseConfig = Pick<
   RuntimeConfig,
   'DYNAMODB_ENDPOINT' | 'DYNAMODB_CREDENTIAL_FILE' | 'AWS_REGION' | 'TABLE_NAME'
 >;
 
-const serviceFor = (config: DatabaseConfig) =>
-  createService(createDocumentClient(dynamoOptions(config)), config.TABLE_NAME);
-
 /** Called by the composition root: from then on db() is the Service on this configuration. */
 export function connectDatabase(config: DatabaseConfig): void {
-  service = serviceFor(config);
+  client = createDocumentClient(dynamoOptions(config));
+  tableName = config.TABLE_NAME;
+  service = createService(client, tableName);
 }
 
 /** The one Service, reused while warm; without a composition root, on the environment's configuration. */
 export function db(): PricingService {
-  service ??= serviceFor(runtimeConfig());
-  return service;
+  if (!service) connectDatabase(runtimeConfig());
+  return service as PricingService;
+}
+
+/**
+ * The Service's own client and table, for the few writes whose expressions ElectroDB cannot
+ * build (the rate limit's per-second counters, shared/db/rate-limits.ts).
+ */
+export function rawTable(): { client: DynamoDBDocumentClient; table: string } {
+  db();
+  return { client: client as DynamoDBDocumentClient, table: tableName as string };
 }

@@ -14,12 +14,20 @@ export const tableDefinition = {
     // byOwner: an owner's projects and API keys.
     { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
   ],
-  /**
-   * Items that hold epoch seconds here are deleted by DynamoDB after that time (within a day
-   * or two: readers treat a past value as gone). Kept Idempotency-Key answers use it.
-   */
+  // Items with a number here (epoch seconds) expire: the rate limit's window, the
+  // checkout-session records (shared/db/entities/payment-records.ts) and kept Idempotency-Key
+  // answers. DynamoDB deletes them some time after that moment, so readers also treat a past
+  // `expiresAt` as gone.
   timeToLiveAttribute: 'expiresAt',
 } as const;
+
+/**
+ * The partition-key prefix of the payment records (the rate limit and checkout-session items
+ * of shared/db/entities/payment-records.ts), which no other entity's keys start with: the
+ * payments function may touch these items and no other item of the table (IAM
+ * `dynamodb:LeadingKeys`). tests/unit/entity-keys.test.ts pins the entities to it.
+ */
+export const paymentRecordsKeyPrefix = '$pricing#projectId_';
 
 export type IndexName = (typeof tableDefinition.globalSecondaryIndexes)[number]['indexName'];
 

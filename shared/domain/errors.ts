@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'conflict'
   | 'limit_exceeded'
   | 'payments_not_configured'
+  | 'rate_limited'
   | 'payment_provider_error';
 
 export interface ErrorDetail {
@@ -58,6 +59,17 @@ export const LimitExceededError = errorClass('limit_exceeded', 'LimitExceededErr
 export const PaymentsNotConfiguredError = errorClass('payments_not_configured', 'PaymentsNotConfiguredError');
 /** The payment processor failed or refused; the message is its own, with any secret removed. */
 export const PaymentProviderError = errorClass('payment_provider_error', 'PaymentProviderError');
+
+/** Too many calls for now; the caller may try again after `retryAfterSeconds` (at least 1). */
+export class RateLimitedError extends DomainError {
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, retryAfterSeconds: number) {
+    super('rate_limited', message);
+    this.name = 'RateLimitedError';
+    this.retryAfterSeconds = Math.max(1, Math.ceil(retryAfterSeconds));
+  }
+}
 
 /** Echoes what the caller sent, but never more than a line of it. */
 export const echo = (value: number | string) => {

@@ -63,8 +63,16 @@ export interface PaymentGateway {
   retrieveCheckoutSession(secretKey: string, sessionId: string): Promise<CheckoutSessionSummary | undefined>;
 }
 
+/** The time, in epoch milliseconds: handed in so that tests can move it instead of waiting. */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
 /** Everything the domain may be handed; a use case takes only the ports it needs. */
 export interface Ports {
   keyring: Keyring;
   payments: PaymentGateway;
+  clock: Clock;
 }

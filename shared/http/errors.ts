@@ -1,4 +1,4 @@
-import { DomainError, type ErrorCode, echo } from '#domain/errors.ts';
+import { DomainError, type ErrorCode, echo, RateLimitedError } from '#domain/errors.ts';
 import type { HttpResult } from './responses.ts';
 
 /** Failures only HTTP knows: a method the path does not take, a body over the limit. */
@@ -15,6 +15,7 @@ const statusByCode: Record<ErrorCode | HttpErrorCode, number> = {
   limit_exceeded: 409,
   payload_too_large: 413,
   payments_not_configured: 409,
+  rate_limited: 429,
   payment_provider_error: 502,
 };
 
@@ -48,7 +49,12 @@ export function errorResult(error: unknown): HttpResult | undefined {
     return { status: statusByCode[error.code], body: errorBody(error.code, error.message), headers: error.headers };
   }
   if (!(error instanceof DomainError)) return undefined;
-  return { status: statusByCode[error.code], body: errorBody(error.code, error.message, error.details) };
+  const result = { status: statusByCode[error.code], body: errorBody(error.code, error.message, error.details) };
+  if (error instanceof RateLimitedError) {
+    // A refusal of this moment: no cache may answer it later.
+    return { ...result, headers: { 'retry-after': String(error.retryAfterSeconds), 'cache-control': 'no-store' } };
+  }
+  return result;
 }
 
 export function internalErrorResult(requestId: string): HttpResult {

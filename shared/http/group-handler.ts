@@ -21,7 +21,8 @@ export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) =>
 
 const publicHeaders = {
   'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'ETag, X-Request-Id',
+  // Retry-After is not CORS-safelisted: exposed so the widget can read a 429's wait.
+  'access-control-expose-headers': 'ETag, X-Request-Id, Retry-After',
 };
 
 /**

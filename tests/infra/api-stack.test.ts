@@ -1,6 +1,15 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { functionRoleName, paymentKeyActions, tableActions, tableActionsFor } from '../../infra/service-function.ts';
+import { routeSettingsFor } from '../../infra/api-stack.ts';
+import {
+  functionRoleName,
+  paymentKeyActions,
+  paymentRecordActions,
+  paymentRecordsCondition,
+  tableActions,
+  tableActionsFor,
+} from '../../infra/service-function.ts';
+import { stageSettings } from '../../infra/stages.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
 import { groupSpecs } from '../../shared/groups.ts';
 import { fallbackGroup, type Group, routeKey, routes } from '../../shared/routes.ts';
@@ -244,8 +253,8 @@ describe('IAM: each function role holds least privilege', () => {
     return index ? `index/${index.indexName}` : `unknown ${JSON.stringify(resource)}`;
   };
   /** Every (action, resource) pair the group's dynamodb statements allow, as `dynamodb:Query on index/gsi1`. */
-  const dynamoGrants = (group: Group) =>
-    statementsOf(group)
+  const dynamoGrants = (group: Group, statements = statementsOf(group)) =>
+    statements
       .filter((statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:')))
       .flatMap((statement) =>
         actionsOf(statement).flatMap((action) =>
@@ -255,12 +264,15 @@ describe('IAM: each function role holds least privilege', () => {
       .sort();
   /** What the spec asks for, in the same form. */
   const specGrants = (group: Group) => {
-    const { table, indexes } = groupSpecs[group];
+    const { table, indexes, paymentRecords } = groupSpecs[group];
     return [
       ...tableActionsFor(table).map((action) => `${action} on table`),
+      ...(paymentRecords === 'none' ? [] : paymentRecordActions.map((action) => `${action} on table`)),
       ...indexes.flatMap((index) => tableActions.index.map((action) => `${action} on index/${index}`)),
     ].sort();
   };
+  /** The group's statements without a condition: what it may do to any item. */
+  const unconditioned = (group: Group) => statementsOf(group).filter((statement) => !statement.Condition);
 
   test.each(groups)('%s: its dynamodb grants are exactly what its spec asks for', (group) => {
     expect(dynamoGrants(group)).toEqual(specGrants(group));
@@ -268,18 +280,30 @@ describe('IAM: each function role holds least privilege', () => {
 
   // Hard expectations, read from the code reached from each handler: the spec could be wrong.
   test.each(['share', 'payments'] as const)(
-    '%s (public reads by share id): only Query on index/gsi1, nothing on the table (API key hashes) or gsi2',
+    '%s (public reads by share id): on any item, only Query on index/gsi1, nothing on the table (API key hashes) or gsi2',
     (group) => {
       expect(publicGroups).toContain(group);
-      expect(dynamoGrants(group)).toEqual(['dynamodb:Query on index/gsi1']);
+      expect(dynamoGrants(group, unconditioned(group))).toEqual(['dynamodb:Query on index/gsi1']);
     },
   );
 
-  test('a group whose routes are all public has no access to the base table', () => {
+  test('payments: GetItem, PutItem and UpdateItem on its payment records only (dynamodb:LeadingKeys), share: none', () => {
+    const conditioned = (group: Group) => statementsOf(group).filter((statement) => statement.Condition);
+    const [records, ...others] = conditioned('payments');
+    expect(others).toEqual([]);
+    expect(records?.Condition).toEqual(paymentRecordsCondition);
+    expect(JSON.stringify(records?.Condition)).toContain('"$pricing#projectId_*"');
+    expect(dynamoGrants('payments', records ? [records] : [])).toEqual(
+      paymentRecordActions.map((action) => `${action} on table`).sort(),
+    );
+    expect(conditioned('share')).toEqual([]);
+  });
+
+  test('a group whose routes are all public has no unconditioned access to the base table', () => {
     expect(publicGroups.length).toBeGreaterThan(0);
     for (const group of publicGroups) {
       expect(
-        dynamoGrants(group).filter((grant) => grant.endsWith(' on table')),
+        dynamoGrants(group, unconditioned(group)).filter((grant) => grant.endsWith(' on table')),
         group,
       ).toEqual([]);
     }
@@ -358,6 +382,52 @@ describe('IAM: each function role holds least privilege', () => {
     expect(fn?.Properties?.LoggingConfig?.LogGroup).toEqual({
       Ref: logicalId(synth.built.api, synth.built.api.functions[group].logGroup),
     });
+  });
+});
+
+describe('throttling: the public routes have their own limits, API v1 keeps the stage default', () => {
+  const stageResource = () => only(resourcesOfType(synth.apiJson, 'AWS::ApiGatewayV2::Stage'))[1];
+
+  test('checkout, custom checkout and receipt at the payments throttle, share data, widget and demo at the share throttle', () => {
+    const settings = stageSettings(stage);
+    const routeSettings = stageResource().Properties?.RouteSettings as Record<string, unknown>;
+    const payments = { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 };
+    const share = { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 };
+    expect(routeSettings).toEqual({
+      'POST /api/payments/checkout': payments,
+      'POST /api/payments/checkout/custom': payments,
+      'GET /api/payments/receipt': payments,
+      'GET /api/share/{shareId}': share,
+      'GET /widget.js': share,
+      'GET /demo/{shareId}': share,
+    });
+    expect(routeSettings).toEqual(routeSettingsFor(settings));
+    // Every key is a route of the table, public, and not a preflight.
+    for (const key of Object.keys(routeSettings)) {
+      const route = routes.find((r) => routeKey(r) === key);
+      expect(route?.auth, key).toBe('public');
+    }
+    // API v1 is not lowered: the stage default applies to it.
+    expect(stageResource().Properties?.DefaultRouteSettings).toMatchObject({
+      ThrottlingRateLimit: settings.throttle.rateLimit,
+      ThrottlingBurstLimit: settings.throttle.burstLimit,
+    });
+  });
+
+  test('protective stages: payments 50/s (burst 100), share 200/s (burst 400), API v1 500/s (burst 1000)', () => {
+    const prod = stageSettings('prod');
+    expect(prod.publicThrottle).toEqual({
+      payments: { rateLimit: 50, burstLimit: 100 },
+      share: { rateLimit: 200, burstLimit: 400 },
+    });
+    expect(prod.throttle).toEqual({ rateLimit: 500, burstLimit: 1000 });
+  });
+
+  test('the stage is created after the routes its settings name', () => {
+    const [stageId] = only(resourcesOfType(synth.apiJson, 'AWS::ApiGatewayV2::Stage'));
+    const dependsOn = asList(synth.apiJson.Resources[stageId]?.DependsOn);
+    const routeIds = resourcesOfType(synth.apiJson, 'AWS::ApiGatewayV2::Route').map(([id]) => id);
+    for (const id of routeIds.filter((id) => !id.includes('Default'))) expect(dependsOn).toContain(id);
   });
 });
 

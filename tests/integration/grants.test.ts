@@ -1,8 +1,9 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { paymentRecordsKeyPrefix } from '#db/table.ts';
 import { groupSpecs } from '#shared/groups.ts';
 import { findRoute, type Group, type RouteKey } from '#shared/routes.ts';
-import { tableActions, tableActionsFor } from '../../infra/service-function.ts';
+import { paymentRecordActions, tableActions, tableActionsFor } from '../../infra/service-function.ts';
 import { type ApiClient, type ApiResponse, newOwner, useLocalServer } from '../fixtures/api.ts';
 
 /**
@@ -107,11 +108,15 @@ function needs({ command, input }: Call): string[] {
   }
 }
 
+/** The partition key a call touches (GetItem, PutItem, UpdateItem), if it names one item. */
+const partitionOf = ({ input }: Call): string | undefined => (input.Key ?? input.Item)?.pk;
+
 /** What the group's spec grants, in the same form. */
 function granted(group: Group): Set<string> {
   const { table, indexes } = groupSpecs[group];
   return new Set([
     ...tableActionsFor(table).map((action) => `${action} on table`),
+    ...(groupSpecs[group].paymentRecords === 'none' ? [] : paymentRecordActions.map((action) => `${action} on table`)),
     ...indexes.flatMap((index) => tableActions.index.map((action) => `${action} on index/${index}`)),
   ]);
 }
@@ -190,7 +195,7 @@ describe('every DynamoDB call a group makes is granted by its spec', () => {
     await hit('GET /widget.js', () => visitor.get('/widget.js'));
     await hit('GET /demo/{shareId}', () => visitor.get(`/demo/${shareId}`));
 
-    // payments: both checkouts and a receipt (of no session: the key is opened before Stripe says so).
+    // payments: both checkouts and receipts (of no session: a 404 without Stripe; of a real one).
     await hit('POST /api/payments/checkout', () => visitor.post('/api/payments/checkout', { shareId, planId }));
     await hit('POST /api/payments/checkout/custom', () =>
       visitor.post('/api/payments/checkout/custom', { shareId, features: [{ featureId: a }] }),
@@ -199,6 +204,11 @@ describe('every DynamoDB call a group makes is granted by its spec', () => {
       'GET /api/payments/receipt',
       () => visitor.get(`/api/payments/receipt?session_id=cs_test_none&shareId=${shareId}`),
       [404],
+    );
+    const paid = await visitor.post('/api/payments/checkout', { shareId, planId });
+    fake.complete(paid.body.sessionId);
+    await hit('GET /api/payments/receipt', () =>
+      visitor.get(`/api/payments/receipt?session_id=${paid.body.sessionId}&shareId=${shareId}`),
     );
 
     // The deletes last: a feature (and its assignments), a plan, then the project's sweep.
@@ -227,12 +237,19 @@ describe('every DynamoDB call a group makes is granted by its spec', () => {
     expect(missing).toEqual([]);
   });
 
-  test('authenticated routes read their API key (GetItem on the table); public routes touch only gsi1', () => {
+  test('authenticated routes read their API key (GetItem on the table); public routes touch only gsi1 and payment records', () => {
     for (const request of made) {
       const needed = request.calls.flatMap(needs);
       if (findRoute(request.route)?.auth === 'public') {
+        const onTable = request.calls.filter((call) => needs(call).some((need) => need.endsWith(' on table')));
+        // The IAM condition (dynamodb:LeadingKeys) allows these items only.
+        for (const call of onTable) {
+          expect(partitionOf(call)?.startsWith(paymentRecordsKeyPrefix), `${request.route}: ${call.command}`).toBe(
+            true,
+          );
+        }
         expect(
-          needed.filter((need) => need !== 'dynamodb:Query on index/gsi1'),
+          needed.filter((need) => need !== 'dynamodb:Query on index/gsi1' && !need.endsWith(' on table')),
           request.route,
         ).toEqual([]);
       } else {

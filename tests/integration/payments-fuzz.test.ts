@@ -20,7 +20,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { z } from 'zod';
 import type { RecordedRequest } from '#dev/fake-stripe/index.ts';
-import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
+import { type ApiClient, newOwner, spacedClock, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
 import { type Answer, sendRaw, utf8 } from '../fixtures/wire.ts';
 
@@ -545,7 +545,9 @@ async function runProperty<Ts>(name: string, index: number, numRuns: number, pro
 // ---------------------------------------------------------------------------------------
 
 describe('fuzz: the payment endpoints', () => {
-  const server = useLocalServer();
+  // The rate limit is not in this model (tests/integration/rate-limit.test.ts covers it):
+  // payment calls read a clock that moves 2 s at each reading, so none is refused.
+  const server = useLocalServer({ clock: spacedClock() });
   const seenRequestIds = new Set<string>();
   let requestsSent = 0;
   let stripeCreates = 0;

@@ -80,7 +80,7 @@ describe('CORS, by route and not by raw path', () => {
     );
     expect(shared.statusCode).toBe(200);
     expect(cors(shared)).toBe('*');
-    expect(shared.headers['access-control-expose-headers']).toBe('ETag, X-Request-Id');
+    expect(shared.headers['access-control-expose-headers']).toBe('ETag, X-Request-Id, Retry-After');
     const unknown = 'abcdefghijklmnopqrstuvwxyz';
     const missing = await handlers.share(
       httpEvent('GET', '/api/share/{shareId}', {

@@ -2,9 +2,11 @@ import { describe, expect, test } from 'vitest';
 import { ApiKey } from '#db/entities/api-key.ts';
 import { Counter } from '#db/entities/counter.ts';
 import { Feature } from '#db/entities/feature.ts';
+import { CheckoutSession, RateLimit } from '#db/entities/payment-records.ts';
 import { Plan } from '#db/entities/plan.ts';
 import { PlanFeature } from '#db/entities/plan-feature.ts';
 import { Project } from '#db/entities/project.ts';
+import { paymentRecordsKeyPrefix } from '#db/table.ts';
 import { apiKeyItem, featureItem, planFeatureItem, planItem, projectItem } from '../fixtures/factories.ts';
 
 /**
@@ -75,6 +77,36 @@ describe('key shapes (ElectroDB .params(), no I/O)', () => {
       pk: '$pricing#name_feature',
       sk: '$counter_1',
     });
+  });
+
+  test('payment records: one partition per project id, under the prefix IAM grants the payments function', () => {
+    expect(RateLimit.get({ projectId: 7 }).params(table).Key).toEqual({
+      pk: '$pricing#projectId_000000000007',
+      sk: '$rateLimit_1',
+    });
+    const session = CheckoutSession.put({
+      projectId: 7,
+      sessionId: 'cs_test_AbC',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      expiresAt: 1,
+    }).params(table);
+    // Stripe's ids keep their case.
+    expect(keysOf(session)).toEqual({
+      pk: '$pricing#projectId_000000000007',
+      sk: '$checkoutSession_1#sessionId_cs_test_AbC',
+    });
+    for (const pk of [RateLimit.get({ projectId: 7 }).params(table).Key.pk, session.Item.pk]) {
+      expect(pk.startsWith(paymentRecordsKeyPrefix)).toBe(true);
+    }
+  });
+
+  test('no other entity has a partition key under the payment records prefix', () => {
+    const pks = [
+      Project.create(projectItem({ ...scope, projectId: 7 })).params(table).Item.pk,
+      ApiKey.create(apiKeyItem({ keyId: 'abc123def456', ownerId: 'Owner-1' })).params(table).Item.pk,
+      Counter.update({ name: 'feature' }).add({ value: 1 }).params(table).Key.pk,
+    ];
+    for (const pk of pks) expect(pk.startsWith(paymentRecordsKeyPrefix), pk).toBe(false);
   });
 
   test('a read by key builds the same key as the write', () => {

@@ -23,6 +23,11 @@ const notConnected = () =>
     'This pricing page cannot take payments yet: its owner has not connected a Stripe account.',
   );
 
+/** A 409 for a project without a payment key, told without opening anything. */
+export function requirePaymentsConnected(project: ProjectItem): void {
+  if (!project.paymentKeySealed) throw notConnected();
+}
+
 /** The plaintext key, for one call to Stripe; never stored, logged or returned. */
 export async function openPaymentKey(keyring: Keyring, project: ProjectItem): Promise<string> {
   if (!project.paymentKeySealed) throw notConnected();

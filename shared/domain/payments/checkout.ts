@@ -7,15 +7,17 @@ import type { Ports } from '../ports.ts';
 import { loadSharedProject } from '../share/share.ts';
 import { checkoutRedirects, openPaymentKey } from './account.ts';
 import { type FeatureDetail, featureDetailsMetadata, METADATA_KEYS_MAX } from './feature-details.ts';
+import { countPublicPaymentCall } from './rate-limit.ts';
 import type { CheckoutView, CustomCheckoutInput, PlanCheckoutInput } from './schemas.ts';
+import { rememberCheckoutSession } from './sessions.ts';
 
 export const CUSTOM_PLAN_NAME = 'Custom plan';
 
 /** Prices shown (metadata, messages) are for reading; the charged total is rounded once, from the sum. */
 const roundForDisplay = (value: number) => Number(value.toPrecision(12));
 
-/** A checkout opens the project's key and calls its payment account. */
-export type CheckoutPorts = Pick<Ports, 'keyring' | 'payments'>;
+/** A checkout opens the project's key and calls its payment account, counted on the clock. */
+export type CheckoutPorts = Pick<Ports, 'keyring' | 'payments' | 'clock'>;
 
 interface Purchase {
   project: ProjectItem;
@@ -68,12 +70,13 @@ function nothingToPay({ subject, price, monthly, interval, project, zero }: Purc
 
 /**
  * Everything about the project is checked before its key is opened: a visitor's bad
- * request never costs a decrypt or a call to Stripe.
+ * request never costs a decrypt or a call to Stripe, nor any of the project's rate limit.
  */
 async function checkout(ports: CheckoutPorts, purchase: Purchase): Promise<CheckoutView> {
   const { project } = purchase;
   const unitAmount = minorAmount(purchase);
   const redirects = checkoutRedirects(project);
+  await countPublicPaymentCall(ports.clock, project.projectId);
   const secretKey = await openPaymentKey(ports.keyring, project);
   const session = await ports.payments.createCheckoutSession(secretKey, {
     currency: project.currency,
@@ -87,6 +90,7 @@ async function checkout(ports: CheckoutPorts, purchase: Purchase): Promise<Check
     // Two projects may share one Stripe account: the project id keeps their keys apart.
     ...(purchase.idempotencyKey ? { idempotencyKey: `project-${project.projectId}:${purchase.idempotencyKey}` } : {}),
   });
+  await rememberCheckoutSession(ports.clock, project.projectId, session.id);
   return { sessionId: session.id, url: session.url };
 }
 

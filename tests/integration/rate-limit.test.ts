@@ -1,0 +1,263 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { freePort } from '#dev/dynamodb-local.ts';
+import type { Clock } from '#domain/ports.ts';
+import { ApiClient, type ApiResponse, newOwner, useLocalServer } from '../fixtures/api.ts';
+import { makePlan, makeProject } from '../fixtures/factories.ts';
+
+/**
+ * decisions.md: public payment calls (checkout, custom checkout, receipt) are limited per
+ * project, across all function instances, to 60 in any 60 s; past that 429 `rate_limited`
+ * with `Retry-After` in seconds. The payment routes here read a clock the test sets, so a
+ * minute passes without waiting for it.
+ */
+
+// The fake Stripe server must exist before the handlers read STRIPE_API_BASE at load.
+const { fake } = await vi.hoisted(async () => {
+  const { startFakeStripe } = await import('#dev/fake-stripe/index.ts');
+  const started = await startFakeStripe();
+  process.env.STRIPE_API_BASE = started.url;
+  process.env.STRIPE_TIMEOUT_MS = '5000';
+  return { fake: started };
+});
+
+const LIMIT = 60;
+// Bursts of 100 checkouts share two cores with everything else a test run does.
+vi.setConfig({ testTimeout: 120_000 });
+
+/** Stands still until the test moves it. */
+class TestClock implements Clock {
+  ms = Date.now();
+  now() {
+    return this.ms;
+  }
+}
+
+const clock = new TestClock();
+const server = useLocalServer({ clock });
+let api: ApiClient;
+
+beforeAll(async () => {
+  api = server.client((await newOwner('rate')).writeKey);
+});
+
+afterAll(async () => {
+  await fake.close();
+});
+
+/** A project that can take payments, with one paid plan. */
+async function shop(client = api) {
+  const key = `sk_test_${randomBytes(16).toString('hex')}`;
+  const project = await makeProject(client, {
+    paymentSecretKey: key,
+    checkoutTestSuccessUrl: 'https://shop.example/thanks',
+    checkoutTestCancelUrl: 'https://shop.example/pricing',
+  });
+  const plan = await makePlan(client, project.slug, { name: 'Pro', basePrice: 29 });
+  return { key, shareId: project.shareId as string, planId: plan.id as number };
+}
+
+type Shop = Awaited<ReturnType<typeof shop>>;
+
+/** What reached the fake Stripe with this project's key. */
+const stripeCalls = (key: string) => fake.requests.filter((request) => request.apiKey === key);
+const sessionCreates = (key: string) => stripeCalls(key).filter((request) => request.method === 'POST').length;
+
+const checkout = (s: Shop, base = server.url) =>
+  new ApiClient(base).post('/api/payments/checkout', { shareId: s.shareId, planId: s.planId });
+const receipt = (s: Shop, sessionId: string) =>
+  server.client().get(`/api/payments/receipt?session_id=${encodeURIComponent(sessionId)}&shareId=${s.shareId}`);
+
+/** Sends `count` at once; returns the answers and how long they took. */
+async function burst(count: number, send: () => Promise<ApiResponse>) {
+  const started = performance.now();
+  const answers = await Promise.all(Array.from({ length: count }, send));
+  return { answers, ms: Math.round(performance.now() - started) };
+}
+
+const statuses = (answers: ApiResponse[]) => {
+  const tally: Record<number, number> = {};
+  for (const { status } of answers) tally[status] = (tally[status] ?? 0) + 1;
+  return tally;
+};
+
+/** What every 429 must be: decisions.md's error shape, a whole-second Retry-After, CORS and no-store. */
+function expectRateLimited(answer: ApiResponse): number {
+  expect(answer.status, answer.text).toBe(429);
+  expect(answer.body).toEqual({
+    error: { code: 'rate_limited', message: expect.stringMatching(/try again in \d+ s/) },
+  });
+  expect(answer.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+  expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+  expect(answer.headers.get('cache-control')).toBe('no-store');
+  expect(answer.headers.get('x-request-id')).toMatch(/\S/);
+  return Number(answer.headers.get('retry-after'));
+}
+
+/** The start of a second, a little way into it: calls at this time all fall in the same second. */
+const withinASecond = (ms: number) => Math.floor(ms / 1000) * 1000 + 200;
+
+describe('60 public payment calls in any 60 s, per project', () => {
+  test('100 concurrent checkouts: exactly 60 reach Stripe, 40 are 429 with Retry-After; another project is unaffected', async () => {
+    const [busy, other] = await Promise.all([shop(), shop()]);
+    clock.ms = withinASecond(Date.now());
+    const { answers, ms } = await burst(100, () => checkout(busy));
+    console.info(`[rate-limit] 100 concurrent checkouts: ${JSON.stringify(statuses(answers))} in ${ms} ms`);
+    expect(statuses(answers)).toEqual({ 200: LIMIT, 429: 100 - LIMIT });
+    expect(sessionCreates(busy.key)).toBe(LIMIT);
+    for (const answer of answers.filter((a) => a.status === 429)) {
+      // The window frees 60 to 61 s after the first call.
+      expect(expectRateLimited(answer)).toBeGreaterThanOrEqual(60);
+      expect(Number(answer.headers.get('retry-after'))).toBeLessThanOrEqual(61);
+    }
+    const otherAnswer = await checkout(other);
+    expect(otherAnswer.status, otherAnswer.text).toBe(200);
+    expect(sessionCreates(other.key)).toBe(1);
+  });
+
+  test('Retry-After is accurate: a second earlier is still 429, at Retry-After the call goes through', async () => {
+    const s = await shop();
+    const start = withinASecond(Date.now() + 3_600_000);
+    clock.ms = start;
+    await burst(LIMIT, () => checkout(s));
+    clock.ms = start + 500;
+    const retryAfter = expectRateLimited(await checkout(s));
+    clock.ms = start + 500 + (retryAfter - 1) * 1000;
+    expectRateLimited(await checkout(s));
+    expect(sessionCreates(s.key)).toBe(LIMIT);
+    clock.ms = start + 500 + retryAfter * 1000;
+    const after = await checkout(s);
+    expect(after.status, after.text).toBe(200);
+    expect(sessionCreates(s.key)).toBe(LIMIT + 1);
+  });
+
+  test('a sliding window, not a fixed minute: 60 calls late in one minute leave no room early in the next', async () => {
+    const s = await shop();
+    // One second before a minute's end: a per-minute counter would allow 60 more a second later.
+    const minuteEnd = Math.ceil((Date.now() + 7_200_000) / 60_000) * 60_000;
+    clock.ms = minuteEnd - 800;
+    expect(statuses((await burst(LIMIT, () => checkout(s))).answers)).toEqual({ 200: LIMIT });
+    clock.ms = minuteEnd + 1_000;
+    expectRateLimited(await checkout(s));
+    clock.ms = minuteEnd + 30_000;
+    expectRateLimited(await checkout(s));
+    // Half the calls 30 s later: the window then holds 30 + 30 until the first 30 leave it.
+    const later = withinASecond(minuteEnd + 61_000);
+    clock.ms = later;
+    expect(statuses((await burst(30, () => checkout(s))).answers)).toEqual({ 200: 30 });
+    clock.ms = later + 30_000;
+    expect(statuses((await burst(31, () => checkout(s))).answers)).toEqual({ 200: 30, 429: 1 });
+    clock.ms = later + 61_000;
+    expect(statuses((await burst(31, () => checkout(s))).answers)).toEqual({ 200: 30, 429: 1 });
+    expect(sessionCreates(s.key)).toBe(LIMIT + 90);
+  });
+});
+
+describe('receipts', () => {
+  test('1,000 invented session ids: 404 each, zero Stripe calls, and none of the budget spent', async () => {
+    const s = await shop();
+    clock.ms = withinASecond(Date.now() + 10_800_000);
+    const before = stripeCalls(s.key).length;
+    for (let round = 0; round < 20; round++) {
+      const { answers } = await burst(50, () => receipt(s, `cs_test_${randomBytes(12).toString('hex')}`));
+      expect(statuses(answers)).toEqual({ 404: 50 });
+      expect(answers[0]?.body.error.code).toBe('not_found');
+    }
+    expect(stripeCalls(s.key).length - before).toBe(0);
+    // The whole window is still there for checkouts.
+    expect(statuses((await burst(LIMIT, () => checkout(s))).answers)).toEqual({ 200: LIMIT });
+  });
+
+  test("another project's session, even on the same Stripe account, is a 404 that never reaches Stripe", async () => {
+    const owner = await shop();
+    const other = await shop();
+    clock.ms = withinASecond(Date.now() + 14_400_000);
+    const created = await checkout(owner);
+    fake.complete(created.body.sessionId);
+    const before = fake.requests.length;
+    const answer = await receipt(other, created.body.sessionId);
+    expect([answer.status, answer.body.error?.code]).toEqual([404, 'not_found']);
+    expect(fake.requests.length).toBe(before);
+    expect((await receipt(owner, created.body.sessionId)).status).toBe(200);
+  });
+
+  test('receipts of real sessions count in the same limit as checkouts', async () => {
+    const s = await shop();
+    const start = withinASecond(Date.now() + 18_000_000);
+    clock.ms = start;
+    const first = await checkout(s);
+    fake.complete(first.body.sessionId);
+    expect(statuses((await burst(LIMIT - 2, () => checkout(s))).answers)).toEqual({ 200: LIMIT - 2 });
+    expect((await receipt(s, first.body.sessionId)).status).toBe(200);
+    const reads = stripeCalls(s.key).filter((request) => request.method === 'GET').length;
+    const refused = await receipt(s, first.body.sessionId);
+    const retryAfter = expectRateLimited(refused);
+    expectRateLimited(await checkout(s));
+    expect(stripeCalls(s.key).filter((request) => request.method === 'GET').length).toBe(reads);
+    clock.ms = start + retryAfter * 1000;
+    expect((await receipt(s, first.body.sessionId)).status).toBe(200);
+  });
+});
+
+describe('across instances', () => {
+  /** A second `npm start` on the same table and Stripe: another process, as another Lambda instance would be. */
+  let second: ChildProcess | undefined;
+  let secondUrl = '';
+  const systemServer = useLocalServer();
+
+  beforeAll(async () => {
+    const port = await freePort();
+    second = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+      cwd: resolve(import.meta.dirname, '../..'),
+      env: {
+        ...process.env,
+        PORT: String(port),
+        LOG_LEVEL: 'silent',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    secondUrl = `http://127.0.0.1:${port}`;
+    let output = '';
+    await new Promise<void>((ready, fail) => {
+      const timer = setTimeout(() => fail(new Error(`second server did not start:\n${output}`)), 60_000);
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes(`listening on ${secondUrl}`)) {
+          clearTimeout(timer);
+          ready();
+        }
+      };
+      second?.stdout?.on('data', onData);
+      second?.stderr?.on('data', onData);
+      second?.once('exit', (code) => fail(new Error(`second server exited ${code}:\n${output}`)));
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    if (!second || second.exitCode !== null) return;
+    const exited = new Promise((done) => second?.once('exit', done));
+    second.kill('SIGTERM');
+    await exited;
+  });
+
+  test('two server processes on one table: 100 concurrent checkouts split between them, exactly 60 reach Stripe', async () => {
+    // Both use the system clock here: the limit is held by the table, not by either process.
+    const s = await shop(systemServer.client(api.key));
+    const { answers, ms } = await burst(
+      100,
+      (() => {
+        let n = 0;
+        return () => checkout(s, n++ % 2 === 0 ? systemServer.url : secondUrl);
+      })(),
+    );
+    console.info(
+      `[rate-limit] 100 concurrent checkouts over two processes: ${JSON.stringify(statuses(answers))} in ${ms} ms`,
+    );
+    expect(statuses(answers)).toEqual({ 200: LIMIT, 429: 100 - LIMIT });
+    expect(sessionCreates(s.key)).toBe(LIMIT);
+    for (const answer of answers.filter((a) => a.status === 429)) expectRateLimited(answer);
+  });
+});
