@@ -8,7 +8,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { IndexName } from '../shared/db/table.ts';
-import { type GroupAsset, type GroupSpec, groupSpecs } from '../shared/groups.ts';
+import { functionSpecs, type GroupAsset, type GroupSpec, type Worker } from '../shared/groups.ts';
 import type { Group } from '../shared/routes.ts';
 import { writeWidget } from '../widget/build.ts';
 import type { StageSettings } from './stages.ts';
@@ -32,7 +32,12 @@ export const tableActions = {
 
 /** The actions a spec's `table` access grants on the base table. */
 export const tableActionsFor = (access: GroupSpec['table']): string[] =>
-  access === 'none' ? [] : access === 'read' ? tableActions.read : [...tableActions.read, ...tableActions.write];
+  ({
+    none: [],
+    read: tableActions.read,
+    readWrite: [...tableActions.read, ...tableActions.write],
+    readDelete: [...tableActions.read, 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+  })[access];
 
 /** The KMS operation a spec's `paymentKeys` use needs: sealing a new key or opening a stored one. */
 export const paymentKeyActions = { seal: 'kms:GenerateDataKey', open: 'kms:Decrypt' } as const;
@@ -58,10 +63,11 @@ const buildAssetsBeside = (assets: readonly GroupAsset[]) => ({
 });
 
 /** The role of a group's function, named so the payment key's policy can name it before it exists. */
-export const functionRoleName = (stage: string, group: Group) => `pricing-${stage}-${group}`;
+export const functionRoleName = (stage: string, group: Group | Worker) => `pricing-${stage}-${group}`;
 
 export interface ServiceFunctionProps {
-  group: Group;
+  /** An endpoint group, or a worker (no route; its own trigger): functions/<name>/handler.ts. */
+  group: Group | Worker;
   settings: StageSettings;
   projectRoot: string;
   /** true: @aws-sdk/* is bundled (the version we test); false: left to the Lambda runtime. */
@@ -82,7 +88,7 @@ export class ServiceFunction extends Construct {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
     const { group, settings } = props;
-    const spec: GroupSpec = groupSpecs[group];
+    const spec: GroupSpec = functionSpecs[group];
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: settings.logRetention,
       removalPolicy: settings.removalPolicy,

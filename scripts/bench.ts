@@ -6,6 +6,7 @@ import { apiRequest } from '#dev/api-request.ts';
 import { freePort, startDynamoLocal } from '#dev/dynamodb-local.ts';
 import { startFakeStripe } from '#dev/fake-stripe/index.ts';
 import { startLocalServer } from '#dev/local-server.ts';
+import { localSweeperFor } from '#dev/local-sweeper.ts';
 import { createApiKey } from '#domain/keys/keys.ts';
 import { compose } from '#shared/composition.ts';
 import { parseRuntimeConfig } from '#shared/config.ts';
@@ -114,7 +115,11 @@ async function main(): Promise<number> {
       KEY_CACHE_TTL_SECONDS: String(KEY_CACHE_TTL_SECONDS),
       STRIPE_API_BASE: stripe.url,
     });
-    const app = compose(config, { keyring: () => localKeyring(randomBytes(32)), payments: stripeGatewayFor });
+    const app = compose(config, {
+      keyring: () => localKeyring(randomBytes(32)),
+      payments: stripeGatewayFor,
+      sweeps: localSweeperFor,
+    });
     await ensureTable(client, TABLE_NAME);
     const server = await startLocalServer({ port: 0, app });
     closeServer = server.close;

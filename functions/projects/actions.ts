@@ -1,4 +1,5 @@
-import { createProject, deleteProject, getProject, listProjects, updateProject } from '#domain/projects/projects.ts';
+import { deleteProject } from '#domain/projects/delete.ts';
+import { createProject, getProject, listProjects, updateProject } from '#domain/projects/projects.ts';
 import { CreateProjectBody, UpdateProjectBody } from '#domain/projects/schemas.ts';
 import { defineGroup, route } from '#http/action.ts';
 import { created, ok, success } from '#http/responses.ts';
@@ -19,8 +20,8 @@ export const projects = defineGroup('projects', [
     run: async ({ project, body, ports }) => ok(await updateProject(ports.keyring, project, body)),
   }),
   route('DELETE /api/v1/projects/{slug}', {
-    run: async ({ project }) => {
-      await deleteProject(project);
+    run: async ({ project, ports }) => {
+      await deleteProject(ports.sweeps, project);
       return success();
     },
   }),

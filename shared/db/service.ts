@@ -8,6 +8,7 @@ import { Feature } from './entities/feature.ts';
 import { Plan } from './entities/plan.ts';
 import { PlanFeature } from './entities/plan-feature.ts';
 import { Project } from './entities/project.ts';
+import { ProjectSweep } from './entities/project-sweep.ts';
 
 export const entities = {
   project: Project,
@@ -16,14 +17,20 @@ export const entities = {
   planFeature: PlanFeature,
   apiKey: ApiKey,
   counter: Counter,
+  projectSweep: ProjectSweep,
 };
 
 /**
- * The entities that live outside any project, so a project delete leaves them alone. Every
+ * The entities that live outside any project, so a project delete leaves them alone (a
+ * project's sweep record is deleted by its own sweep, last). Every
  * other entity joins the `projectData` collection (tests/integration/project-sweep.test.ts
  * fails otherwise): that is what reads it with its project and sweeps it on delete.
  */
-export const unscopedEntities = ['apiKey', 'counter'] as const satisfies readonly (keyof typeof entities)[];
+export const unscopedEntities = [
+  'apiKey',
+  'counter',
+  'projectSweep',
+] as const satisfies readonly (keyof typeof entities)[];
 
 function createService(client: DynamoDBDocumentClient, table: string) {
   return new Service(entities, { client, table });
