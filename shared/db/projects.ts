@@ -1,4 +1,4 @@
-import { ifConditionFails, itemOr } from './errors.ts';
+import { itemOr } from './errors.ts';
 import { db, type PricingService } from './service.ts';
 import type { NewProjectItem, ProjectItem, ProjectKey } from './types.ts';
 

@@ -11,7 +11,7 @@ import {
   updateProjectItem,
 } from '#db/projects.ts';
 import type { NewProjectItem, ProjectItem, ProjectKey } from '#db/types.ts';
-import { ConflictError, projectNotFound } from '../errors.ts';
+import { ConflictError } from '../errors.ts';
 import { definedOnly, withoutNulls } from '../fields.ts';
 import { sealPaymentKey } from '../payments/account.ts';
 import type { Keyring } from '../ports.ts';
@@ -22,7 +22,6 @@ import {
   type ProjectSummaryView,
   type ProjectView,
   projectDefaults,
-  slugPattern,
   type UpdateProjectInput,
 } from './schemas.ts';
 import { slugCandidate, slugify } from './slug.ts';
