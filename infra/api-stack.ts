@@ -12,6 +12,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { groupSpecs, groupNames as groups } from '../shared/groups.ts';
@@ -23,6 +24,8 @@ export interface ApiStackProps extends StackProps {
   settings: StageSettings;
   table: ITable;
   paymentKey: IKey;
+  /** Where the projects function hands deleted projects' sweeps (infra/sweep-stack.ts). */
+  sweepQueue: IQueue;
   projectRoot: string;
   bundleAwsSdk: boolean;
 }
@@ -60,9 +63,10 @@ export class ApiStack extends Stack {
           bundleAwsSdk: props.bundleAwsSdk,
         });
         // Grants and environment from the group's spec (shared/groups.ts), nothing else.
-        const { table, indexes, paymentKeys } = groupSpecs[group];
+        const { table, indexes, paymentKeys, ports } = groupSpecs[group];
         fn.bindTable(props.table, table, indexes);
         if (paymentKeys !== 'none') fn.bindPaymentKeys(props.paymentKey, paymentKeys);
+        if ((ports as readonly string[]).includes('sweeps')) fn.bindSweepQueue(props.sweepQueue);
         return [group, fn];
       }),
     ) as Record<Group, ServiceFunction>;

@@ -3,6 +3,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { ApiStack } from './api-stack.ts';
 import { DataStack } from './data-stack.ts';
 import { stageSettings } from './stages.ts';
+import { SweepStack } from './sweep-stack.ts';
 
 export interface PricingAppOptions {
   stage: unknown;
@@ -26,11 +27,20 @@ export function buildPricingApp(app: App, options: PricingAppOptions) {
     terminationProtection: settings.protective,
   });
   new CfnOutput(data, 'TableName', { value: data.table.tableName, description: 'For npm run cli (TABLE_NAME)' });
+  const sweep = new SweepStack(app, `Pricing-${settings.stage}-Sweep`, {
+    env,
+    settings,
+    table: data.table,
+    projectRoot: options.projectRoot,
+    bundleAwsSdk: options.bundleAwsSdk ?? true,
+    description: `Pricing plan service, stage ${settings.stage}: the queue and function that sweep deleted projects`,
+  });
   const api = new ApiStack(app, `Pricing-${settings.stage}-Api`, {
     env,
     settings,
     table: data.table,
     paymentKey: data.paymentKey,
+    sweepQueue: sweep.queue,
     projectRoot: options.projectRoot,
     bundleAwsSdk: options.bundleAwsSdk ?? true,
     description: `Pricing plan service, stage ${settings.stage}: HTTP API and one function per endpoint group`,
@@ -40,5 +50,5 @@ export function buildPricingApp(app: App, options: PricingAppOptions) {
   // cdk-nag's AwsSolutions pack runs at every synth; a finding fails it unless it is
   // acknowledged, with its reason, next to the construct it concerns.
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
-  return { settings, data, api };
+  return { settings, data, sweep, api };
 }

@@ -3,6 +3,7 @@ import { Duration, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
@@ -160,6 +161,18 @@ export class ServiceFunction extends Construct {
         }),
       );
     }
+    return this;
+  }
+
+  /**
+   * The sweep queue in SWEEP_QUEUE_URL, and SendMessage on it: no more (the queue is
+   * SQS-encrypted, so no KMS grant; the sweeper's consuming grants come with its event source).
+   */
+  bindSweepQueue(queue: IQueue): this {
+    this.fn.addEnvironment('SWEEP_QUEUE_URL', queue.queueUrl);
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({ effect: Effect.ALLOW, actions: ['sqs:SendMessage'], resources: [queue.queueArn] }),
+    );
     return this;
   }
 

@@ -24,7 +24,8 @@ let prod: SynthesizedStage;
 beforeAll(async () => {
   dev = await synthStage('dev', { bundle: true });
   prod = await synthStage('prod', { bundle: false });
-});
+  // Six bundles (five groups and the sweeper), on a busy machine.
+}, 180_000);
 
 afterAll(async () => {
   await Promise.all([dev?.cleanup(), prod?.cleanup()]);
@@ -222,6 +223,7 @@ describe('bundles: each function ships a self-contained ESM bundle that answers 
           TABLE_NAME: 'pricing-test',
           AWS_REGION: 'us-east-1',
           PAYMENT_KMS_KEY_ID: 'arn:aws:kms:us-east-1:111111111111:key/test',
+          SWEEP_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/111111111111/sweeps',
           AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
           LOG_LEVEL: 'silent',
         },
