@@ -12,8 +12,8 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { groupSpecs, groupNames as groups } from '../shared/groups.ts';
 import { fallbackGroup, type Group, routeKey, routes } from '../shared/routes.ts';
