@@ -14,6 +14,7 @@ import { runtimeConfig } from '#shared/config.ts';
 import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { fallbackGroup, type Group, routeKey } from '#shared/routes.ts';
 import { keyringFor } from '#shared/secrets/keyring.ts';
+import { LocalSweeper, localSweeperFor } from './local-sweeper.ts';
 
 /** The same group actions that CDK bundles into one Lambda per group, all on one App. */
 function groupHandlers(app: App<Ports>): Record<Group, LambdaHandler> {
@@ -28,7 +29,12 @@ function groupHandlers(app: App<Ports>): Record<Group, LambdaHandler> {
 
 /** Every port, from the environment's configuration (the tests' default); `clock` replaces the system's. */
 export const composeFromEnvironment = ({ clock = systemClock }: { clock?: Clock } = {}): App<Ports> =>
-  compose(runtimeConfig(), { keyring: keyringFor, payments: stripeGatewayFor, clock: () => clock });
+  compose(runtimeConfig(), {
+    keyring: keyringFor,
+    payments: stripeGatewayFor,
+    clock: () => clock,
+    sweeps: localSweeperFor,
+  });
 
 const TEXT_CONTENT = /^(?:text\/|application\/(?:[^;]*\+)?(?:json|xml|x-www-form-urlencoded|javascript))/i;
 
@@ -188,7 +194,9 @@ export interface LocalServer {
   /**
    * Stops accepting connections and closes idle keep-alive ones at once, lets the requests
    * in flight finish (each answer then ends its connection), and closes what is still open
-   * after `graceMs`. Resolves once no connection is left. Called again, it keeps the first
+   * after `graceMs`. Resolves once no connection is left and the background sweep (a local
+   * sweep queue's) has stopped at the end of its current batch: what it did not reach stays
+   * pending in the table, and the next start resumes it. Called again, it keeps the first
    * call's promise, and a shorter `graceMs` (0: now) brings the cut forward.
    */
   close(options?: { graceMs?: number }): Promise<void>;
@@ -205,6 +213,9 @@ export async function startLocalServer({
   app?: App<Ports>;
 }): Promise<LocalServer> {
   const handlers = groupHandlers(app);
+  // Deleted projects whose sweep a previous run did not finish (killed, or stopped mid-sweep).
+  const sweeper = app.ports.sweeps instanceof LocalSweeper ? app.ports.sweeps : undefined;
+  sweeper?.resumePending().catch((error: unknown) => console.error('could not resume pending sweeps', error));
   const inFlight = new Set<ServerResponse>();
   let closed: Promise<void> | undefined;
   const server = createServer((req, res) => {
@@ -241,7 +252,7 @@ export async function startLocalServer({
         for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
         server.close(() => resolve());
         server.closeIdleConnections();
-      });
+      }).then(() => sweeper?.stop());
       void closed.finally(() => clearTimeout(cut));
       return closed;
     },

@@ -14,6 +14,7 @@ import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-clo
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { groupSpecs, groupNames as groups } from '../shared/groups.ts';
 import { fallbackGroup, type Group, type RouteKey, routeKey, routes } from '../shared/routes.ts';
@@ -43,6 +44,8 @@ export interface ApiStackProps extends StackProps {
   settings: StageSettings;
   table: ITable;
   paymentKey: IKey;
+  /** Where the projects function hands deleted projects' sweeps (infra/sweep-stack.ts). */
+  sweepQueue: IQueue;
   projectRoot: string;
   bundleAwsSdk: boolean;
 }
@@ -80,9 +83,10 @@ export class ApiStack extends Stack {
           bundleAwsSdk: props.bundleAwsSdk,
         });
         // Grants and environment from the group's spec (shared/groups.ts), nothing else.
-        const { table, indexes, paymentKeys, paymentRecords } = groupSpecs[group];
+        const { table, indexes, paymentKeys, paymentRecords, ports } = groupSpecs[group];
         fn.bindTable(props.table, table, indexes, paymentRecords);
         if (paymentKeys !== 'none') fn.bindPaymentKeys(props.paymentKey, paymentKeys);
+        if ((ports as readonly string[]).includes('sweeps')) fn.bindSweepQueue(props.sweepQueue);
         return [group, fn];
       }),
     ) as Record<Group, ServiceFunction>;

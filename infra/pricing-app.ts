@@ -4,6 +4,7 @@ import { ApiStack } from './api-stack.ts';
 import { CdnStack } from './cdn-stack.ts';
 import { DataStack } from './data-stack.ts';
 import { stageSettings } from './stages.ts';
+import { SweepStack } from './sweep-stack.ts';
 
 export interface PricingAppOptions {
   stage: unknown;
@@ -27,11 +28,20 @@ export function buildPricingApp(app: App, options: PricingAppOptions) {
     terminationProtection: settings.protective,
   });
   new CfnOutput(data, 'TableName', { value: data.table.tableName, description: 'For npm run cli (TABLE_NAME)' });
+  const sweep = new SweepStack(app, `Pricing-${settings.stage}-Sweep`, {
+    env,
+    settings,
+    table: data.table,
+    projectRoot: options.projectRoot,
+    bundleAwsSdk: options.bundleAwsSdk ?? true,
+    description: `Pricing plan service, stage ${settings.stage}: the queue and function that sweep deleted projects`,
+  });
   const api = new ApiStack(app, `Pricing-${settings.stage}-Api`, {
     env,
     settings,
     table: data.table,
     paymentKey: data.paymentKey,
+    sweepQueue: sweep.queue,
     projectRoot: options.projectRoot,
     bundleAwsSdk: options.bundleAwsSdk ?? false,
     description: `Pricing plan service, stage ${settings.stage}: HTTP API and one function per endpoint group`,
@@ -47,5 +57,5 @@ export function buildPricingApp(app: App, options: PricingAppOptions) {
   // cdk-nag's AwsSolutions pack runs at every synth; a finding fails it unless it is
   // acknowledged, with its reason, next to the construct it concerns.
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
-  return { settings, data, api, cdn };
+  return { settings, data, sweep, api, cdn };
 }

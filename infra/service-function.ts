@@ -6,9 +6,10 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { type IndexName, paymentRecordsKeyPrefix } from '../shared/db/table.ts';
-import { type GroupAsset, type GroupSpec, groupSpecs } from '../shared/groups.ts';
+import { functionSpecs, type GroupAsset, type GroupSpec, type Worker } from '../shared/groups.ts';
 import type { Group } from '../shared/routes.ts';
 import { writeWidget } from '../widget/build.ts';
 import { functionBundling } from './bundling.ts';
@@ -41,7 +42,12 @@ export const paymentRecordsCondition = {
 
 /** The actions a spec's `table` access grants on the base table. */
 export const tableActionsFor = (access: GroupSpec['table']): string[] =>
-  access === 'none' ? [] : access === 'read' ? tableActions.read : [...tableActions.read, ...tableActions.write];
+  ({
+    none: [],
+    read: tableActions.read,
+    readWrite: [...tableActions.read, ...tableActions.write],
+    readDelete: [...tableActions.read, 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+  })[access];
 
 /** The KMS operation a spec's `paymentKeys` use needs: sealing a new key or opening a stored one. */
 export const paymentKeyActions = { seal: 'kms:GenerateDataKey', open: 'kms:Decrypt' } as const;
@@ -67,10 +73,11 @@ const buildAssetsBeside = (assets: readonly GroupAsset[]) => ({
 });
 
 /** The role of a group's function, named so the payment key's policy can name it before it exists. */
-export const functionRoleName = (stage: string, group: Group) => `pricing-${stage}-${group}`;
+export const functionRoleName = (stage: string, group: Group | Worker) => `pricing-${stage}-${group}`;
 
 export interface ServiceFunctionProps {
-  group: Group;
+  /** An endpoint group, or a worker (no route; its own trigger): functions/<name>/handler.ts. */
+  group: Group | Worker;
   settings: StageSettings;
   projectRoot: string;
   /** true: @aws-sdk/* is bundled; false (deployed): the Lambda runtime's SDK v3 (infra/bundling.ts). */
@@ -91,7 +98,7 @@ export class ServiceFunction extends Construct {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
     const { group, settings } = props;
-    const spec: GroupSpec = groupSpecs[group];
+    const spec: GroupSpec = functionSpecs[group];
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: settings.logRetention,
       removalPolicy: settings.removalPolicy,
@@ -167,6 +174,18 @@ export class ServiceFunction extends Construct {
         }),
       );
     }
+    return this;
+  }
+
+  /**
+   * The sweep queue in SWEEP_QUEUE_URL, and SendMessage on it: no more (the queue is
+   * SQS-encrypted, so no KMS grant; the sweeper's consuming grants come with its event source).
+   */
+  bindSweepQueue(queue: IQueue): this {
+    this.fn.addEnvironment('SWEEP_QUEUE_URL', queue.queueUrl);
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({ effect: Effect.ALLOW, actions: ['sqs:SendMessage'], resources: [queue.queueArn] }),
+    );
     return this;
   }
 

@@ -6,6 +6,7 @@ import { apiRequest } from '#dev/api-request.ts';
 import { freePort, startDynamoLocal } from '#dev/dynamodb-local.ts';
 import { startFakeStripe } from '#dev/fake-stripe/index.ts';
 import { startLocalServer } from '#dev/local-server.ts';
+import { localSweeperFor } from '#dev/local-sweeper.ts';
 import { printWarm } from '#dev/warm-cpu.ts';
 import { createApiKey } from '#domain/keys/keys.ts';
 import { compose } from '#shared/composition.ts';
@@ -124,6 +125,7 @@ async function main(): Promise<number> {
       keyring: () => localKeyring(randomBytes(32)),
       payments: stripeGatewayFor,
       clock: () => spacedClock,
+      sweeps: localSweeperFor,
     });
     await ensureTable(client, TABLE_NAME);
     const server = await startLocalServer({ port: 0, app });

@@ -4,6 +4,7 @@ import { ensureTable } from '#db/ensure-table.ts';
 import { type DynamoLocal, DynamoLocalError, startDynamoLocal } from '#dev/dynamodb-local.ts';
 import { type FakeStripe, startFakeStripe } from '#dev/fake-stripe/index.ts';
 import { CLOSE_GRACE_MS, startLocalServer } from '#dev/local-server.ts';
+import { localSweeperFor } from '#dev/local-sweeper.ts';
 import { type Keyring, systemClock } from '#domain/ports.ts';
 import { compose } from '#shared/composition.ts';
 import { ConfigError, type LocalConfig, localConfig } from '#shared/config.ts';
@@ -38,7 +39,12 @@ async function main(): Promise<void> {
     WIDGET_FILE: config.WIDGET_FILE ?? writeWidget(),
     STRIPE_API_BASE: fakeStripe?.url ?? config.STRIPE_API_BASE,
   };
-  const app = compose(runtime, { keyring: () => keys.keyring, payments: stripeGatewayFor, clock: () => systemClock });
+  const app = compose(runtime, {
+    keyring: () => keys.keyring,
+    payments: stripeGatewayFor,
+    clock: () => systemClock,
+    sweeps: localSweeperFor,
+  });
 
   const server = await startLocalServer({ port: config.PORT, app }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE')

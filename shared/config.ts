@@ -51,6 +51,8 @@ const RuntimeEnv = z.object({
   // The built widget.js the share function serves. A Lambda finds it next to its own code;
   // `npm start` and the tests build it and name the file here.
   WIDGET_FILE: optionalText,
+  // The queue a project delete hands its sweep to (a stage's projects and sweeper functions).
+  SWEEP_QUEUE_URL: optionalText,
   // Another Stripe-compatible server (tests, local runs); unset means api.stripe.com.
   STRIPE_API_BASE: optionalUrl,
   // Per attempt. The SDK makes at most two (one retry after ≥ 0.5 s), so the worst case is

@@ -12,10 +12,11 @@ export interface GroupSpec {
   /**
    * The base table (pk/sk), named in TABLE_NAME. `read`: GetItem and Query; `readWrite`:
    * those and the writes of shared/db (PutItem, UpdateItem, DeleteItem, BatchWriteItem,
-   * ConditionCheckItem; TransactWriteItems needs nothing more). Every group with a route that
+   * ConditionCheckItem; TransactWriteItems needs nothing more); `readDelete`: the reads and
+   * the deletes (DeleteItem, BatchWriteItem), no more (the sweeper). Every group with a route that
    * is not public needs at least `read`: authentication is a GetItem of the API key by pk.
    */
-  table: 'none' | 'read' | 'readWrite';
+  table: 'none' | 'read' | 'readWrite' | 'readDelete';
   /**
    * The payment records (rate limit, checkout sessions): GetItem, PutItem and UpdateItem on
    * the items whose partition key starts with `paymentRecordsKeyPrefix` (shared/db/table.ts),
@@ -79,14 +80,15 @@ export const groupSpecs = {
     assets: [],
   },
   // Auth (GetItem apiKey), project reads (Query projectData), the id counter (UpdateItem),
-  // create/update/delete and the sweep (PutItem, UpdateItem, BatchWriteItem, DeleteItem); the
-  // project list and the free-slug search Query gsi2 (byOwner); a paymentSecretKey is sealed.
+  // create/update and the delete transaction (PutItem, UpdateItem, DeleteItem); the project
+  // list and the free-slug search Query gsi2 (byOwner); a paymentSecretKey is sealed; a
+  // deleted project's sweep is handed to the sweep queue (SendMessage).
   projects: {
     table: 'readWrite',
     paymentRecords: 'none',
     indexes: ['gsi2'],
     paymentKeys: 'seal',
-    ports: ['keyring'],
+    ports: ['keyring', 'sweeps'],
     timeoutSeconds: 10,
     assets: [],
   },
@@ -100,3 +102,25 @@ export const groupSpecs = {
 
 /** The groups, in the order of their specs. */
 export const groupNames = Object.keys(groupSpecs) as Group[];
+
+/** Functions no route reaches, each started by its own trigger (infra/sweep-stack.ts). */
+export type Worker = 'sweeper';
+
+export const workerSpecs = {
+  // Sweeps deleted projects' items, from the sweep queue and from a periodic check: reads the
+  // sweep record (GetItem) and the partition page by page (Query), deletes items
+  // (BatchWriteItem) and at last the record (DeleteItem), and hands an unfinished sweep back
+  // to the queue (SendMessage). It stops SWEEP_MARGIN_MS before this timeout, between batches.
+  sweeper: {
+    table: 'readDelete',
+    paymentRecords: 'none',
+    indexes: [],
+    paymentKeys: 'none',
+    ports: ['sweeps'],
+    timeoutSeconds: 120,
+    assets: [],
+  },
+} as const satisfies Record<Worker, GroupSpec>;
+
+/** Every function's spec, route groups and workers. */
+export const functionSpecs: Record<Group | Worker, GroupSpec> = { ...groupSpecs, ...workerSpecs };

@@ -1,6 +1,7 @@
 import { PageQuery } from '#domain/pages.ts';
+import { deleteProject } from '#domain/projects/delete.ts';
 import { listProjectsPage } from '#domain/projects/list.ts';
-import { createProject, deleteProject, getProject, listProjects, updateProject } from '#domain/projects/projects.ts';
+import { createProject, getProject, listProjects, updateProject } from '#domain/projects/projects.ts';
 import { CreateProjectBody, UpdateProjectBody } from '#domain/projects/schemas.ts';
 import { defineGroup, route } from '#http/action.ts';
 import { created, ok, success } from '#http/responses.ts';
@@ -28,8 +29,8 @@ export const projects = defineGroup('projects', [
     run: async ({ project, body, ports }) => ok(await updateProject(ports.keyring, project, body)),
   }),
   route('DELETE /api/v1/projects/{slug}', {
-    run: async ({ project }) => {
-      await deleteProject(project);
+    run: async ({ project, ports }) => {
+      await deleteProject(ports.sweeps, project);
       return success();
     },
   }),

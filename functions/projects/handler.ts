@@ -1,6 +1,10 @@
 import { lambdaHandler } from '#http/group-handler.ts';
 import { keyringFor } from '#shared/secrets/keyring.ts';
+import { sqsSweepQueueFor } from '#shared/sweeps/sqs-queue.ts';
 import { projects } from './actions.ts';
 
-/** Projects seal payment keys: a stage without a keyring fails its cold start. */
-export const handler = lambdaHandler(projects, { keyring: keyringFor });
+/**
+ * Projects seal payment keys and hand deleted projects' sweeps to the sweep queue: a stage
+ * without a keyring or a queue fails its cold start.
+ */
+export const handler = lambdaHandler(projects, { keyring: keyringFor, sweeps: sqsSweepQueueFor });

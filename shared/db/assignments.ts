@@ -1,6 +1,7 @@
 // Plan features (assignments): how they are written beside the features and plans they
 // join, and swept when either is deleted.
 import { deleteAll } from './batch.ts';
+import { getProjectItem } from './projects.ts';
 import { db } from './service.ts';
 import { countedWrite, type TransactionEntities } from './transactions.ts';
 import type { NewPlanFeatureItem, ProjectKey, ProjectScope } from './types.ts';
@@ -46,7 +47,7 @@ export function assignmentActions(
   return batch.flatMap((a) => [
     entities.feature
       .check({ ...key, featureId: a.featureId })
-      .where(({ featureId }, { exists }) => exists(featureId))
+      .where(({ featureId, shareId }, { exists, eq }) => `${exists(featureId)} AND ${eq(shareId, scope.shareId)}`)
       .commit(),
     entities.planFeature.create(assignmentItem(scope, planId, a, createdAt)).commit(),
   ]);
@@ -118,39 +119,48 @@ export async function deleteWithAssignments<P extends AssignmentParent>(
   key: ProjectKey,
   parent: P,
 ): Promise<'deleted' | 'project_gone' | Missing<P>> {
+  // The share id tells this project's items from those a deleted project with the same slug
+  // left in the partition for its sweep: those are not this project's to delete or uncount.
+  const project = await getProjectItem(key);
+  if (!project || project.deletingAt) return 'project_gone';
+  const scope = { ...key, shareId: project.shareId };
+  const ours = { shareId: project.shareId };
   const outcome = await countedWrite({
-    key,
+    scope,
     counter: 'planId' in parent ? 'planCount' : 'featureCount',
     delta: -1,
     actions: ({ feature, plan }) => [
       'planId' in parent
         ? plan
             .delete({ ...key, planId: parent.planId })
-            .where(({ planId }, { exists }) => exists(planId))
+            .where(({ planId, shareId }, { exists, eq }) => `${exists(planId)} AND ${eq(shareId, ours.shareId)}`)
             .commit()
         : feature
             .delete({ ...key, featureId: parent.featureId })
-            .where(({ featureId }, { exists }) => exists(featureId))
+            .where(({ featureId, shareId }, { exists, eq }) => `${exists(featureId)} AND ${eq(shareId, ours.shareId)}`)
             .commit(),
     ],
   });
-  // A project being deleted is swept whole by its own delete.
+  // A deleted project is swept whole by its own sweep.
   if (outcome === 'project_gone') return outcome;
-  await deleteAll(db().entities.planFeature, await assignmentsOf(key, parent));
+  await deleteAll(db().entities.planFeature, await assignmentsOf(scope, parent));
   if (outcome === 'committed') return 'deleted';
   return ('planId' in parent ? 'plan_missing' : 'feature_missing') as Missing<P>;
 }
 
 /** A plan's assignments are a key prefix; a feature's are filtered out of the partition. */
-async function assignmentsOf(key: ProjectKey, parent: AssignmentParent) {
+async function assignmentsOf({ shareId: ours, ...key }: ProjectScope, parent: AssignmentParent) {
   const { planFeature } = db().entities;
   const options = { pages: 'all', consistent: true } as const;
   const { data } =
     'planId' in parent
-      ? await planFeature.query.projectData({ ...key, planId: parent.planId }).go(options)
+      ? await planFeature.query
+          .projectData({ ...key, planId: parent.planId })
+          .where(({ shareId }, { eq }) => eq(shareId, ours))
+          .go(options)
       : await planFeature.query
           .projectData(key)
-          .where(({ featureId }, { eq }) => eq(featureId, parent.featureId))
+          .where(({ featureId, shareId }, { eq }) => `${eq(featureId, parent.featureId)} AND ${eq(shareId, ours)}`)
           .go(options);
   return data;
 }

@@ -13,7 +13,7 @@ export async function insertFeature(
   maxFeatures: number,
 ): Promise<'created' | 'project_gone' | 'limit_reached'> {
   const outcome = await countedWrite({
-    key: { ownerId: item.ownerId, slug: item.slug },
+    scope: { ownerId: item.ownerId, slug: item.slug, shareId: item.shareId },
     counter: 'featureCount',
     delta: 1,
     max: maxFeatures,

@@ -48,7 +48,7 @@ export async function insertPlan(
         written.push(...batch);
       }
       const outcome = await countedWrite({
-        key,
+        scope,
         counter: 'planCount',
         delta: 1,
         max: maxPlans,
@@ -99,7 +99,7 @@ export async function insertAssignments(
           const outcome = await writeTransaction((entities) => [
             entities.plan
               .check({ ...key, planId })
-              .where(({ planId: id }, { exists }) => exists(id))
+              .where(({ planId: id, shareId }, { exists, eq }) => `${exists(id)} AND ${eq(shareId, scope.shareId)}`)
               .commit(),
             ...assignmentActions(entities, scope, planId, current, createdAt),
           ]);

@@ -1,5 +1,4 @@
-import { deleteAll } from './batch.ts';
-import { ifConditionFails, itemOr } from './errors.ts';
+import { itemOr } from './errors.ts';
 import { db, type PricingService } from './service.ts';
 import type { NewProjectItem, ProjectItem, ProjectKey } from './types.ts';
 
@@ -26,7 +25,12 @@ function toPartition(data: { project: ProjectItem[] } & Record<ChildAlias, unkno
     ...children
   } = data;
   if (!project) return undefined;
-  const lists = Object.entries(children).map(([alias, items]) => [`${alias}s`, items]);
+  // A deleted project's items stay in the partition until swept, and a new project may take
+  // its slug (its partition) at once: only the items that carry this project's share id are its own.
+  const lists = Object.entries(children).map(([alias, items]) => [
+    `${alias}s`,
+    (items as { shareId: string }[]).filter((item) => item.shareId === project.shareId),
+  ]);
   return { project, ...Object.fromEntries(lists) } as ProjectPartition;
 }
 
@@ -122,55 +126,4 @@ export async function updateProjectItem(
     ({ version, deletingAt }, { eq, notExists }) => `${eq(version, expectedVersion)} AND ${notExists(deletingAt)}`,
   );
   return itemOr(guarded.go({ response: 'all_new' }), 'stale');
-}
-
-/**
- * First step of a delete: from here on the project reads as missing and nothing can be
- * created in it. 'not_found' when there is no project (a repeated mark is allowed, so an
- * interrupted delete can be finished).
- */
-export async function markProjectDeleting(key: ProjectKey): Promise<'marked' | 'not_found'> {
-  const mark = db().entities.project.patch(key).set({ deletingAt: new Date().toISOString() }).go();
-  return ifConditionFails(
-    mark.then(() => 'marked' as const),
-    'not_found',
-  );
-}
-
-const MAX_SWEEP_PASSES = 6;
-
-/** Deletes a batch of any member entity's items: ElectroDB takes each key out of its item. */
-type AnyEntity = Parameters<typeof deleteAll<unknown>>[0];
-
-/**
- * Deletes every item of a project marked as deleting, whatever their number, whatever
- * entities its collection holds: each pass deletes every child item one strongly
- * consistent Query finds, until a Query finds only the project item, which goes last.
- *
- * Why no item is left behind: once the project is marked, every child write is refused,
- * because each one checks in its own transaction either the project (feature and plan
- * creates check `deletingAt`) or a parent that itself can no longer be created (every
- * plan-feature write checks its plan and its feature). So after a pass has deleted the
- * parents, a later pass sees every child there will ever be. A new entity of the
- * collection must keep that rule. The project item going last means a delete cut short
- * stays visible as "deleting", and the next DELETE finishes it.
- */
-export async function sweepProject(key: ProjectKey): Promise<void> {
-  const { entities, collections } = db();
-  const { ownerId, slug } = key;
-  for (let pass = 0; ; pass++) {
-    const { data } = await collections.projectData({ ownerId, slug }).go({ pages: 'all', consistent: true });
-    if (data.project.length === 0) return;
-    const children = (Object.keys(data) as (keyof ProjectData)[])
-      .filter((alias): alias is ChildAlias => alias !== 'project')
-      .map((alias) => ({ entity: entities[alias] as AnyEntity, items: data[alias] as unknown[] }))
-      .filter(({ items }) => items.length > 0);
-    if (children.length === 0) break;
-    if (pass >= MAX_SWEEP_PASSES) {
-      const left = children.reduce((sum, { items }) => sum + items.length, 0);
-      throw new Error(`Project sweep still finds ${left} items after ${pass} passes`);
-    }
-    await Promise.all(children.map(({ entity, items }) => deleteAll(entity, items)));
-  }
-  await entities.project.delete({ ownerId, slug }).go();
 }

@@ -10,6 +10,7 @@ import { CheckoutSession, RateLimit } from './entities/payment-records.ts';
 import { Plan } from './entities/plan.ts';
 import { PlanFeature } from './entities/plan-feature.ts';
 import { Project } from './entities/project.ts';
+import { ProjectSweep } from './entities/project-sweep.ts';
 
 export const entities = {
   project: Project,
@@ -21,10 +22,12 @@ export const entities = {
   idempotencyRecord: IdempotencyRecord,
   rateLimit: RateLimit,
   checkoutSession: CheckoutSession,
+  projectSweep: ProjectSweep,
 };
 
 /**
- * The entities that live outside any project, so a project delete leaves them alone. Every
+ * The entities that live outside any project, so a project delete leaves them alone (a
+ * project's sweep record is deleted by its own sweep, last). Every
  * other entity joins the `projectData` collection (tests/integration/project-sweep.test.ts
  * fails otherwise): that is what reads it with its project and sweeps it on delete.
  */
@@ -34,6 +37,7 @@ export const unscopedEntities = [
   'idempotencyRecord',
   'rateLimit',
   'checkoutSession',
+  'projectSweep',
 ] as const satisfies readonly (keyof typeof entities)[];
 
 function createService(client: DynamoDBDocumentClient, table: string) {

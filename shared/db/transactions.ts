@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { db, type PricingService } from './service.ts';
-import type { ProjectKey } from './types.ts';
+import type { ProjectScope } from './types.ts';
 
 type WriteBuilder = Parameters<PricingService['transaction']['write']>[0];
 /** The entities a transaction builder is handed, and the actions it returns. */
@@ -53,7 +53,8 @@ export function failedConditions(outcome: TransactionOutcome, from = 0): number[
 export type CountedWriteOutcome = 'committed' | 'project_gone' | 'limit_reached' | { failedAt: number[] };
 
 export interface CountedWrite {
-  key: ProjectKey;
+  /** The project written to: its share id tells it from a later project with the same slug. */
+  scope: ProjectScope;
   counter: 'featureCount' | 'planCount';
   /** +1 for a create, -1 for a delete. */
   delta: 1 | -1;
@@ -66,17 +67,25 @@ export interface CountedWrite {
 /**
  * Creates or deletes children of a project and moves its count by `delta` in the same
  * transaction, so the denormalised count is exact and the limit holds under concurrent
- * creates. The project patch is refused once a delete has started (`deletingAt`), which
- * is what keeps the project sweep from racing new children. Which condition failed comes
+ * creates. The project patch is refused once the project is deleted (its item is gone, or
+ * marked `deletingAt` by an older delete) or its slug belongs to a newer project (another
+ * share id), which is what keeps the project sweep from racing new children. Which condition failed comes
  * back as a tag: 'project_gone', 'limit_reached', or the positions of the failed actions.
  */
-export async function countedWrite({ key, counter, delta, max, actions }: CountedWrite): Promise<CountedWriteOutcome> {
+export async function countedWrite({
+  scope,
+  counter,
+  delta,
+  max,
+  actions,
+}: CountedWrite): Promise<CountedWriteOutcome> {
+  const { shareId, ...key } = scope;
   const outcome = await writeTransaction((entities) => [
     entities.project
       .patch(key)
       .add({ [counter]: delta })
-      .where((attributes, { notExists, lt }) => {
-        const open = notExists(attributes.deletingAt);
+      .where((attributes, { notExists, eq, lt }) => {
+        const open = `${notExists(attributes.deletingAt)} AND ${eq(attributes.shareId, shareId)}`;
         return max === undefined ? open : `${open} AND ${lt(attributes[counter], max)}`;
       })
       .commit({ response: 'all_old' }),
@@ -85,7 +94,7 @@ export async function countedWrite({ key, counter, delta, max, actions }: Counte
   if (outcome.committed) return 'committed';
   if (outcome.reasons[0]?.code === 'ConditionalCheckFailed') {
     const project = outcome.reasons[0].item;
-    return !project || project.deletingAt ? 'project_gone' : 'limit_reached';
+    return !project || project.deletingAt || project.shareId !== shareId ? 'project_gone' : 'limit_reached';
   }
   return { failedAt: failedConditions(outcome, 1) };
 }

@@ -70,9 +70,21 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
+/**
+ * Where a deleted project's sweep is handed over, to run after the DELETE has answered: an
+ * SQS queue in a stage (shared/sweeps/sqs-queue.ts), a background task in the local server
+ * (dev/local-sweeper.ts). The hand-over needs no durability of its own: the sweep's record
+ * stays in the table until the sweep ends, and pending records are resumed (at the local
+ * server's start; by the stage's periodic check).
+ */
+export interface SweepQueue {
+  enqueue(projectId: number): Promise<void>;
+}
+
 /** Everything the domain may be handed; a use case takes only the ports it needs. */
 export interface Ports {
   keyring: Keyring;
   payments: PaymentGateway;
   clock: Clock;
+  sweeps: SweepQueue;
 }

@@ -371,18 +371,24 @@ describe('IAM: each function role holds least privilege', () => {
     }
   });
 
-  test.each(groups)('%s: beyond the table and the key, only writing its own log group', (group) => {
-    const other = statementsOf(group).filter((statement) =>
-      actionsOf(statement).some((action) => !action.startsWith('dynamodb:') && !action.startsWith('kms:')),
-    );
-    expect(other).toEqual([
-      { Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Effect: 'Allow', Resource: logGroupArn(group) },
-    ]);
-    const fn = synth.apiJson.Resources[functionLogicalId(group)];
-    expect(fn?.Properties?.LoggingConfig?.LogGroup).toEqual({
-      Ref: logicalId(synth.built.api, synth.built.api.functions[group].logGroup),
-    });
-  });
+  test.each(groups)(
+    '%s: beyond the table and the key, only writing its own log group (and sending sweeps, if its spec hands them over)',
+    (group) => {
+      const other = statementsOf(group).filter((statement) =>
+        actionsOf(statement).some((action) => !action.startsWith('dynamodb:') && !action.startsWith('kms:')),
+      );
+      const handsOverSweeps = (groupSpecs[group].ports as readonly string[]).includes('sweeps');
+      expect(other).toEqual([
+        { Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Effect: 'Allow', Resource: logGroupArn(group) },
+        ...(handsOverSweeps ? [{ Action: 'sqs:SendMessage', Effect: 'Allow', Resource: expect.anything() }] : []),
+      ]);
+      if (handsOverSweeps) expect(JSON.stringify(other[1]?.Resource)).toContain('SweepQueue');
+      const fn = synth.apiJson.Resources[functionLogicalId(group)];
+      expect(fn?.Properties?.LoggingConfig?.LogGroup).toEqual({
+        Ref: logicalId(synth.built.api, synth.built.api.functions[group].logGroup),
+      });
+    },
+  );
 });
 
 describe('throttling: the public routes have their own limits, API v1 keeps the stage default', () => {

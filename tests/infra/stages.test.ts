@@ -365,8 +365,18 @@ describe('stage naming: stages deploy side by side', () => {
 
   test('the two stages produce disjoint stack names, each carrying its stage', () => {
     const stackNames = (stage: StageName) => synths[stage].assembly.stacks.map((stack) => stack.stackName);
-    expect(stackNames('dev').sort()).toEqual(['Pricing-dev-Api', 'Pricing-dev-Cdn', 'Pricing-dev-Data']);
-    expect(stackNames('prod').sort()).toEqual(['Pricing-prod-Api', 'Pricing-prod-Cdn', 'Pricing-prod-Data']);
+    expect(stackNames('dev').sort()).toEqual([
+      'Pricing-dev-Api',
+      'Pricing-dev-Cdn',
+      'Pricing-dev-Data',
+      'Pricing-dev-Sweep',
+    ]);
+    expect(stackNames('prod').sort()).toEqual([
+      'Pricing-prod-Api',
+      'Pricing-prod-Cdn',
+      'Pricing-prod-Data',
+      'Pricing-prod-Sweep',
+    ]);
     expect(stackNames('dev').filter((name) => stackNames('prod').includes(name))).toEqual([]);
   });
 

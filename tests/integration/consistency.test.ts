@@ -3,6 +3,7 @@ import { db } from '#db/service.ts';
 import { countedWrite } from '#db/transactions.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
+import { sweepsFinished } from '../fixtures/sweeps.ts';
 import { entityOf, itemsOfOwner } from '../fixtures/table.ts';
 
 const server = useLocalServer();
@@ -137,7 +138,7 @@ describe('a delete cut short by a crash is finished by the next delete of the sa
     const key = keyOf(project);
     // What a process killed between the delete's transaction and its sweep leaves behind.
     const committed = await countedWrite({
-      key,
+      scope: { ...key, shareId: project.shareId },
       counter: 'featureCount',
       delta: -1,
       actions: ({ feature }) => [feature.delete({ ...key, featureId: a.id }).commit()],
@@ -164,7 +165,7 @@ describe('a delete cut short by a crash is finished by the next delete of the sa
     const key = keyOf(project);
     const gone = plans[1]?.id as number;
     const committed = await countedWrite({
-      key,
+      scope: { ...key, shareId: project.shareId },
       counter: 'planCount',
       delta: -1,
       actions: ({ plan }) => [plan.delete({ ...key, planId: gone }).commit()],
@@ -284,6 +285,7 @@ describe('a project delete leaves nothing behind, whatever the size', () => {
     // The project holds its 200 features: a create that lands before the delete's mark is
     // refused by the limit (409), one after it finds no project (404); none is half-written.
     for (const response of late) expect([404, 409]).toContain(response.status);
+    await sweepsFinished(owner.ownerId);
     expect(await itemsOfOwner(owner.ownerId)).toEqual([]);
   }, 120_000);
 });

@@ -3,6 +3,7 @@ import { db, unscopedEntities } from '#db/service.ts';
 import type { ProjectEntity } from '#db/types.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject, projectEntityItems } from '../fixtures/factories.ts';
+import { sweepsFinished } from '../fixtures/sweeps.ts';
 import { entityOf, itemsOfProject } from '../fixtures/table.ts';
 
 /**
@@ -68,6 +69,7 @@ describe('DELETE of a project', () => {
 
     const response = await api.delete(`/api/v1/projects/${project.slug}`);
     expect(response.status).toBe(200);
+    await sweepsFinished(ownerId);
     expect(await itemsOfProject(ownerId, project.slug, project.shareId)).toEqual([]);
   });
 });

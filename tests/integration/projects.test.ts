@@ -3,6 +3,7 @@ import { ProjectSummaryView, ProjectView } from '#domain/projects/schemas.ts';
 import { defaultTheme } from '#domain/projects/theme.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
+import { sweepsFinished } from '../fixtures/sweeps.ts';
 import { entityOf, itemsOfOwner } from '../fixtures/table.ts';
 
 const server = useLocalServer();
@@ -363,6 +364,7 @@ describe('DELETE /api/v1/projects/{slug}', () => {
     const response = await mine.delete(`/api/v1/projects/${project.slug}`);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ success: true });
+    await sweepsFinished(owner.ownerId);
     expect(await itemsOfOwner(owner.ownerId)).toEqual([]);
     expect((await mine.get(`/api/v1/projects/${project.slug}`)).status).toBe(404);
     expect((await mine.get('/api/v1/projects')).body.projects).toEqual([]);
@@ -383,6 +385,7 @@ describe('DELETE /api/v1/projects/{slug}', () => {
     const before = await itemsOfOwner(ownerId);
     const project = await makeProject(api);
     await api.delete(`/api/v1/projects/${project.slug}`);
+    await sweepsFinished(ownerId);
     expect((await itemsOfOwner(ownerId)).length).toBe(before.length);
   });
 });

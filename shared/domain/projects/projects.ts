@@ -1,18 +1,17 @@
 import { isDeepStrictEqual } from 'node:util';
 import { allocateIds } from '#db/ids.ts';
+import { retireProject } from '#db/project-sweep.ts';
 import {
   getProjectItem,
   insertProject,
   listOwnerProjects,
-  markProjectDeleting,
   type ProjectChanges,
   type RemovableField,
-  sweepProject,
   type UrlField,
   updateProjectItem,
 } from '#db/projects.ts';
 import type { NewProjectItem, ProjectItem, ProjectKey } from '#db/types.ts';
-import { ConflictError, projectNotFound } from '../errors.ts';
+import { ConflictError } from '../errors.ts';
 import { definedOnly, withoutNulls } from '../fields.ts';
 import { sealPaymentKey } from '../payments/account.ts';
 import type { Keyring } from '../ports.ts';
@@ -23,7 +22,6 @@ import {
   type ProjectSummaryView,
   type ProjectView,
   projectDefaults,
-  slugPattern,
   type UpdateProjectInput,
 } from './schemas.ts';
 import { slugCandidate, slugify } from './slug.ts';
@@ -88,10 +86,11 @@ export async function createProject(
 async function createWithExplicitSlug(ownerId: string, slug: string, item: (slug: string) => NewProjectItem) {
   const created = await insertProject(item(slug));
   if (created !== 'slug_taken') return created;
-  // A delete that was cut short still holds the slug: finish it, then take the slug.
+  // A delete of an older version, cut short, still holds the slug: retire that project as a
+  // delete does now (its items are swept by the next resume of pending sweeps), then take the slug.
   const existing = await getProjectItem({ ownerId, slug });
   if (existing?.deletingAt) {
-    await sweepProject({ ownerId, slug });
+    await retireProject({ ownerId, slug });
     const retried = await insertProject(item(slug));
     if (retried !== 'slug_taken') return retried;
   }
@@ -163,14 +162,4 @@ export async function updateProject(
     if (updated !== 'stale') return toProjectView({ ...partition, project: updated });
   }
   throw new ConflictError('The project kept changing while this update was applied; retry it.');
-}
-
-/**
- * Deletes the project and everything in it. The project is first marked, which makes it
- * invisible and closed to new items, then swept; repeating a DELETE finishes a delete that
- * was interrupted.
- */
-export async function deleteProject(key: ProjectKey): Promise<void> {
-  if (!slugPattern.test(key.slug) || (await markProjectDeleting(key)) === 'not_found') throw projectNotFound(key.slug);
-  await sweepProject(key);
 }

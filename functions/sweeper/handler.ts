@@ -1,0 +1,7 @@
+import { compose } from '#shared/composition.ts';
+import { runtimeConfig } from '#shared/config.ts';
+import { sqsSweepQueueFor } from '#shared/sweeps/sqs-queue.ts';
+import { createSweeper } from './worker.ts';
+
+/** The sweeper's Lambda entry: no route reaches it; the sweep queue and a schedule invoke it. */
+export const handler = createSweeper(compose(runtimeConfig(), { sweeps: sqsSweepQueueFor }).ports.sweeps);

@@ -1,0 +1,142 @@
+import { randomBytes } from 'node:crypto';
+import { limits } from '#contract/limits.ts';
+import { createDocumentClient } from '#db/client.ts';
+import { ensureTable } from '#db/ensure-table.ts';
+import { pendingSweeps } from '#db/project-sweep.ts';
+import { db } from '#db/service.ts';
+import { apiRequest } from '#dev/api-request.ts';
+import { freePort, startDynamoLocal } from '#dev/dynamodb-local.ts';
+import { startLocalServer } from '#dev/local-server.ts';
+import { LocalSweeper } from '#dev/local-sweeper.ts';
+import { featureDefaults } from '#domain/features/schemas.ts';
+import { createApiKey } from '#domain/keys/keys.ts';
+import { planDefaults } from '#domain/plans/schemas.ts';
+import type { SweepQueue } from '#domain/ports.ts';
+import { systemClock } from '#domain/ports.ts';
+import { compose } from '#shared/composition.ts';
+import { parseRuntimeConfig } from '#shared/config.ts';
+import { stripeGatewayFor } from '#shared/payments/stripe.ts';
+import { totalDynamoRequests } from '#shared/request-context.ts';
+import { localKeyring } from '#shared/secrets/keyring.ts';
+
+/**
+ * `npm run bench:delete`: a project at the documented limits (every feature on every plan),
+ * written straight to an in-memory DynamoDB Local, then DELETE through the HTTP API: how
+ * long it takes to answer and how many DynamoDB requests it makes, then how long the
+ * background sweep takes to leave nothing of the project in the table.
+ */
+const FEATURES = limits.featuresPerProject;
+const PLANS = limits.plansPerProject;
+const TABLE_NAME = 'pricing-bench-delete';
+
+/** Holds the hand-over so the DELETE is timed alone; the sweep then runs on its own clock. */
+class Held implements SweepQueue {
+  readonly ids: number[] = [];
+  async enqueue(projectId: number) {
+    this.ids.push(projectId);
+  }
+}
+
+async function main(): Promise<void> {
+  const dynamo = await startDynamoLocal({ port: await freePort(), dataDir: ':memory:' });
+  const { region, ...credentials } = dynamo.credential;
+  const held = new Held();
+  try {
+    const config = parseRuntimeConfig({
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      DYNAMODB_CREDENTIAL_FILE: dynamo.credentialFile,
+      TABLE_NAME,
+      LOG_LEVEL: 'silent',
+      AWS_REGION: region,
+    });
+    const app = compose(config, {
+      keyring: () => localKeyring(randomBytes(32)),
+      payments: stripeGatewayFor,
+      clock: () => systemClock,
+      sweeps: () => held,
+    });
+    await ensureTable(createDocumentClient({ endpoint: dynamo.endpoint, region, credentials }), TABLE_NAME);
+    const server = await startLocalServer({ port: 0, app });
+    const { key } = await createApiKey({ ownerId: 'bench', permission: 'read_write' });
+    const created = await apiRequest(`${server.url}/api/v1/projects`, key, 'POST', { name: 'Limits' });
+    const project = JSON.parse(created.text);
+    const scope = { ownerId: 'bench', slug: project.slug, shareId: project.shareId };
+    const now = new Date().toISOString();
+    const stamps = { createdAt: now, updatedAt: now };
+    const seedStart = performance.now();
+    const { feature, plan, planFeature } = db().entities;
+    const ids = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+    const text = { name: 'x'.repeat(100), description: '', basePrice: 1 };
+    await feature
+      .put(
+        ids(FEATURES).map((featureId) => ({
+          ...scope,
+          ...stamps,
+          ...text,
+          ...featureDefaults,
+          featureId,
+        })),
+      )
+      .go({ concurrency: 8 });
+    await plan
+      .put(
+        ids(PLANS).map((planId) => ({
+          ...scope,
+          ...stamps,
+          ...text,
+          ...planDefaults,
+          planId,
+        })),
+      )
+      .go({ concurrency: 8 });
+    const assignments = ids(PLANS).flatMap((planId) =>
+      ids(FEATURES).map((featureId) => ({
+        ...scope,
+        planId,
+        featureId,
+        planFeatureId: planId * 1000 + featureId,
+        multiplier: 1,
+        createdAt: now,
+      })),
+    );
+    await planFeature.put(assignments).go({ concurrency: 8 });
+    const items = FEATURES + PLANS + assignments.length;
+    console.log(`Seeded ${items} items in ${((performance.now() - seedStart) / 1000).toFixed(1)} s.`);
+
+    const before = totalDynamoRequests();
+    const started = performance.now();
+    const deleted = await apiRequest(`${server.url}/api/v1/projects/${project.slug}`, key, 'DELETE');
+    const deleteMs = performance.now() - started;
+    const deleteRequests = totalDynamoRequests() - before;
+    if (deleted.status !== 200) throw new Error(`DELETE answered ${deleted.status}: ${deleted.text}`);
+    const read = await apiRequest(`${server.url}/api/v1/projects/${project.slug}`, key, 'GET');
+
+    const sweeper = new LocalSweeper();
+    const sweepBefore = totalDynamoRequests();
+    const sweepStart = performance.now();
+    for (const id of held.ids) await sweeper.enqueue(id);
+    await sweeper.idle();
+    const sweepMs = performance.now() - sweepStart;
+    const sweepRequests = totalDynamoRequests() - sweepBefore;
+    const left = (await pendingSweeps()).length;
+    const { data } = await db().collections.share({ shareId: project.shareId }).go({ pages: 'all' });
+    const remaining = Object.values(data).reduce((n, list) => n + (list as unknown[]).length, 0);
+    await server.close();
+
+    console.log(`Project at the limits: ${FEATURES} features, ${PLANS} plans, ${assignments.length} assignments.`);
+    console.log(
+      `DELETE answered ${deleted.status} in ${deleteMs.toFixed(0)} ms, ${deleteRequests} DynamoDB requests; GET after it: ${read.status}.`,
+    );
+    console.log(
+      `Background sweep: ${(sweepMs / 1000).toFixed(1)} s, ${sweepRequests} DynamoDB requests; items left: ${remaining}, pending sweeps: ${left}.`,
+    );
+    if (read.status !== 404 || remaining !== 0 || left !== 0) process.exitCode = 1;
+  } finally {
+    await dynamo.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
