@@ -1,7 +1,8 @@
+import { ShareView } from '#domain/share/schemas.ts';
 import { getShareData } from '#domain/share/share.ts';
 import { defineGroup, route } from '#http/action.ts';
 import { etagOf, ifNoneMatchHits } from '#http/etag.ts';
-import { preflight } from '#http/preflight.ts';
+import { preflight, preflightResponse } from '#http/preflight.ts';
 import { serveStaticAsset } from '#http/static-asset.ts';
 import { demoPage } from './demo-page.ts';
 import { widgetAsset } from './widget-asset.ts';
@@ -15,9 +16,17 @@ const CACHE_CONTROL = 'public, max-age=30';
  */
 const WIDGET_CACHE_CONTROL = 'public, max-age=86400, stale-while-revalidate=604800';
 
+const notModified = { description: 'Not modified: the copy named by If-None-Match is current.' };
+
 /** The widget's read endpoint, the widget itself and its demo page. Also answers requests no route matches (the `$default` route). */
 export const share = defineGroup('share', [
   route('GET /api/share/{shareId}', {
+    doc: {
+      operationId: 'getShareView',
+      summary: 'The public pricing data of an active project (what the widget reads)',
+      description: 'No key. Cached for 30 s; answers carry an ETag and honour If-None-Match.',
+      responses: { 200: ShareView, 304: notModified },
+    },
     run: async ({ path, headers }) => {
       const data = await getShareData(path.shareId);
       const etag = etagOf(data);
@@ -26,13 +35,28 @@ export const share = defineGroup('share', [
       return { status: 200, body: data, headers: caching };
     },
   }),
-  route('OPTIONS /api/share/{shareId}', { run: preflight(['GET'], ['Content-Type', 'If-None-Match']) }),
+  route('OPTIONS /api/share/{shareId}', {
+    doc: preflightResponse('shareViewPreflight'),
+    run: preflight(['GET'], ['Content-Type', 'If-None-Match']),
+  }),
   route('GET /widget.js', {
+    doc: {
+      operationId: 'getWidget',
+      summary: 'The embeddable pricing widget script',
+      responses: { 200: { description: 'The widget.', contentType: 'text/javascript' }, 304: notModified },
+    },
     run: async ({ headers, config }) =>
       serveStaticAsset(widgetAsset(config.WIDGET_FILE), headers, {
         'content-type': 'text/javascript; charset=utf-8',
         'cache-control': WIDGET_CACHE_CONTROL,
       }),
   }),
-  route('GET /demo/{shareId}', { run: async ({ path, query }) => demoPage(path.shareId, query.session_id) }),
+  route('GET /demo/{shareId}', {
+    doc: {
+      operationId: 'getDemoPage',
+      summary: 'A plain host page with the widget embedded, for trying a pricing page',
+      responses: { 200: { description: 'The page.', contentType: 'text/html' } },
+    },
+    run: async ({ path, query }) => demoPage(path.shareId, query.session_id),
+  }),
 ]);

@@ -38,6 +38,9 @@ export const DuplicatePlanBody = z.object({ name }).partial();
 const BatchOfFeatures = z.object({ features: featureRefs.min(1, 'must list at least one feature') });
 const SingleFeature = FeatureRef.transform((ref) => ({ features: [ref] }));
 
+/** What AddPlanFeaturesBody accepts, for the OpenAPI document (its transform hides the forms). */
+export const AddPlanFeaturesForms = z.union([BatchOfFeatures, FeatureRef]);
+
 /**
  * Add features to a plan: either `{ featureId, multiplier }` or `{ features: [...] }`.
  * The form is chosen by the presence of `features`, so errors speak of the form the caller
@@ -103,6 +106,14 @@ export const PlanView = z.strictObject({
   updatedAt: z.string(),
 });
 
+/** Adding features answers what it did and the plan's assignments after it. */
+export const AddPlanFeaturesView = z.strictObject({
+  added: z.number(),
+  skipped: z.number(),
+  features: z.array(PlanFeatureDetailView),
+});
+
+export type AddPlanFeaturesView = z.infer<typeof AddPlanFeaturesView>;
 export type PlanFeatureView = z.infer<typeof PlanFeatureView>;
 export type PlanFeatureDetailView = z.infer<typeof PlanFeatureDetailView>;
 export type PlanView = z.infer<typeof PlanView>;
