@@ -4,24 +4,11 @@
  * cannot drift from what the service accepts and answers.
  */
 
+import { defaultTheme } from '#domain/projects/theme.ts';
+
 const at = '2026-11-23T09:30:00.000Z';
 
-const theme = {
-  fontFamily: 'Inter, system-ui, sans-serif',
-  primaryColor: '#0F766E',
-  hoverColor: '#4338CA',
-  buttonTextColor: '#FFFFFF',
-  borderRadius: '12px',
-  pricingBackgroundColor: '#FFFFFF',
-  pricingBorderColor: '#E5E7EB',
-  customCSS: '',
-  showProjectName: true,
-  showPricingHeader: true,
-  headerAlign: 'center',
-  descriptionAlign: 'center',
-  toggleAlign: 'center',
-  popularBadgePosition: 'top',
-};
+const theme = { ...defaultTheme, primaryColor: '#0F766E' };
 
 const sso = {
   id: 1,
