@@ -25,7 +25,7 @@ function typeOf(schema: JsonSchema): string {
   if (typeof schema.$ref === 'string') return `[${refName(schema.$ref)}](#${anchor(refName(schema.$ref))})`;
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as JsonSchema[]).map(typeOf).join(' or ');
   if ('const' in schema) return JSON.stringify(schema.const);
-  if (Array.isArray(schema.enum)) return schema.enum.map((value) => JSON.stringify(value)).join(' \\| ');
+  if (Array.isArray(schema.enum)) return schema.enum.map((value) => JSON.stringify(value)).join(' | ');
   const types = Array.isArray(schema.type) ? (schema.type as string[]) : schema.type ? [schema.type as string] : [];
   if (types.length === 0) return 'any';
   return types
@@ -41,8 +41,9 @@ function typeOf(schema: JsonSchema): string {
 
 function notesOf(schema: JsonSchema): string {
   const notes: string[] = [];
-  if (typeof schema.description === 'string') notes.push(schema.description);
-  if (schema.minLength !== undefined) notes.push(`at least ${schema.minLength} characters`);
+  if (typeof schema.description === 'string') notes.push(schema.description.replace(/\.$/, ''));
+  if (schema.minLength === 1) notes.push('not empty');
+  else if (schema.minLength !== undefined) notes.push(`at least ${schema.minLength} characters`);
   if (schema.maxLength !== undefined) notes.push(`at most ${schema.maxLength} characters`);
   if (schema.minimum !== undefined) notes.push(`≥ ${schema.minimum}`);
   if (schema.exclusiveMinimum !== undefined) notes.push(`> ${schema.exclusiveMinimum}`);
@@ -147,7 +148,9 @@ function operationSection(
   if (params.length > 0) {
     lines.push('| Parameter | In | Type | Required | Rules |', '| --- | --- | --- | --- | --- |');
     for (const param of params) {
-      const notes = [param.description, notesOf(param.schema)].filter(Boolean).join('; ');
+      const notes = [String(param.description ?? '').replace(/\.$/, ''), notesOf(param.schema)]
+        .filter(Boolean)
+        .join('; ');
       lines.push(
         `| \`${param.name}\` | ${param.in} | ${cell(typeOf(param.schema))} | ${param.required ? 'yes' : 'no'} | ${cell(notes)} |`,
       );
