@@ -75,7 +75,7 @@ export const groupSpecs = {
   // and sweeps: the base table only.
   plans: { table: 'readWrite', indexes: [], paymentKeys: 'none', ports: [], timeoutSeconds: 10, assets: [] },
   // The committed OpenAPI document (docs/openapi.json), bundled as JSON: no table, no keys.
-  docs: { table: 'none', indexes: [], paymentKeys: 'none', ports: [], timeoutSeconds: 5, assets: [] },
+  docs: { table: 'none', indexes: [], paymentKeys: 'none', ports: [], timeoutSeconds: 10, assets: [] },
 } as const satisfies Record<Group, GroupSpec>;
 
 /** The groups, in the order of their specs. */
