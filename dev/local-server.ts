@@ -24,6 +24,7 @@ function groupHandlers(app: App<Ports>): Record<Group, LambdaHandler> {
     projects: createGroupHandler(groups.projects, app),
     features: createGroupHandler(groups.features, app),
     plans: createGroupHandler(groups.plans, app),
+    docs: createGroupHandler(groups.docs, app),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { DefinedGroup } from '#http/action.ts';
 import type { Group } from '#shared/routes.ts';
+import { docs } from './docs/actions.ts';
 import { features } from './features/actions.ts';
 import { payments } from './payments/actions.ts';
 import { plans } from './plans/actions.ts';
@@ -7,4 +8,4 @@ import { projects } from './projects/actions.ts';
 import { share } from './share/actions.ts';
 
 /** Every group's actions, for a server that runs them all in one process (npm start, tests). */
-export const groups: { [G in Group]: DefinedGroup<G> } = { share, payments, projects, features, plans };
+export const groups: { [G in Group]: DefinedGroup<G> } = { share, payments, projects, features, plans, docs };

@@ -98,6 +98,16 @@ export const groupSpecs = {
   // Auth, project reads, counter, plan and assignment transactions (with ConditionCheckItem)
   // and sweeps: the base table only.
   plans: { ...baseTableOnly },
+  // The committed OpenAPI document (docs/openapi.json), bundled as JSON: no table, no keys.
+  docs: {
+    table: 'none',
+    paymentRecords: 'none',
+    indexes: [],
+    paymentKeys: 'none',
+    ports: [],
+    timeoutSeconds: 10,
+    assets: [],
+  },
 } as const satisfies Record<Group, GroupSpec>;
 
 /** The groups, in the order of their specs. */

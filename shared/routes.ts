@@ -3,7 +3,7 @@
  * API Gateway route per entry, pointing at the entry's group function, so the two cannot
  * disagree. `auth` is what the route demands: public, a key with read, or read_write.
  */
-export type Group = 'share' | 'payments' | 'projects' | 'features' | 'plans';
+export type Group = 'share' | 'payments' | 'projects' | 'features' | 'plans' | 'docs';
 export type AuthKind = 'public' | 'read' | 'write';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS';
 
@@ -51,6 +51,9 @@ export const routes = [
   { method: 'POST', path: '/api/v1/projects/{slug}/plans/{planId}/features', group: 'plans', auth: 'write' },
   { method: 'DELETE', path: '/api/v1/projects/{slug}/plans/{planId}/features', group: 'plans', auth: 'write' },
   { method: 'PUT', path: '/api/v1/projects/{slug}/plans/{planId}/features/{featureId}', group: 'plans', auth: 'write' },
+
+  // The OpenAPI document, in a function of its own so no other bundle carries it.
+  { method: 'GET', path: '/openapi.json', group: 'docs', auth: 'public' },
 ] as const satisfies readonly RouteDefinition[];
 
 /**

@@ -1,9 +1,16 @@
 import { createCustomCheckout, createPlanCheckout } from '#domain/payments/checkout.ts';
 import { getReceipt } from '#domain/payments/receipt.ts';
-import { CustomCheckoutBody, IdempotencyKey, PlanCheckoutBody, ReceiptQuery } from '#domain/payments/schemas.ts';
+import {
+  CheckoutView,
+  CustomCheckoutBody,
+  IdempotencyKey,
+  PlanCheckoutBody,
+  ReceiptQuery,
+  ReceiptView,
+} from '#domain/payments/schemas.ts';
 import { parse } from '#domain/validation.ts';
 import { defineGroup, route } from '#http/action.ts';
-import { preflight } from '#http/preflight.ts';
+import { preflight, preflightResponse } from '#http/preflight.ts';
 import type { HttpResult } from '#http/responses.ts';
 
 const idempotencyKeyOf = (headers: Record<string, string | undefined>) =>
@@ -12,25 +19,57 @@ const idempotencyKeyOf = (headers: Record<string, string | undefined>) =>
 /** Checkout links and receipts hold a customer's e-mail: no cache may keep them. */
 const privately = (body: unknown): HttpResult => ({ status: 200, body, headers: { 'cache-control': 'no-store' } });
 const checkoutHeaders = ['Content-Type', 'Idempotency-Key'];
+const checkoutErrors = ['payments_not_configured', 'payment_provider_error', 'rate_limited'] as const;
+const checkoutDescription =
+  "Prices are computed on the server from the project; redirect URLs are the project's. An optional `Idempotency-Key` header (printable ASCII, at most 200 characters) is passed to Stripe, so a retry makes no second session.";
 
 /** The widget's purchase endpoints: public, through each project's own Stripe account. */
 export const payments = defineGroup('payments', [
   route('GET /api/payments/receipt', {
     query: ReceiptQuery,
+    doc: {
+      operationId: 'getReceipt',
+      summary: 'The receipt of a completed checkout session',
+      responses: { 200: ReceiptView },
+      errors: ['not_found', 'payments_not_configured', 'payment_provider_error', 'rate_limited'],
+    },
     run: async ({ query, ports }) => privately(await getReceipt(ports, query.shareId, query.session_id)),
   }),
   route('POST /api/payments/checkout', {
     body: PlanCheckoutBody,
+    doc: {
+      operationId: 'createPlanCheckout',
+      summary: "A Stripe checkout session for one of a pricing page's plans",
+      description: checkoutDescription,
+      responses: { 200: CheckoutView },
+      errors: ['not_found', ...checkoutErrors],
+    },
     run: async ({ body, headers, ports }) =>
       privately(await createPlanCheckout(ports, body, idempotencyKeyOf(headers))),
   }),
   route('POST /api/payments/checkout/custom', {
     body: CustomCheckoutBody,
+    doc: {
+      operationId: 'createCustomCheckout',
+      summary: "A Stripe checkout session for a custom plan built from a pricing page's features",
+      description: checkoutDescription,
+      responses: { 200: CheckoutView },
+      errors: ['not_found', ...checkoutErrors],
+    },
     run: async ({ body, headers, ports }) =>
       privately(await createCustomCheckout(ports, body, idempotencyKeyOf(headers))),
   }),
   // CORS preflights: the widget calls these from its customers' origins.
-  route('OPTIONS /api/payments/receipt', { run: preflight(['GET'], ['Content-Type']) }),
-  route('OPTIONS /api/payments/checkout', { run: preflight(['POST'], checkoutHeaders) }),
-  route('OPTIONS /api/payments/checkout/custom', { run: preflight(['POST'], checkoutHeaders) }),
+  route('OPTIONS /api/payments/receipt', {
+    doc: preflightResponse('receiptPreflight'),
+    run: preflight(['GET'], ['Content-Type']),
+  }),
+  route('OPTIONS /api/payments/checkout', {
+    doc: preflightResponse('checkoutPreflight'),
+    run: preflight(['POST'], checkoutHeaders),
+  }),
+  route('OPTIONS /api/payments/checkout/custom', {
+    doc: preflightResponse('customCheckoutPreflight'),
+    run: preflight(['POST'], checkoutHeaders),
+  }),
 ]);

@@ -9,47 +9,101 @@ import {
 import { createPlan, deletePlan, duplicatePlan, listPlans, updatePlan } from '#domain/plans/plans.ts';
 import {
   AddPlanFeaturesBody,
+  AddPlanFeaturesForms,
+  AddPlanFeaturesView,
   CreatePlanBody,
   DuplicatePlanBody,
+  PlanFeatureDetailView,
+  PlanView,
   UpdatePlanBody,
   UpdatePlanFeatureBody,
 } from '#domain/plans/schemas.ts';
 import { defineGroup, route } from '#http/action.ts';
-import { created, ok, success } from '#http/responses.ts';
+import { created, ok, SuccessView, success } from '#http/responses.ts';
 
 const RemoveFeatureQuery = z.object({ featureId: positiveIdString });
 
 export const plans = defineGroup('plans', [
   route('GET /api/v1/projects/{slug}/plans', {
+    doc: {
+      operationId: 'listPlans',
+      summary: "List a project's plans with their features",
+      responses: { 200: z.strictObject({ plans: z.array(PlanView) }) },
+    },
     run: async ({ project }) => ok({ plans: await listPlans(project) }),
   }),
   route('POST /api/v1/projects/{slug}/plans', {
+    doc: {
+      operationId: 'createPlan',
+      summary: 'Create a plan, optionally with features assigned',
+      description:
+        'Each `features` entry assigns a feature of the project (`multiplier` defaults to 1); an unknown `featureId` is 404.',
+      responses: { 201: PlanView },
+      errors: ['limit_exceeded'],
+    },
     body: CreatePlanBody,
     run: async ({ project, body }) => created(await createPlan(project, body)),
   }),
   route('PUT /api/v1/projects/{slug}/plans/{planId}', {
+    doc: {
+      operationId: 'updatePlan',
+      summary: 'Update a plan',
+      description: 'Partial: only the fields sent change.',
+      responses: { 200: PlanView },
+      errors: ['conflict'],
+    },
     body: UpdatePlanBody,
     run: async ({ project, path, body }) => ok(await updatePlan(project, path.planId, body)),
   }),
   route('DELETE /api/v1/projects/{slug}/plans/{planId}', {
+    doc: {
+      operationId: 'deletePlan',
+      summary: 'Delete a plan and its feature assignments',
+      responses: { 200: SuccessView },
+    },
     run: async ({ project, path }) => {
       await deletePlan(project, path.planId);
       return success();
     },
   }),
   route('POST /api/v1/projects/{slug}/plans/{planId}/duplicate', {
+    doc: {
+      operationId: 'duplicatePlan',
+      summary: 'Copy a plan with its features',
+      description: 'The copy is named "<name> (Copy)" unless the optional body names it.',
+      responses: { 201: PlanView },
+      errors: ['limit_exceeded'],
+    },
     body: DuplicatePlanBody,
     optionalBody: true,
     run: async ({ project, path, body }) => created(await duplicatePlan(project, path.planId, body)),
   }),
   route('GET /api/v1/projects/{slug}/plans/{planId}/features', {
+    doc: {
+      operationId: 'listPlanFeatures',
+      summary: "List a plan's feature assignments",
+      responses: { 200: z.strictObject({ features: z.array(PlanFeatureDetailView) }) },
+    },
     run: async ({ project, path }) => ok({ features: await listPlanFeatures(project, path.planId) }),
   }),
   route('POST /api/v1/projects/{slug}/plans/{planId}/features', {
+    doc: {
+      operationId: 'addPlanFeatures',
+      summary: 'Assign features to a plan',
+      description:
+        'One feature (`{featureId, multiplier}`) or several (`{features: [...]}`); features already assigned are skipped and counted.',
+      body: AddPlanFeaturesForms,
+      responses: { 200: AddPlanFeaturesView },
+    },
     body: AddPlanFeaturesBody,
     run: async ({ project, path, body }) => ok(await addPlanFeatures(project, path.planId, body.features)),
   }),
   route('DELETE /api/v1/projects/{slug}/plans/{planId}/features', {
+    doc: {
+      operationId: 'removePlanFeature',
+      summary: 'Remove a feature from a plan (the feature stays in the project)',
+      responses: { 200: SuccessView },
+    },
     query: RemoveFeatureQuery,
     run: async ({ project, path, query }) => {
       await removePlanFeature(project, path.planId, query.featureId);
@@ -57,6 +111,11 @@ export const plans = defineGroup('plans', [
     },
   }),
   route('PUT /api/v1/projects/{slug}/plans/{planId}/features/{featureId}', {
+    doc: {
+      operationId: 'updatePlanFeature',
+      summary: "Change a feature's multiplier in a plan",
+      responses: { 200: PlanFeatureDetailView },
+    },
     body: UpdatePlanFeatureBody,
     run: async ({ project, path, body }) =>
       ok(await updatePlanFeature(project, path.planId, path.featureId, body.multiplier)),

@@ -1,14 +1,17 @@
+import * as z from 'zod';
 import { tableIsHealthy } from '#domain/health.ts';
+import { ShareView } from '#domain/share/schemas.ts';
 import { getShareData } from '#domain/share/share.ts';
 import { defineGroup, route } from '#http/action.ts';
 import { etagOf, ifNoneMatchHits } from '#http/etag.ts';
-import { preflight } from '#http/preflight.ts';
+import { preflight, preflightResponse } from '#http/preflight.ts';
 import { ok } from '#http/responses.ts';
 import { serveStaticAsset } from '#http/static-asset.ts';
 import { demoPage } from './demo-page.ts';
 import { widgetAsset } from './widget-asset.ts';
 
 const API_NAME = 'Pricing plan service API';
+const HealthView = z.strictObject({ status: z.enum(['ok', 'unavailable']) });
 
 /** Short enough that an edit shows on the pricing page within half a minute. */
 const CACHE_CONTROL = 'public, max-age=30';
@@ -19,9 +22,17 @@ const CACHE_CONTROL = 'public, max-age=30';
  */
 const WIDGET_CACHE_CONTROL = 'public, max-age=86400, stale-while-revalidate=604800';
 
+const notModified = { description: 'Not modified: the copy named by If-None-Match is current.' };
+
 /** The widget's read endpoint, the widget itself and its demo page. Also answers requests no route matches (the `$default` route). */
 export const share = defineGroup('share', [
   route('GET /api/share/{shareId}', {
+    doc: {
+      operationId: 'getShareView',
+      summary: 'The public pricing data of an active project (what the widget reads)',
+      description: 'No key. Cached for 30 s; answers carry an ETag and honour If-None-Match.',
+      responses: { 200: ShareView, 304: notModified },
+    },
     run: async ({ path, headers }) => {
       const data = await getShareData(path.shareId);
       const etag = etagOf(data);
@@ -30,17 +41,47 @@ export const share = defineGroup('share', [
       return { status: 200, body: data, headers: caching };
     },
   }),
-  route('OPTIONS /api/share/{shareId}', { run: preflight(['GET'], ['Content-Type', 'If-None-Match']) }),
+  route('OPTIONS /api/share/{shareId}', {
+    doc: preflightResponse('shareViewPreflight'),
+    run: preflight(['GET'], ['Content-Type', 'If-None-Match']),
+  }),
   route('GET /widget.js', {
+    doc: {
+      operationId: 'getWidget',
+      summary: 'The embeddable pricing widget script',
+      responses: { 200: { description: 'The widget.', contentType: 'text/javascript' }, 304: notModified },
+    },
     run: async ({ headers, config }) =>
       serveStaticAsset(widgetAsset(config.WIDGET_FILE), headers, {
         'content-type': 'text/javascript; charset=utf-8',
         'cache-control': WIDGET_CACHE_CONTROL,
       }),
   }),
-  route('GET /demo/{shareId}', { run: async ({ path, query }) => demoPage(path.shareId, query.session_id) }),
-  route('GET /', { run: async () => ok({ name: API_NAME, docs: '/openapi.json' }) }),
+  route('GET /demo/{shareId}', {
+    doc: {
+      operationId: 'getDemoPage',
+      summary: 'A plain host page with the widget embedded, for trying a pricing page',
+      responses: { 200: { description: 'The page.', contentType: 'text/html' } },
+    },
+    run: async ({ path, query }) => demoPage(path.shareId, query.session_id),
+  }),
+  route('GET /', {
+    doc: {
+      operationId: 'getServiceInfo',
+      summary: "The API's name and where its OpenAPI document is",
+      responses: { 200: z.strictObject({ name: z.string(), docs: z.string() }) },
+    },
+    run: async () => ok({ name: API_NAME, docs: '/openapi.json' }),
+  }),
   route('GET /health', {
+    doc: {
+      operationId: 'getHealth',
+      summary: 'Whether the service reaches its table: 200 when it does, else 503',
+      responses: {
+        200: HealthView,
+        503: HealthView,
+      },
+    },
     run: async () => {
       const healthy = await tableIsHealthy();
       return {

@@ -1,10 +1,12 @@
 import type * as z from 'zod';
+import type { ErrorCode } from '#domain/errors.ts';
 import type { Principal } from '#domain/keys/keys.ts';
 import type { Ports } from '#domain/ports.ts';
 import type { ProjectKey } from '#domain/projects/load.ts';
 import type { RuntimeConfig } from '#shared/config.ts';
 import type { groupSpecs } from '#shared/groups.ts';
 import type { Group, GroupRouteKey, RouteKey, RouteOf } from '#shared/routes.ts';
+import type { HttpErrorCode } from './errors.ts';
 import type { ParsedPath } from './params.ts';
 import type { HttpResult } from './responses.ts';
 
@@ -37,6 +39,35 @@ export interface ActionRequest<K extends RouteKey, B, Q> {
   config: RuntimeConfig;
 }
 
+/** A success answer that is not a JSON body: a script, a page, a preflight's empty 204. */
+export interface OtherResponse {
+  description: string;
+  /** Absent: no body. */
+  contentType?: string;
+}
+
+/**
+ * What the OpenAPI document (docs/openapi.json, `npm run openapi`) says of a route, beside
+ * the schemas that validate its requests. Error answers the pipeline gives by the route's
+ * shape are added by the generator (401/403 by `auth`, 400 with a body or query, 413 with a
+ * body, 404 with a path parameter, 500 everywhere); `errors` names those the action itself
+ * can answer beyond them. The integration tests check every answer against the document, so
+ * an answer it does not list fails them.
+ */
+export interface RouteDoc {
+  /** A stable name for client generators, e.g. `createPlan`. */
+  operationId: string;
+  summary: string;
+  description?: string;
+  /** The body as documented, where the validating schema cannot show it (a transform). */
+  body?: z.ZodType;
+  /** The query string as documented, where the route reads it without a schema. */
+  query?: z.ZodType;
+  /** Success answers by status: the JSON body's schema (its output), or what else it sends. */
+  responses: { [status: number]: z.ZodType | OtherResponse };
+  errors?: readonly (ErrorCode | HttpErrorCode)[];
+}
+
 /**
  * A route's action with its schemas: `body` (a JSON body, required unless `optionalBody`,
  * whose absence then parses as `{}`), `query` (the query string). Path parameters are parsed
@@ -46,6 +77,8 @@ export interface ActionDefinition<K extends RouteKey, B, Q> {
   body?: B;
   optionalBody?: boolean;
   query?: Q;
+  /** Its documentation (every route has one: a test names any route without). */
+  doc?: RouteDoc;
   run(request: ActionRequest<K, B, Q>): Promise<HttpResult>;
 }
 
@@ -55,6 +88,7 @@ export interface RouteAction<K extends RouteKey = RouteKey> {
   body?: z.ZodType;
   optionalBody?: boolean;
   query?: z.ZodType;
+  doc?: RouteDoc;
   run(request: unknown): Promise<HttpResult>;
 }
 

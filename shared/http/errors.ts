@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { DomainError, type ErrorCode, echo, RateLimitedError } from '#domain/errors.ts';
 import type { HttpResult } from './responses.ts';
 
@@ -5,7 +6,7 @@ import type { HttpResult } from './responses.ts';
 export type HttpErrorCode = 'method_not_allowed' | 'payload_too_large';
 
 /** The one place where error codes become statuses. */
-const statusByCode: Record<ErrorCode | HttpErrorCode, number> = {
+export const statusByCode: Record<ErrorCode | HttpErrorCode, number> = {
   validation_error: 400,
   unauthorized: 401,
   forbidden: 403,
@@ -38,6 +39,15 @@ export const methodNotAllowed = (method: string, path: string, allow: string[]) 
 
 export const payloadTooLarge = (limitBytes: number) =>
   new HttpError('payload_too_large', `Request body is larger than ${limitBytes / 1024} KiB.`);
+
+/** Every error answer's body (decisions.md "Errors"); `details` only for validation. */
+export const ErrorBody = z.strictObject({
+  error: z.strictObject({
+    code: z.enum([...(Object.keys(statusByCode) as (keyof typeof statusByCode)[]), 'internal_error']),
+    message: z.string(),
+    details: z.array(z.strictObject({ path: z.string(), message: z.string() })).optional(),
+  }),
+});
 
 export function errorBody(code: string, message: string, details?: unknown) {
   return { error: { code, message, ...(details ? { details } : {}) } };

@@ -1,3 +1,4 @@
+import type { RouteDoc } from './action.ts';
 import type { HttpResult } from './responses.ts';
 
 /**
@@ -11,4 +12,11 @@ export const preflight = (methods: string[], headers: string[]) => async (): Pro
     'access-control-allow-headers': headers.join(', '),
     'access-control-max-age': '86400',
   },
+});
+
+/** A preflight route's documentation. */
+export const preflightResponse = (operationId: string): RouteDoc => ({
+  operationId,
+  summary: 'CORS preflight',
+  responses: { 204: { description: 'The methods and headers a browser may use from any origin.' } },
 });

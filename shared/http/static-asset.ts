@@ -18,6 +18,11 @@ export function loadStaticAsset(file: string): StaticAsset {
   } catch (error) {
     throw new Error(`Static asset ${file} cannot be read (${(error as Error).message}); was it built?`);
   }
+  return staticAsset(text);
+}
+
+/** A text served as is, with its gzip form and one ETag per form. */
+export function staticAsset(text: string): StaticAsset {
   const etag = etagOf(text);
   return { text, gzipped: gzipSync(text, { level: 9 }), etag, gzipEtag: `${etag.slice(0, -1)}-gzip"` };
 }

@@ -5,7 +5,7 @@ import { featureNotFound, NotFoundError, planNotFound, projectNotFound } from '.
 import { findPlan, loadProject } from '../projects/load.ts';
 import { slugPattern } from '../projects/schemas.ts';
 import { resolveFeatures, uniqueRefs } from './plans.ts';
-import type { FeatureRefInput, PlanFeatureDetailView } from './schemas.ts';
+import type { AddPlanFeaturesView, FeatureRefInput, PlanFeatureDetailView } from './schemas.ts';
 import { assignmentsByPlan, toPlanFeatureDetailView } from './view.ts';
 
 const notAssigned = (planId: number, featureId: number) =>
@@ -22,12 +22,6 @@ export async function listPlanFeatures(key: ProjectKey, planId: number): Promise
   return assignments.map(toPlanFeatureDetailView);
 }
 
-export interface AddPlanFeaturesResult {
-  added: number;
-  skipped: number;
-  features: PlanFeatureDetailView[];
-}
-
 /**
  * Assigns features; those already assigned (before or during this request) are skipped
  * and counted, not errors. Answers with every current assignment of the plan.
@@ -36,7 +30,7 @@ export async function addPlanFeatures(
   key: ProjectKey,
   planId: number,
   requested: FeatureRefInput[],
-): Promise<AddPlanFeaturesResult> {
+): Promise<AddPlanFeaturesView> {
   const { partition, assignments } = await currentAssignments(key, planId);
   const refs = uniqueRefs(requested);
   resolveFeatures(partition, refs);

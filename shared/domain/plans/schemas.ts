@@ -40,6 +40,9 @@ const duplicatePlanFields = strictObject({ name }).partial();
 const BatchOfFeatures = strictObject({ features: featureRefs.min(1, 'must list at least one feature') });
 const SingleFeature = FeatureRef.transform((ref) => ({ features: [ref] }));
 
+/** What AddPlanFeaturesBody accepts, for the OpenAPI document (its transform hides the forms). */
+export const AddPlanFeaturesForms = z.union([BatchOfFeatures, FeatureRef]);
+
 /**
  * Add features to a plan: either `{ featureId, multiplier }` or `{ features: [...] }`.
  * The form is chosen by the presence of `features`, so errors speak of the form the caller
@@ -105,6 +108,15 @@ export const PlanView = z.strictObject({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
+
+/** Adding features answers what it did and the plan's assignments after it. */
+export const AddPlanFeaturesView = z.strictObject({
+  added: z.number(),
+  skipped: z.number(),
+  features: z.array(PlanFeatureDetailView),
+});
+
+export type AddPlanFeaturesView = z.infer<typeof AddPlanFeaturesView>;
 
 /**
  * What a plan's GET returns (id, planFeatures, createdAt...) is accepted and ignored, so

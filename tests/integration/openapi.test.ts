@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { routeKey, routes } from '#shared/routes.ts';
+import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
+import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
+import { checkAnswer, checkedAnswers, DocumentMismatch } from '../fixtures/openapi-check.ts';
+
+const committed = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8'));
+const server = useLocalServer();
+let api: ApiClient;
+let reader: ApiClient;
+
+beforeAll(async () => {
+  const owner = await newOwner('openapi');
+  api = server.client(owner.writeKey);
+  reader = server.client(owner.readKey);
+});
+
+describe('GET /openapi.json', () => {
+  test('serves the committed document, publicly, with CORS, an ETag and gzip', async () => {
+    const response = await server.client(null).get('/openapi.json');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(response.body).toEqual(committed);
+    expect(response.body.openapi).toBe('3.1.0');
+
+    const etag = response.headers.get('etag') ?? '';
+    const again = await server.client(null).get('/openapi.json', { headers: { 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+
+    const zipped = await fetch(`${server.url}/openapi.json`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(zipped.headers.get('content-encoding')).toBe('gzip');
+    // fetch inflates it.
+    expect(await zipped.json()).toEqual(committed);
+  });
+});
+
+describe('real answers match the document', () => {
+  test('a representative run answers, on every v1 and share route, what the document says', async () => {
+    const project = await makeProject(api, { name: 'Documented', currency: 'EUR', annualDiscount: 0.2 });
+    const base = `/api/v1/projects/${project.slug}`;
+    const sso = await makeFeature(api, project.slug, { name: 'SSO', basePrice: 10 });
+    const events = await makeFeature(api, project.slug, { name: 'Events', isCountable: true, usageCount: 100 });
+    const plan = await makePlan(api, project.slug, { name: 'Pro', features: [{ featureId: sso.id }] });
+
+    // Every call below goes through ApiClient, which checks its answer against the document.
+    const calls: [string, Promise<{ status: number }>][] = [
+      ['list projects', reader.get('/api/v1/projects')],
+      ['get project', reader.get(base)],
+      [
+        'update project',
+        api.put(base, { theme: { primaryColor: '#000000' }, checkoutSuccessUrl: 'https://x.example/ok' }),
+      ],
+      ['list features', reader.get(`${base}/features`)],
+      ['update feature', api.put(`${base}/features/${events.id}`, { countPrice: 0.01 })],
+      ['list plans', reader.get(`${base}/plans`)],
+      ['update plan', api.put(`${base}/plans/${plan.id}`, { isPerUserPricing: true })],
+      ['plan features', reader.get(`${base}/plans/${plan.id}/features`)],
+    ];
+    for (const [name, call] of calls) expect((await call).status, name).toBeLessThan(300);
+
+    const added = await api.post(`${base}/plans/${plan.id}/features`, { featureId: events.id, multiplier: 2 });
+    expect(added.status).toBe(200);
+    expect((await api.put(`${base}/plans/${plan.id}/features/${events.id}`, { multiplier: 3 })).status).toBe(200);
+    const copy = await api.post(`${base}/plans/${plan.id}/duplicate`);
+    expect(copy.status).toBe(201);
+    expect((await api.delete(`${base}/plans/${plan.id}/features?featureId=${events.id}`)).status).toBe(200);
+    expect((await server.client(null).get(`/api/share/${project.shareId}`)).status).toBe(200);
+    expect((await server.client(null).request('OPTIONS', `/api/share/${project.shareId}`)).status).toBe(204);
+    expect((await server.client(null).get(`/demo/${project.shareId}`)).status).toBe(200);
+    expect((await server.client(null).get('/widget.js')).status).toBe(200);
+    expect((await api.delete(`${base}/plans/${copy.body.id}`)).status).toBe(200);
+    expect((await api.delete(`${base}/features/${sso.id}`)).status).toBe(200);
+
+    // Errors, each a documented status with the documented body.
+    expect((await server.client(null).get(base)).status).toBe(401);
+    expect((await reader.post(`${base}/features`, { name: 'x', basePrice: 1 })).status).toBe(403);
+    expect((await api.post(`${base}/features`, { basePrice: 1 })).status).toBe(400);
+    expect((await api.post('/api/v1/projects', { name: 'Again', slug: project.slug })).status).toBe(409);
+    expect((await api.put(`${base}/plans/999999`, { name: 'x' })).status).toBe(404);
+    expect((await api.request('PATCH', base)).status).toBe(405);
+    expect((await api.get('/api/v1/nothing-here')).status).toBe(404);
+    expect((await api.delete(base)).status).toBe(200);
+
+    // Every route of these groups (the document's own included, above) was seen answering a
+    // success the document lists; payments.test.ts runs the payment routes through the same check.
+    const groups = new Set(['projects', 'features', 'plans', 'share', 'docs']);
+    const unseen = routes
+      .filter((route) => groups.has(route.group))
+      .filter((route) => ![...checkedAnswers].some((seen) => seen.startsWith(`${routeKey(route)} 2`)))
+      .map(routeKey);
+    expect(unseen).toEqual([]);
+  });
+
+  test('an answer with a field added, renamed or missing does not match', async () => {
+    const project = await makeProject(api, { name: 'Strict' });
+    const answer = (body: unknown) => ({ status: 200, contentType: 'application/json', body });
+    const where = `/api/v1/projects/${project.slug}`;
+    expect(() => checkAnswer('GET', where, answer(project))).not.toThrow();
+    expect(() => checkAnswer('GET', where, answer({ ...project, newField: 1 }))).toThrow(DocumentMismatch);
+    const { shareId, ...renamed } = project;
+    expect(() => checkAnswer('GET', where, answer({ ...renamed, shareID: shareId }))).toThrow(/shareId|shareID/);
+    expect(() => checkAnswer('GET', where, answer({ ...project, isActive: 'yes' }))).toThrow(DocumentMismatch);
+    expect(() => checkAnswer('GET', where, { ...answer(project), status: 418 })).toThrow(/418/);
+    const error = { error: { code: 'not_found', message: 'x', stack: 'at ...' } };
+    expect(() => checkAnswer('GET', where, { ...answer(error), status: 404 })).toThrow(DocumentMismatch);
+  });
+});
