@@ -719,6 +719,7 @@ export interface operations {
                      *       "annualDiscount": 0.2,
                      *       "annualDiscountEnabled": true,
                      *       "paymentsConnected": true,
+                     *       "signupUrl": "https://acme.example/signup",
                      *       "plans": [
                      *         {
                      *           "id": 2,
@@ -1322,6 +1323,7 @@ export interface operations {
                      *       "checkoutCancelUrl": null,
                      *       "checkoutTestSuccessUrl": null,
                      *       "checkoutTestCancelUrl": null,
+                     *       "signupUrl": null,
                      *       "themeSettings": {
                      *         "fontFamily": "Inter, system-ui, sans-serif",
                      *         "primaryColor": "#0F766E",
@@ -1394,6 +1396,7 @@ export interface operations {
                      *       "checkoutCancelUrl": null,
                      *       "checkoutTestSuccessUrl": null,
                      *       "checkoutTestCancelUrl": null,
+                     *       "signupUrl": null,
                      *       "themeSettings": {
                      *         "fontFamily": "Inter, system-ui, sans-serif",
                      *         "primaryColor": "#0F766E",
@@ -1576,6 +1579,7 @@ export interface operations {
                      *       "checkoutCancelUrl": null,
                      *       "checkoutTestSuccessUrl": null,
                      *       "checkoutTestCancelUrl": null,
+                     *       "signupUrl": null,
                      *       "themeSettings": {
                      *         "fontFamily": "Inter, system-ui, sans-serif",
                      *         "primaryColor": "#0F766E",

@@ -97,6 +97,7 @@ const project = {
   checkoutCancelUrl: null,
   checkoutTestSuccessUrl: null,
   checkoutTestCancelUrl: null,
+  signupUrl: null,
   themeSettings: theme,
   features: [sso, events],
   pricingPlans: [pro],
@@ -167,6 +168,7 @@ export const examples: Record<string, { request?: unknown; response?: unknown }>
       annualDiscount: 0.2,
       annualDiscountEnabled: true,
       paymentsConnected: true,
+      signupUrl: 'https://acme.example/signup',
       plans: [
         {
           id: 2,

@@ -53,13 +53,14 @@ describe('the OpenAPI document and what is generated from it', () => {
       if (!entry) throw new Error(key);
       return errorCodesOf(entry.route, entry.action);
     };
-    expect(codes('GET /api/v1/projects')).toEqual(['unauthorized', 'internal_error']);
+    expect(codes('GET /api/v1/projects')).toEqual(['unauthorized', 'validation_error', 'internal_error']);
     expect(codes('POST /api/v1/projects/{slug}/plans')).toEqual([
       'unauthorized',
       'forbidden',
       'validation_error',
       'payload_too_large',
       'not_found',
+      'conflict',
       'limit_exceeded',
       'internal_error',
     ]);
