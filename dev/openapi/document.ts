@@ -85,7 +85,7 @@ const errorMessages: Record<string, string> = {
   forbidden: 'This API key is read-only; this endpoint needs a read_write key.',
   not_found: 'Project "acme" not found.',
   conflict: 'A project with slug "acme" already exists.',
-  limit_exceeded: 'A project holds at most 100 plans; delete one before adding another.',
+  limit_exceeded: 'A project holds at most 25 plans; delete one before adding another.',
   payload_too_large: 'Request body is larger than 256 KiB.',
   payments_not_configured: 'This pricing page cannot take payments yet.',
   payment_provider_error: 'The payment provider failed: ...',

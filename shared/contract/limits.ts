@@ -10,7 +10,7 @@ export const limits = {
   customCssMax: 20_000,
   conditionMax: 50,
   featuresPerProject: 200,
-  plansPerProject: 100,
+  plansPerProject: 25,
   freemiumDayMax: 730,
   // Our own ceilings, so no number can overflow a payment amount or lose integer precision.
   priceMax: 1_000_000_000,

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from 'vitest';
+import { limits } from '#contract/limits.ts';
 import { PlanFeatureDetailView, PlanView } from '#domain/plans/schemas.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
@@ -11,15 +12,21 @@ let features: Array<{ id: number; name: string; basePrice: number; featureType: 
 
 const plansPath = () => `/api/v1/projects/${slug}/plans`;
 
-beforeAll(async () => {
-  const owner = await newOwner('plans');
-  api = server.client(owner.writeKey);
+/** A new project with four features: each group of tests below gets one, so none reaches the plan limit. */
+async function useFreshProject() {
   slug = (await makeProject(api)).slug;
   features = [];
   for (let i = 0; i < 4; i++) features.push(await makeFeature(api, slug, { basePrice: i + 1 }));
+}
+
+beforeAll(async () => {
+  const owner = await newOwner('plans');
+  api = server.client(owner.writeKey);
 });
 
 describe('POST /api/v1/projects/{slug}/plans', () => {
+  beforeAll(useFreshProject);
+
   test('creates with defaults: 201 with planFeatures', async () => {
     const response = await api.post(plansPath(), { name: 'Starter' });
     expect(response.status).toBe(201);
@@ -103,16 +110,18 @@ describe('POST /api/v1/projects/{slug}/plans', () => {
     expect((await api.get(plansPath())).body.plans.length).toBe(before);
   });
 
-  test('a project holds at most 100 plans: the 101st is 409 limit_exceeded', async () => {
+  test(`a project holds at most ${limits.plansPerProject} plans: the next is 409 limit_exceeded`, async () => {
     const project = await makeProject(api);
     const path = `/api/v1/projects/${project.slug}/plans`;
     const results = [];
-    for (let batch = 0; batch < 5; batch++) {
+    const attempts = limits.plansPerProject + 5;
+    for (let batch = 0; batch < attempts; batch += 10) {
+      const size = Math.min(10, attempts - batch);
       results.push(
-        ...(await Promise.all(Array.from({ length: 21 }, (_, i) => api.post(path, { name: `P${batch}-${i}` })))),
+        ...(await Promise.all(Array.from({ length: size }, (_, i) => api.post(path, { name: `P${batch + i}` })))),
       );
     }
-    expect(results.filter((r) => r.status === 201)).toHaveLength(100);
+    expect(results.filter((r) => r.status === 201)).toHaveLength(limits.plansPerProject);
     expect(results.filter((r) => r.status === 409).map((r) => r.body.error.code)).toEqual(
       Array(5).fill('limit_exceeded'),
     );
@@ -123,6 +132,8 @@ describe('POST /api/v1/projects/{slug}/plans', () => {
 });
 
 describe('PUT /api/v1/projects/{slug}/plans/{planId}', () => {
+  beforeAll(useFreshProject);
+
   test('is partial and leaves assignments alone', async () => {
     const plan = await makePlan(api, slug, { description: 'keep', features: [{ featureId: features[0]?.id }] });
     const response = await api.put(`${plansPath()}/${plan.id}`, {
@@ -164,6 +175,8 @@ describe('PUT /api/v1/projects/{slug}/plans/{planId}', () => {
 });
 
 describe('DELETE /api/v1/projects/{slug}/plans/{planId}', () => {
+  beforeAll(useFreshProject);
+
   test('deletes the plan with its assignments and uncounts it', async () => {
     const owner = await newOwner('plan-delete');
     const mine = server.client(owner.writeKey);
@@ -184,6 +197,8 @@ describe('DELETE /api/v1/projects/{slug}/plans/{planId}', () => {
 });
 
 describe('POST /api/v1/projects/{slug}/plans/{planId}/duplicate', () => {
+  beforeAll(useFreshProject);
+
   test('copies every field and assignment under new ids, named "(Copy)", never popular; body may be absent', async () => {
     const original = await makePlan(api, slug, {
       name: 'Business',
@@ -242,6 +257,8 @@ describe('POST /api/v1/projects/{slug}/plans/{planId}/duplicate', () => {
 });
 
 describe('plan features', () => {
+  beforeAll(useFreshProject);
+
   test('GET lists assignments with description and isCountable', async () => {
     const plan = await makePlan(api, slug, { features: [{ featureId: features[2]?.id, multiplier: 4 }] });
     const response = await api.get(`${plansPath()}/${plan.id}/features`);

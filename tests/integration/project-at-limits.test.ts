@@ -1,0 +1,220 @@
+/**
+ * A project at the documented limits (docs/decisions.md, "Response sizes" and "Reads and
+ * their size"): as many features and plans as the limits allow, every feature assigned to
+ * every plan, every plan visible, every text at its cap in 4-byte UTF-8 characters (an
+ * astral CJK letter: the longest a character of a valid text can be, in the body and again
+ * in the Lambda envelope). Built through the db layer (the API would take minutes), then
+ * each endpoint invoked as Lambda invokes it.
+ *
+ * 1. Every answer fits Lambda's synchronous response: the whole invocation result, the JSON
+ *    envelope API Gateway reads (status, headers, and the body as a JSON string), measured as
+ *    Lambda serialises it, stays under 6 MB with room to spare.
+ */
+import { beforeAll, describe, expect, test } from 'vitest';
+import { limits } from '#contract/limits.ts';
+import { db } from '#db/service.ts';
+import type { NewFeatureItem, NewPlanFeatureItem, NewPlanItem, ProjectScope } from '#db/types.ts';
+import { composeFromEnvironment } from '#dev/local-server.ts';
+import { CreateFeatureBody } from '#domain/features/schemas.ts';
+import { CreatePlanBody } from '#domain/plans/schemas.ts';
+import { CreateProjectBody } from '#domain/projects/schemas.ts';
+import { groups } from '#functions/groups.ts';
+import { createGroupHandler } from '#http/group-handler.ts';
+import type { Group } from '#shared/routes.ts';
+import { newOwner } from '../fixtures/api.ts';
+import { recordDynamoCalls } from '../fixtures/dynamo-calls.ts';
+import { httpEvent, lambdaContext } from '../fixtures/events.ts';
+import { featureItem, planFeatureItem, planItem, projectItem } from '../fixtures/factories.ts';
+
+/** Lambda's synchronous response limit is 6 MB; every answer must stay a megabyte under it. */
+const LAMBDA_RESPONSE_LIMIT = 6_000_000;
+const BUDGET = 5_000_000;
+
+/** U+20000, a CJK letter outside the BMP: 4 bytes in UTF-8, one character for every length rule. */
+const WIDE = '\u{20000}';
+const text = (chars: number) => WIDE.repeat(chars);
+
+// Numbers with as many digits as the bounds allow.
+const price = limits.priceMax - 0.123456789;
+const usageCount = limits.usageCountMax - 0.1234;
+const multiplier = limits.multiplierMax - 0.123456;
+const url = `https://example.com/${'a'.repeat(limits.urlMax - 20)}`;
+
+const app = composeFromEnvironment();
+const handlers = Object.fromEntries(
+  (Object.keys(groups) as Group[]).map((group) => [group, createGroupHandler(groups[group] as never, app)]),
+) as Record<Group, ReturnType<typeof createGroupHandler>>;
+const record = recordDynamoCalls();
+
+interface Built {
+  scope: ProjectScope;
+  planIds: number[];
+  featureIds: number[];
+}
+
+let key: string;
+let big: Built;
+
+/** Writes items with BatchWriteItem, many batches at once. */
+async function putAll<T>(
+  entity: { put(items: T[]): { go(o: { concurrency: number }): Promise<unknown> } },
+  items: T[],
+) {
+  await entity.put(items).go({ concurrency: 16 });
+}
+
+/** A project of `plans` plans and the most features, every text at its cap, all assigned. */
+async function build(ownerId: string, slug: string, idBase: number, plans: number): Promise<Built> {
+  const scope = { ownerId, slug, shareId: `${slug}${ownerId.replace(/[^a-z0-9]/g, '')}` };
+  const features = limits.featuresPerProject;
+  const project = projectItem({
+    ...scope,
+    projectId: idBase,
+    name: text(limits.nameMax),
+    description: text(limits.projectDescriptionMax),
+    pricingPageDescription: text(limits.pricingPageDescriptionMax),
+    annualDiscount: 0.123456789,
+    checkoutSuccessUrl: url,
+    checkoutCancelUrl: url,
+    checkoutTestSuccessUrl: url,
+    checkoutTestCancelUrl: url,
+    featureCount: features,
+    planCount: plans,
+    theme: {
+      ...projectItem().theme,
+      fontFamily: text(limits.fontFamilyMax),
+      customCSS: `/*${text(limits.customCssMax - 4)}*/`,
+    },
+  });
+  const featureItems: NewFeatureItem[] = Array.from({ length: features }, (_, i) =>
+    featureItem({
+      ...scope,
+      featureId: idBase + i,
+      name: text(limits.nameMax),
+      description: text(limits.itemDescriptionMax),
+      basePrice: price,
+      featureType: 'Usage Based',
+      isCountable: true,
+      usageCount,
+      condition: text(limits.conditionMax),
+      countPrice: price,
+      eventAggregationMethod: 'unique_count',
+    }),
+  );
+  const planItems: NewPlanItem[] = Array.from({ length: plans }, (_, i) =>
+    planItem({
+      ...scope,
+      planId: idBase + i,
+      name: text(limits.nameMax),
+      description: text(limits.itemDescriptionMax),
+      basePrice: price,
+      isVisible: true,
+      freemiumDay: limits.freemiumDayMax,
+      isPerUserPricing: true,
+      perUserMultiplier: multiplier,
+    }),
+  );
+  const assignments: NewPlanFeatureItem[] = planItems.flatMap((plan, p) =>
+    featureItems.map((feature, f) =>
+      planFeatureItem({
+        ...scope,
+        planId: plan.planId,
+        featureId: feature.featureId,
+        planFeatureId: idBase + p * features + f,
+        multiplier,
+      }),
+    ),
+  );
+
+  // The texts are at their caps, and valid: one more character would be refused.
+  expect(CreateProjectBody.safeParse({ name: project.name, description: project.description }).success).toBe(true);
+  expect(CreateProjectBody.safeParse({ name: text(limits.nameMax + 1) }).success).toBe(false);
+  const {
+    ownerId: _o,
+    slug: _s,
+    shareId,
+    featureId,
+    createdAt,
+    updatedAt,
+    ...feature
+  } = featureItems[0] as NewFeatureItem;
+  expect(CreateFeatureBody.safeParse(feature).success).toBe(true);
+  expect(CreateFeatureBody.safeParse({ ...feature, condition: text(limits.conditionMax + 1) }).success).toBe(false);
+  const planText = { name: text(limits.nameMax), description: text(limits.itemDescriptionMax) };
+  expect(CreatePlanBody.safeParse(planText).success).toBe(true);
+
+  const { entities } = db();
+  await entities.project.create(project).go();
+  await Promise.all([
+    putAll(entities.feature, featureItems),
+    putAll(entities.plan, planItems),
+    putAll(entities.planFeature, assignments),
+  ]);
+  return { scope, planIds: planItems.map((p) => p.planId), featureIds: featureItems.map((f) => f.featureId) };
+}
+
+beforeAll(async () => {
+  const owner = await newOwner('limits');
+  key = owner.writeKey;
+  big = await build(owner.ownerId, 'at-the-limits', 900_000_000_000, limits.plansPerProject);
+}, 120_000);
+
+/** Invokes the route as API Gateway would; the result, its size as Lambda serialises it, and its DynamoDB calls. */
+async function invoke(routeKey: string, group: Group, pathParameters: Record<string, string>, body?: unknown) {
+  const [method, route] = routeKey.split(' ') as [string, string];
+  const path = route.replace(/\{(\w+)\}/g, (_, name: string) => pathParameters[name] ?? '');
+  const { result, calls } = await record(() =>
+    handlers[group](
+      httpEvent(method, route, {
+        path,
+        pathParameters,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
+      lambdaContext(),
+    ),
+  );
+  return { result, calls, envelope: Buffer.byteLength(JSON.stringify(result)) };
+}
+
+const projectPath = (p: Built) => ({ slug: p.scope.slug });
+const planPath = (p: Built) => ({ slug: p.scope.slug, planId: String(p.planIds[0]) });
+
+describe('every answer of a project at the limits fits a Lambda response', () => {
+  const sizes: Record<string, number> = {};
+
+  test.each([
+    ['GET /api/share/{shareId}', 'share', (p: Built) => ({ shareId: p.scope.shareId }), undefined],
+    ['GET /api/v1/projects/{slug}', 'projects', projectPath, undefined],
+    ['PUT /api/v1/projects/{slug}', 'projects', projectPath, () => ({ description: text(limits.nameMax) })],
+    ['GET /api/v1/projects', 'projects', () => ({}), undefined],
+    ['GET /api/v1/projects/{slug}/features', 'features', projectPath, undefined],
+    ['GET /api/v1/projects/{slug}/plans', 'plans', projectPath, undefined],
+    ['PUT /api/v1/projects/{slug}/plans/{planId}', 'plans', planPath, () => ({ freemiumDay: 1 })],
+    ['GET /api/v1/projects/{slug}/plans/{planId}/features', 'plans', planPath, undefined],
+    [
+      'POST /api/v1/projects/{slug}/plans/{planId}/features',
+      'plans',
+      planPath,
+      () => ({ features: big.featureIds.map((featureId) => ({ featureId })) }),
+    ],
+  ] as const)('%s', async (routeKey, group, params, body) => {
+    const { result, envelope } = await invoke(routeKey, group, params(big), body?.());
+    expect(result.statusCode, String(result.body).slice(0, 300)).toBe(200);
+    sizes[routeKey] = envelope;
+    expect(envelope).toBeLessThan(BUDGET);
+    expect(BUDGET).toBeLessThan(LAMBDA_RESPONSE_LIMIT);
+  });
+
+  test('the worst case is real: the share and the project answers are megabytes', () => {
+    console.log(
+      `Lambda response bytes at ${limits.featuresPerProject} features × ${limits.plansPerProject} plans:\n${Object.entries(
+        sizes,
+      )
+        .map(([route, bytes]) => `  ${route}: ${bytes.toLocaleString('en-US')}`)
+        .join('\n')}`,
+    );
+    expect(sizes['GET /api/share/{shareId}']).toBeGreaterThan(3_000_000);
+    expect(sizes['GET /api/v1/projects/{slug}']).toBeGreaterThan(3_000_000);
+  });
+});
