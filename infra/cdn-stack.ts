@@ -32,9 +32,17 @@ export const CDN_MAX_TTL = Duration.days(1);
 export const cachedPaths = {
   '/api/share/*': [],
   '/widget.js': [],
+  // The OpenAPI document: 5 minutes, revalidated by ETag.
+  '/openapi.json': [],
   // Back from a checkout the demo page names the session (and answers no-store then).
   '/demo/*': ['session_id'],
 } as const satisfies Record<string, readonly string[]>;
+
+/**
+ * Public routes the default behaviour serves (uncached, no viewer header), on purpose: the
+ * service's name and its health, which must reflect the origin at every request.
+ */
+export const uncachedPublicPaths = ['/', '/health'] as const;
 
 /** Passed through to the API, never cached: checkout and receipts. */
 export const passThroughPaths = ['/api/payments/*'] as const;
@@ -116,6 +124,7 @@ export class CdnStack extends Stack {
       additionalBehaviors: {
         '/api/share/*': cached(readPolicy),
         '/widget.js': cached(readPolicy),
+        '/openapi.json': cached(readPolicy),
         '/demo/*': cached(demoPolicy),
         ...Object.fromEntries(passThroughPaths.map((path) => [path, passThrough])),
       },
