@@ -71,7 +71,6 @@ describe("interface.md's Errors table, row by row", () => {
 
 describe('requests no route serves', () => {
   test.each([
-    ['GET', '/'],
     ['GET', '/api'],
     ['GET', '/nowhere'],
     ['GET', '/api/v1'],

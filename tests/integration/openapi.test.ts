@@ -70,6 +70,8 @@ describe('real answers match the document', () => {
     expect((await server.client(null).request('OPTIONS', `/api/share/${project.shareId}`)).status).toBe(204);
     expect((await server.client(null).get(`/demo/${project.shareId}`)).status).toBe(200);
     expect((await server.client(null).get('/widget.js')).status).toBe(200);
+    expect((await server.client(null).get('/')).status).toBe(200);
+    expect((await server.client(null).get('/health')).status).toBe(200);
     expect((await api.delete(`${base}/plans/${copy.body.id}`)).status).toBe(200);
     expect((await api.delete(`${base}/features/${sso.id}`)).status).toBe(200);
 
