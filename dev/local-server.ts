@@ -12,6 +12,7 @@ import { matchRoute } from '#http/router.ts';
 import { type App, compose } from '#shared/composition.ts';
 import { runtimeConfig } from '#shared/config.ts';
 import { stripeGatewayFor } from '#shared/payments/stripe.ts';
+import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { fallbackGroup, type Group, routeKey } from '#shared/routes.ts';
 import { keyringFor } from '#shared/secrets/keyring.ts';
 
@@ -23,12 +24,14 @@ function groupHandlers(app: App<Ports>): Record<Group, LambdaHandler> {
     projects: createGroupHandler(groups.projects, app),
     features: createGroupHandler(groups.features, app),
     plans: createGroupHandler(groups.plans, app),
+    webhooks: createGroupHandler(groups.webhooks, app),
+    customers: createGroupHandler(groups.customers, app),
   };
 }
 
 /** Every port, from the environment's configuration (the tests' default). */
 export const composeFromEnvironment = (): App<Ports> =>
-  compose(runtimeConfig(), { keyring: keyringFor, payments: stripeGatewayFor });
+  compose(runtimeConfig(), { keyring: keyringFor, payments: stripeGatewayFor, webhooks: stripeWebhookVerifier });
 
 const TEXT_CONTENT = /^(?:text\/|application\/(?:[^;]*\+)?(?:json|xml|x-www-form-urlencoded|javascript))/i;
 

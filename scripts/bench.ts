@@ -10,6 +10,7 @@ import { createApiKey } from '#domain/keys/keys.ts';
 import { compose } from '#shared/composition.ts';
 import { parseRuntimeConfig } from '#shared/config.ts';
 import { stripeGatewayFor } from '#shared/payments/stripe.ts';
+import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { totalDynamoRequests } from '#shared/request-context.ts';
 import { localKeyring } from '#shared/secrets/keyring.ts';
 import { WIDGET_GZIP_BUDGET, widgetSize } from '../widget/build.ts';
@@ -114,7 +115,11 @@ async function main(): Promise<number> {
       KEY_CACHE_TTL_SECONDS: String(KEY_CACHE_TTL_SECONDS),
       STRIPE_API_BASE: stripe.url,
     });
-    const app = compose(config, { keyring: () => localKeyring(randomBytes(32)), payments: stripeGatewayFor });
+    const app = compose(config, {
+      keyring: () => localKeyring(randomBytes(32)),
+      payments: stripeGatewayFor,
+      webhooks: stripeWebhookVerifier,
+    });
     await ensureTable(client, TABLE_NAME);
     const server = await startLocalServer({ port: 0, app });
     closeServer = server.close;

@@ -8,6 +8,7 @@ import type { Keyring } from '#domain/ports.ts';
 import { compose } from '#shared/composition.ts';
 import { ConfigError, type LocalConfig, localConfig } from '#shared/config.ts';
 import { stripeGatewayFor } from '#shared/payments/stripe.ts';
+import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { ensureLocalKeyFile, keyringFor, localKeyring } from '#shared/secrets/keyring.ts';
 import { writeWidget } from '../widget/build.ts';
 
@@ -38,7 +39,11 @@ async function main(): Promise<void> {
     WIDGET_FILE: config.WIDGET_FILE ?? writeWidget(),
     STRIPE_API_BASE: fakeStripe?.url ?? config.STRIPE_API_BASE,
   };
-  const app = compose(runtime, { keyring: () => keys.keyring, payments: stripeGatewayFor });
+  const app = compose(runtime, {
+    keyring: () => keys.keyring,
+    payments: stripeGatewayFor,
+    webhooks: stripeWebhookVerifier,
+  });
 
   const server = await startLocalServer({ port: config.PORT, app }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE')

@@ -57,6 +57,18 @@ export const groupSpecs = {
     timeoutSeconds: 15,
     assets: [],
   },
+  // Stripe's webhooks: the project by share id (Query gsi1, inactive ones too), its sealed
+  // signing secret opened (Decrypt), and the customer's read-modify-write (GetItem, then
+  // TransactWriteItems of a ConditionCheck of the project and a Put of the customer). Kept
+  // apart from `payments`, whose checkout and receipt need no table access at all.
+  webhooks: {
+    table: 'readWrite',
+    indexes: ['gsi1'],
+    paymentKeys: 'open',
+    ports: ['keyring', 'webhooks'],
+    timeoutSeconds: 10,
+    assets: [],
+  },
   // Auth (GetItem apiKey), project reads (Query projectData), the id counter (UpdateItem),
   // create/update/delete and the sweep (PutItem, UpdateItem, BatchWriteItem, DeleteItem); the
   // project list and the free-slug search Query gsi2 (byOwner); a paymentSecretKey is sealed.
@@ -74,6 +86,10 @@ export const groupSpecs = {
   // Auth, project reads, counter, plan and assignment transactions (with ConditionCheckItem)
   // and sweeps: the base table only.
   plans: { table: 'readWrite', indexes: [], paymentKeys: 'none', ports: [], timeoutSeconds: 10, assets: [] },
+  // Auth, project reads (Query projectData), customers (GetItem, Query of the project's
+  // customer partition, the grant's TransactWriteItems with a ConditionCheck, DeleteItem):
+  // the base table only, no key.
+  customers: { table: 'readWrite', indexes: [], paymentKeys: 'none', ports: [], timeoutSeconds: 10, assets: [] },
 } as const satisfies Record<Group, GroupSpec>;
 
 /** The groups, in the order of their specs. */

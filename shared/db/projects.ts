@@ -1,4 +1,5 @@
 import { deleteAll } from './batch.ts';
+import { sweepCustomers } from './customers.ts';
 import { ifConditionFails, itemOr } from './errors.ts';
 import { db, type PricingService } from './service.ts';
 import type { NewProjectItem, ProjectItem, ProjectKey } from './types.ts';
@@ -77,12 +78,13 @@ export type ProjectChanges = Partial<
     | 'theme'
     | 'paymentKeySealed'
     | 'paymentsMode'
+    | 'webhookSecretSealed'
   >
 > & { updatedAt: string };
 
 export type UrlField = 'checkoutSuccessUrl' | 'checkoutCancelUrl' | 'checkoutTestSuccessUrl' | 'checkoutTestCancelUrl';
 /** Attributes an update can remove: absent reads back as null. */
-export type RemovableField = UrlField | 'paymentKeySealed' | 'paymentsMode';
+export type RemovableField = UrlField | 'paymentKeySealed' | 'paymentsMode' | 'webhookSecretSealed';
 
 /**
  * Writes a read-modify-write change, guarded by the version the caller read. Fields set
@@ -136,9 +138,11 @@ type AnyEntity = Parameters<typeof deleteAll<unknown>>[0];
 export async function sweepProject(key: ProjectKey): Promise<void> {
   const { entities, collections } = db();
   const { ownerId, slug } = key;
+  let projectId: number | undefined;
   for (let pass = 0; ; pass++) {
     const { data } = await collections.projectData({ ownerId, slug }).go({ pages: 'all', consistent: true });
     if (data.project.length === 0) return;
+    projectId = data.project[0]?.projectId;
     const children = (Object.keys(data) as (keyof ProjectData)[])
       .filter((alias): alias is ChildAlias => alias !== 'project')
       .map((alias) => ({ entity: entities[alias] as AnyEntity, items: data[alias] as unknown[] }))
@@ -150,5 +154,7 @@ export async function sweepProject(key: ProjectKey): Promise<void> {
     }
     await Promise.all(children.map(({ entity, items }) => deleteAll(entity, items)));
   }
+  // Items of the project kept outside its partition; their writes check the mark too.
+  if (projectId !== undefined) await sweepCustomers(projectId);
   await entities.project.delete({ ownerId, slug }).go();
 }

@@ -4,6 +4,7 @@ import { type RuntimeConfig, runtimeConfig } from '#shared/config.ts';
 import { createDocumentClient, dynamoOptions } from './client.ts';
 import { ApiKey } from './entities/api-key.ts';
 import { Counter } from './entities/counter.ts';
+import { Customer } from './entities/customer.ts';
 import { Feature } from './entities/feature.ts';
 import { Plan } from './entities/plan.ts';
 import { PlanFeature } from './entities/plan-feature.ts';
@@ -16,14 +17,17 @@ export const entities = {
   planFeature: PlanFeature,
   apiKey: ApiKey,
   counter: Counter,
+  customer: Customer,
 };
 
 /**
  * The entities that live outside any project, so a project delete leaves them alone. Every
  * other entity joins the `projectData` collection (tests/integration/project-sweep.test.ts
  * fails otherwise): that is what reads it with its project and sweeps it on delete.
+ * `customer` belongs to a project but lives in a partition of its own (keyed by project id),
+ * which the project sweep deletes with a Query of its own (shared/db/customers.ts).
  */
-export const unscopedEntities = ['apiKey', 'counter'] as const satisfies readonly (keyof typeof entities)[];
+export const unscopedEntities = ['apiKey', 'counter', 'customer'] as const satisfies readonly (keyof typeof entities)[];
 
 function createService(client: DynamoDBDocumentClient, table: string) {
   return new Service(entities, { client, table });

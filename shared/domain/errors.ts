@@ -11,7 +11,8 @@ export type ErrorCode =
   | 'conflict'
   | 'limit_exceeded'
   | 'payments_not_configured'
-  | 'payment_provider_error';
+  | 'payment_provider_error'
+  | 'invalid_signature';
 
 export interface ErrorDetail {
   path: string;
@@ -58,6 +59,9 @@ export const LimitExceededError = errorClass('limit_exceeded', 'LimitExceededErr
 export const PaymentsNotConfiguredError = errorClass('payments_not_configured', 'PaymentsNotConfiguredError');
 /** The payment processor failed or refused; the message is its own, with any secret removed. */
 export const PaymentProviderError = errorClass('payment_provider_error', 'PaymentProviderError');
+
+/** A webhook whose signature does not verify (bad, missing, stale, or another secret's). */
+export const InvalidSignatureError = errorClass('invalid_signature', 'InvalidSignatureError');
 
 /** Echoes what the caller sent, but never more than a line of it. */
 export const echo = (value: number | string) => {

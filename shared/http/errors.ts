@@ -16,6 +16,7 @@ const statusByCode: Record<ErrorCode | HttpErrorCode, number> = {
   payload_too_large: 413,
   payments_not_configured: 409,
   payment_provider_error: 502,
+  invalid_signature: 400,
 };
 
 export class HttpError extends Error {
