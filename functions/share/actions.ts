@@ -34,5 +34,7 @@ export const share = defineGroup('share', [
         'cache-control': WIDGET_CACHE_CONTROL,
       }),
   }),
-  route('GET /demo/{shareId}', { run: async ({ path, query }) => demoPage(path.shareId, query.session_id) }),
+  route('GET /demo/{shareId}', {
+    run: async ({ path, query }) => demoPage(path.shareId, query.session_id, query.customer),
+  }),
 ]);

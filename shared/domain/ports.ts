@@ -38,6 +38,8 @@ export interface CheckoutSessionRequest {
   successUrl: string;
   cancelUrl: string;
   customerEmail?: string;
+  /** The owner's id for the buyer: Stripe's client_reference_id. */
+  clientReferenceId?: string;
   idempotencyKey?: string;
 }
 

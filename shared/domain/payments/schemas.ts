@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { billingIntervals } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
+import { customerIdPattern } from '../customers/schemas.ts';
 import { amount, positiveId } from '../fields.ts';
 
 const shareId = z.string({ error: 'is required' }).min(1, 'is required').max(200, 'is not a share id');
@@ -8,6 +9,11 @@ const billingInterval = z.enum(billingIntervals, { error: 'must be "month" or "y
 const customerEmail = z
   .email({ error: 'must be an e-mail address' })
   .max(limits.emailMax, `must be at most ${limits.emailMax} characters`)
+  .optional();
+/** The owner's own id for the buyer (billing.md): Stripe's client_reference_id and metadata.customerId. */
+const customerId = z
+  .string({ error: 'must be a string' })
+  .regex(customerIdPattern, 'must be 1-128 characters of letters, digits and . _ : @ -')
   .optional();
 
 /** Redirect URLs are never taken from the request: they are the project's. Unknown fields are ignored. */
@@ -22,6 +28,7 @@ export const PlanCheckoutBody = z.object({
     .max(limits.seatsMax, `must be at most ${limits.seatsMax}`)
     .optional(),
   customerEmail,
+  customerId,
 });
 
 export const CustomCheckoutBody = z.object({
@@ -38,6 +45,7 @@ export const CustomCheckoutBody = z.object({
     .min(1, 'must name at least one feature')
     .max(limits.featuresPerProject, `must name at most ${limits.featuresPerProject} features`),
   customerEmail,
+  customerId,
 });
 
 export const ReceiptQuery = z.object({
