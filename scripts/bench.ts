@@ -14,6 +14,7 @@ import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { totalDynamoRequests } from '#shared/request-context.ts';
 import { localKeyring } from '#shared/secrets/keyring.ts';
 import { WIDGET_GZIP_BUDGET, widgetSize } from '../widget/build.ts';
+import { billingRows } from './bench-billing.ts';
 
 /**
  * `npm run bench`: seeds one project of 50 features and 20 plans (1,000 assignments)
@@ -212,8 +213,14 @@ async function main(): Promise<number> {
       },
       { label: 'GET /api/payments/receipt', path: await paidReceiptPath() },
     ];
+    // A customer on the first plan, for the entitlement read (billing.md), and signed webhooks.
+    await call('PUT', `${base}/customers/bench-user`, 200, { planId: Math.min(...planIds) });
+    const webhookSecret = `whsec_${randomBytes(16).toString('hex')}`;
+    await call('PUT', base, 200, { paymentWebhookSecret: webhookSecret });
+    const entitlementsPath = `${base}/customers/bench-user/entitlements`;
+
     const rows: Row[] = [];
-    for (const { label, path, body: payload } of endpoints) {
+    const measure = async (label: string, path: string, payload?: unknown) => {
       const method = payload ? 'POST' : 'GET';
       for (let i = 0; i < WARMUP_REQUESTS; i++) await call(method, path, 200, payload);
       const latencies: number[] = [];
@@ -236,7 +243,8 @@ async function main(): Promise<number> {
         sizes.add(body.byteLength);
       }
       rows.push(summarize(label, latencies, requests, range(Math.min(...sizes), Math.max(...sizes))));
-    }
+    };
+    for (const { label, path, body: payload } of endpoints) await measure(label, path, payload);
 
     const expectedItems = 1 + FEATURES + PLANS + FEATURES * PLANS;
     const baseline = async (label: string, input: ConstructorParameters<typeof QueryCommand>[0]) => {
@@ -276,6 +284,19 @@ async function main(): Promise<number> {
         ExpressionAttributeValues: { ':pk': `$pricing#shareId_${project.shareId}` },
       }),
     );
+    const extra = await billingRows({
+      measure,
+      rows,
+      client,
+      serverUrl: server.url,
+      project,
+      webhookSecret,
+      iterations,
+    });
+    await measure('GET …/customers/{customerId}/entitlements', entitlementsPath);
+    rows.push(extra.customerBaseline);
+    const entitlementRow = rows.at(-2) as Row;
+    rows.push(extra.webhook);
 
     printTable(rows);
     const widget = await widgetSize();
@@ -287,6 +308,10 @@ async function main(): Promise<number> {
       console.log(`\nFAIL: widget.js is ${kb(widget.gzip)} gzipped, over its ${kb(WIDGET_GZIP_BUDGET)} budget.`);
       return 1;
     }
+    const ratio = entitlementRow.p50 / extra.customerBaseline.p50;
+    console.log(
+      `entitlements read: ${range(entitlementRow.requestsMin, entitlementRow.requestsMax)} DynamoDB request(s) per call (2 once per cache refresh, 10 s), p50 ${ratio.toFixed(2)}× a bare Query of the customer partition (target ≤ 1.25×); webhook p50 ${extra.webhook.p50.toFixed(2)} ms`,
+    );
     const measured = rows.slice(0, endpoints.length);
     const over = measured.filter((r) => r.requestsMax > 1);
     // Every read must query DynamoDB; a zero means the counter is not wired and proves nothing.
