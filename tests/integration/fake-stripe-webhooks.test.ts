@@ -101,7 +101,7 @@ describe('fake Stripe webhooks', () => {
     const updated = events[2]?.data.object as Stripe.Subscription;
     expect(updated.metadata.planId).toBe('2');
     expect(updated.items.data[0]?.quantity).toBe(3);
-    expect((events[3]?.data.object as Stripe.Subscription).status).toBe('canceled');
+    expect((events[3]?.data.object as Stripe.Subscription | undefined)?.status).toBe('canceled');
     // Another secret does not verify them.
     const first = received[0] as { body: string; signature: string };
     expect(() => Stripe.webhooks.constructEvent(first.body, first.signature, other.secret as string)).toThrow();
