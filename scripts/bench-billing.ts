@@ -3,9 +3,12 @@ import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb
 import Stripe from 'stripe';
 import { totalDynamoRequests } from '#shared/request-context.ts';
 
-/** The bench rows of billing.md: a bare Query of a customer partition, and webhook processing. */
+/**
+ * The bench rows of billing.md (a bare Query of a customer partition, webhook processing),
+ * and the row summary every bench row uses.
+ */
 
-interface Row {
+export interface Row {
   label: string;
   requestsMin: number;
   requestsMax: number;
@@ -14,10 +17,13 @@ interface Row {
   size: string;
 }
 
+/** Nearest-rank percentile of an ascending list: always one of the measured values. */
 const percentile = (sorted: readonly number[], p: number) =>
-  sorted[Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length))) - 1] as number;
+  sorted.length === 0
+    ? Number.NaN
+    : (sorted[Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length))) - 1] as number);
 
-function row(label: string, latencies: number[], requests: number[], size: string): Row {
+export function summarize(label: string, latencies: number[], requests: number[], size: string): Row {
   const sorted = [...latencies].sort((a, b) => a - b);
   return {
     label,
@@ -52,7 +58,7 @@ export async function billingRows(options: {
     );
     if (i >= 5) latencies.push(performance.now() - start);
   }
-  const customerBaseline = row(
+  const customerBaseline = summarize(
     'baseline: Query customer partition',
     latencies,
     latencies.map(() => 1),
@@ -93,6 +99,6 @@ export async function billingRows(options: {
     requests.push(totalDynamoRequests() - before);
     if (response.status !== 200) throw new Error(`webhook: got ${response.status}`);
   }
-  const webhook = row('POST /api/payments/webhook/{shareId}', hookLatencies, requests, 'signed event');
+  const webhook = summarize('POST /api/payments/webhook/{shareId}', hookLatencies, requests, 'signed event');
   return { customerBaseline, webhook };
 }

@@ -14,7 +14,7 @@ import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { totalDynamoRequests } from '#shared/request-context.ts';
 import { localKeyring } from '#shared/secrets/keyring.ts';
 import { WIDGET_GZIP_BUDGET, widgetSize } from '../widget/build.ts';
-import { billingRows } from './bench-billing.ts';
+import { billingRows, type Row, summarize } from './bench-billing.ts';
 
 /**
  * `npm run bench`: seeds one project of 50 features and 20 plans (1,000 assignments)
@@ -38,40 +38,12 @@ const KEY_ROTATION_MS = (KEY_CACHE_TTL_SECONDS * 1000) / 2;
 
 class BenchError extends Error {}
 
-interface Row {
-  label: string;
-  requestsMin: number;
-  requestsMax: number;
-  p50: number;
-  p95: number;
-  size: string;
-}
-
 function iterationCount(): number {
   const raw = process.env.BENCH_ITERATIONS;
   if (raw === undefined || raw.trim() === '') return DEFAULT_ITERATIONS;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1) throw new BenchError(`BENCH_ITERATIONS must be a whole number ≥ 1 (got "${raw}")`);
   return n;
-}
-
-/** Nearest-rank percentile of an ascending list: always one of the measured values. */
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] as number;
-}
-
-function summarize(label: string, latencies: number[], requests: number[], size: string): Row {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  return {
-    label,
-    requestsMin: Math.min(...requests),
-    requestsMax: Math.max(...requests),
-    p50: percentile(sorted, 50),
-    p95: percentile(sorted, 95),
-    size,
-  };
 }
 
 const range = (min: number, max: number) => (min === max ? String(min) : `${min}-${max}`);
