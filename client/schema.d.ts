@@ -153,6 +153,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/payments/webhook/{shareId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe's signed events for the project (checkout completed, subscription created, updated, deleted)
+         * @description Verified against the project's paymentWebhookSecret with the Stripe-Signature header; applied once per event id.
+         */
+        post: operations["receiveStripeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects": {
         parameters: {
             query?: never;
@@ -356,6 +376,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{slug}/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of the project's customers, by customer id */
+        get: operations["listCustomers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/customers/{customerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A customer and its subscription */
+        get: operations["getCustomer"];
+        /** Grant a customer a plan by hand (no Stripe subscription) */
+        put: operations["grantPlan"];
+        post?: never;
+        /** Forget a customer */
+        delete: operations["deleteCustomer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/customers/{customerId}/entitlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a customer may use now: every feature of the project */
+        get: operations["getEntitlements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/customers/{customerId}/entitlements/{featureId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One feature for a customer; with ?required=, whether that much is allowed */
+        get: operations["getEntitlement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -370,6 +460,8 @@ export interface components {
             isActive: boolean;
             paymentsConnected: boolean;
             paymentsMode: ("test" | "live") | null;
+            paymentWebhookConnected: boolean;
+            webhookUrl: string;
             createdAt: string;
             updatedAt: string;
             pricingPageDescription: string;
@@ -394,6 +486,8 @@ export interface components {
             isActive: boolean;
             paymentsConnected: boolean;
             paymentsMode: ("test" | "live") | null;
+            paymentWebhookConnected: boolean;
+            webhookUrl: string;
             createdAt: string;
             updatedAt: string;
             _count: {
@@ -550,6 +644,49 @@ export interface components {
                 [key: string]: string;
             };
         };
+        Customer: {
+            customerId: string;
+            email: string | null;
+            stripeCustomerId: string | null;
+            subscription: components["schemas"]["Subscription"] | null;
+            createdAt: string;
+            updatedAt: string;
+        };
+        Subscription: {
+            planId: number | null;
+            customPlan: boolean;
+            features: {
+                featureId: number;
+                quantity: number | null;
+            }[] | null;
+            /** @enum {string} */
+            status: "trialing" | "active" | "past_due" | "canceled" | "unpaid" | "incomplete" | "incomplete_expired" | "paused";
+            seats: number;
+            billingInterval: ("month" | "year") | null;
+            currentPeriodStart: string | null;
+            currentPeriodEnd: string | null;
+            cancelAtPeriodEnd: boolean;
+            stripeSubscriptionId: string | null;
+            /** @enum {string} */
+            source: "stripe" | "manual";
+        };
+        Entitlements: {
+            customerId: string;
+            planId: number | null;
+            status: ("trialing" | "active" | "past_due" | "canceled" | "unpaid" | "incomplete" | "incomplete_expired" | "paused") | null;
+            entitlements: components["schemas"]["Entitlement"][];
+        };
+        Entitlement: {
+            featureId: number;
+            name: string;
+            /** @enum {string} */
+            featureType: "Standart" | "Limits" | "Usage Based";
+            hasAccess: boolean;
+            limit: number | null;
+            usage: number;
+            remaining: number | null;
+            resetsAt: string;
+        };
         Success: {
             /** @constant */
             success: true;
@@ -557,7 +694,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "limit_exceeded" | "payload_too_large" | "payments_not_configured" | "rate_limited" | "payment_provider_error" | "internal_error";
+                code: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "limit_exceeded" | "payload_too_large" | "payments_not_configured" | "rate_limited" | "payment_provider_error" | "invalid_signature" | "internal_error";
                 message: string;
                 details?: {
                     path: string;
@@ -599,6 +736,16 @@ export interface components {
         };
         /** @description Internal Server Error: `internal_error` */
         internal_error: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Bad Request: `invalid_signature` */
+        invalid_signature: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -980,6 +1127,7 @@ export interface operations {
                     seats?: number;
                     /** Format: email */
                     customerEmail?: string;
+                    customerId?: string;
                 };
             };
         };
@@ -1065,6 +1213,7 @@ export interface operations {
                     }[];
                     /** Format: email */
                     customerEmail?: string;
+                    customerId?: string;
                 };
             };
         };
@@ -1182,6 +1331,39 @@ export interface operations {
             500: components["responses"]["internal_error"];
         };
     };
+    receiveStripeWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's public share id. */
+                shareId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        received: true;
+                        outcome: string;
+                    };
+                };
+            };
+            400: components["responses"]["invalid_signature"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["payments_not_configured"];
+            413: components["responses"]["payload_too_large"];
+            500: components["responses"]["internal_error"];
+        };
+    };
     listProjects: {
         parameters: {
             query?: {
@@ -1214,6 +1396,8 @@ export interface operations {
                      *           "isActive": true,
                      *           "paymentsConnected": false,
                      *           "paymentsMode": null,
+                     *           "paymentWebhookConnected": false,
+                     *           "webhookUrl": "https://api.example.com/api/payments/webhook/Xk3v9QpL2mTz8RwA",
                      *           "createdAt": "2026-11-23T09:30:00.000Z",
                      *           "updatedAt": "2026-11-23T09:30:00.000Z",
                      *           "_count": {
@@ -1291,6 +1475,7 @@ export interface operations {
                         mutedTextColor?: string | null;
                     };
                     paymentSecretKey?: string | null;
+                    paymentWebhookSecret?: string | null;
                     slug?: string;
                 };
             };
@@ -1314,6 +1499,8 @@ export interface operations {
                      *       "isActive": true,
                      *       "paymentsConnected": false,
                      *       "paymentsMode": null,
+                     *       "paymentWebhookConnected": false,
+                     *       "webhookUrl": "https://api.example.com/api/payments/webhook/Xk3v9QpL2mTz8RwA",
                      *       "createdAt": "2026-11-23T09:30:00.000Z",
                      *       "updatedAt": "2026-11-23T09:30:00.000Z",
                      *       "pricingPageDescription": "",
@@ -1387,6 +1574,8 @@ export interface operations {
                      *       "isActive": true,
                      *       "paymentsConnected": false,
                      *       "paymentsMode": null,
+                     *       "paymentWebhookConnected": false,
+                     *       "webhookUrl": "https://api.example.com/api/payments/webhook/Xk3v9QpL2mTz8RwA",
                      *       "createdAt": "2026-11-23T09:30:00.000Z",
                      *       "updatedAt": "2026-11-23T09:30:00.000Z",
                      *       "pricingPageDescription": "Simple pricing",
@@ -1548,6 +1737,7 @@ export interface operations {
                         mutedTextColor?: string | null;
                     };
                     paymentSecretKey?: string | null;
+                    paymentWebhookSecret?: string | null;
                 };
             };
         };
@@ -1570,6 +1760,8 @@ export interface operations {
                      *       "isActive": true,
                      *       "paymentsConnected": false,
                      *       "paymentsMode": null,
+                     *       "paymentWebhookConnected": false,
+                     *       "webhookUrl": "https://api.example.com/api/payments/webhook/Xk3v9QpL2mTz8RwA",
                      *       "createdAt": "2026-11-23T09:30:00.000Z",
                      *       "updatedAt": "2026-11-23T09:30:00.000Z",
                      *       "pricingPageDescription": "Simple pricing",
@@ -2623,6 +2815,220 @@ export interface operations {
                 };
                 content?: never;
             };
+            500: components["responses"]["internal_error"];
+        };
+    };
+    listCustomers: {
+        parameters: {
+            query?: {
+                limit?: string;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        customers: components["schemas"]["Customer"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
+            500: components["responses"]["internal_error"];
+        };
+    };
+    getCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description Your own id for the customer (the widget's customer-id); an unknown one is not an error. */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
+            500: components["responses"]["internal_error"];
+        };
+    };
+    grantPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description Your own id for the customer (the widget's customer-id); an unknown one is not an error. */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    planId: number;
+                    /**
+                     * @default active
+                     * @enum {string}
+                     */
+                    status?: "active" | "trialing";
+                    /** @default 1 */
+                    seats?: number;
+                    email?: string | null;
+                    currentPeriodEnd?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            413: components["responses"]["payload_too_large"];
+            500: components["responses"]["internal_error"];
+        };
+    };
+    deleteCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description Your own id for the customer (the widget's customer-id); an unknown one is not an error. */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            500: components["responses"]["internal_error"];
+        };
+    };
+    getEntitlements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description Your own id for the customer (the widget's customer-id); an unknown one is not an error. */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Entitlements"];
+                };
+            };
+            401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
+            500: components["responses"]["internal_error"];
+        };
+    };
+    getEntitlement: {
+        parameters: {
+            query?: {
+                required?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description Your own id for the customer (the widget's customer-id); an unknown one is not an error. */
+                customerId: string;
+                /** @description The feature's id; one that names no feature of the project is 404. */
+                featureId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        featureId: number;
+                        name: string;
+                        /** @enum {string} */
+                        featureType: "Standart" | "Limits" | "Usage Based";
+                        hasAccess: boolean;
+                        limit: number | null;
+                        usage: number;
+                        remaining: number | null;
+                        resetsAt: string;
+                        allowed: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
             500: components["responses"]["internal_error"];
         };
     };

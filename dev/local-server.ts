@@ -12,6 +12,7 @@ import { matchRoute } from '#http/router.ts';
 import { type App, compose } from '#shared/composition.ts';
 import { runtimeConfig } from '#shared/config.ts';
 import { stripeGatewayFor } from '#shared/payments/stripe.ts';
+import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { fallbackGroup, type Group, routeKey } from '#shared/routes.ts';
 import { keyringFor } from '#shared/secrets/keyring.ts';
 import { LocalSweeper, localSweeperFor } from './local-sweeper.ts';
@@ -25,6 +26,8 @@ function groupHandlers(app: App<Ports>): Record<Group, LambdaHandler> {
     features: createGroupHandler(groups.features, app),
     plans: createGroupHandler(groups.plans, app),
     docs: createGroupHandler(groups.docs, app),
+    webhooks: createGroupHandler(groups.webhooks, app),
+    customers: createGroupHandler(groups.customers, app),
   };
 }
 
@@ -35,6 +38,7 @@ export const composeFromEnvironment = ({ clock = systemClock }: { clock?: Clock 
     payments: stripeGatewayFor,
     clock: () => clock,
     sweeps: localSweeperFor,
+    webhooks: stripeWebhookVerifier,
   });
 
 const TEXT_CONTENT = /^(?:text\/|application\/(?:[^;]*\+)?(?:json|xml|x-www-form-urlencoded|javascript))/i;

@@ -18,11 +18,17 @@ export async function seedDemo({
   baseUrl,
   key,
   stripeKey = `sk_test_demo${randomBytes(16).toString('hex')}`,
+  stripeApiBase,
 }: {
   baseUrl: string;
   key: string;
   /** Any well-formed test key works with the fake Stripe; a real one for Stripe's test mode. */
   stripeKey?: string;
+  /**
+   * A Stripe API (the fake Stripe of `npm start`) to register the project's webhookUrl with,
+   * as an owner does in Stripe's dashboard; its signing secret becomes paymentWebhookSecret.
+   */
+  stripeApiBase?: string;
 }): Promise<SeededDemo> {
   const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const { ok, status, text } = await apiRequest(`${baseUrl}/api/v1${path}`, key, method, body);
@@ -115,5 +121,21 @@ export async function seedDemo({
       customCSS: '.card { box-shadow: 0 1px 3px rgb(15 23 42 / 0.08); }\n.header h2 { letter-spacing: -0.02em; }',
     },
   });
+  if (stripeApiBase) {
+    const { webhookUrl } = await api<{ webhookUrl: string }>('GET', `/projects/${slug}`);
+    const form = new URLSearchParams({ url: webhookUrl, 'enabled_events[0]': '*' });
+    const endpoints = `${stripeApiBase.replace(/\/+$/, '')}/v1/webhook_endpoints`;
+    const response = await fetch(endpoints, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stripeKey}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+    }).catch(() => {
+      throw new SeedError(`No Stripe answers at ${endpoints}: set STRIPE_API_BASE to the one npm start uses.`);
+    });
+    const endpoint = (await response.json()) as { secret?: string };
+    if (!response.ok || !endpoint.secret)
+      throw new SeedError(`Stripe refused the webhook endpoint (${response.status}).`);
+    await api('PUT', `/projects/${slug}`, { paymentWebhookSecret: endpoint.secret });
+  }
   return { slug, shareId, demoUrl };
 }

@@ -166,6 +166,9 @@ export class ApiStack extends Stack {
 
     if (settings.alarms) this.addAlarms(stage);
 
+    // A project's webhookUrl (what its owner pastes into Stripe) starts with the API's own URL.
+    // The $default stage serves at the API endpoint's root. (Fronted by a CDN, set it to that.)
+    this.functions.projects.fn.addEnvironment('PUBLIC_BASE_URL', this.api.apiEndpoint);
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'Stage', { value: settings.stage });
   }

@@ -16,6 +16,7 @@ import { systemClock } from '#domain/ports.ts';
 import { compose } from '#shared/composition.ts';
 import { parseRuntimeConfig } from '#shared/config.ts';
 import { stripeGatewayFor } from '#shared/payments/stripe.ts';
+import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { totalDynamoRequests } from '#shared/request-context.ts';
 import { localKeyring } from '#shared/secrets/keyring.ts';
 
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
       keyring: () => localKeyring(randomBytes(32)),
       payments: stripeGatewayFor,
       clock: () => systemClock,
+      webhooks: stripeWebhookVerifier,
       sweeps: () => held,
     });
     await ensureTable(createDocumentClient({ endpoint: dynamo.endpoint, region, credentials }), TABLE_NAME);

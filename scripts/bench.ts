@@ -12,9 +12,11 @@ import { createApiKey } from '#domain/keys/keys.ts';
 import { compose } from '#shared/composition.ts';
 import { parseRuntimeConfig } from '#shared/config.ts';
 import { stripeGatewayFor } from '#shared/payments/stripe.ts';
+import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { totalDynamoRequests } from '#shared/request-context.ts';
 import { localKeyring } from '#shared/secrets/keyring.ts';
 import { WIDGET_GZIP_BUDGET, widgetSize } from '../widget/build.ts';
+import { billingRows, type Row, summarize } from './bench-billing.ts';
 
 /**
  * `npm run bench`: seeds one project of 50 features and 20 plans (1,000 assignments)
@@ -38,40 +40,12 @@ const KEY_ROTATION_MS = (KEY_CACHE_TTL_SECONDS * 1000) / 2;
 
 class BenchError extends Error {}
 
-interface Row {
-  label: string;
-  requestsMin: number;
-  requestsMax: number;
-  p50: number;
-  p95: number;
-  size: string;
-}
-
 function iterationCount(): number {
   const raw = process.env.BENCH_ITERATIONS;
   if (raw === undefined || raw.trim() === '') return DEFAULT_ITERATIONS;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1) throw new BenchError(`BENCH_ITERATIONS must be a whole number ≥ 1 (got "${raw}")`);
   return n;
-}
-
-/** Nearest-rank percentile of an ascending list: always one of the measured values. */
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] as number;
-}
-
-function summarize(label: string, latencies: number[], requests: number[], size: string): Row {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  return {
-    label,
-    requestsMin: Math.min(...requests),
-    requestsMax: Math.max(...requests),
-    p50: percentile(sorted, 50),
-    p95: percentile(sorted, 95),
-    size,
-  };
 }
 
 const range = (min: number, max: number) => (min === max ? String(min) : `${min}-${max}`);
@@ -126,6 +100,7 @@ async function main(): Promise<number> {
       payments: stripeGatewayFor,
       clock: () => spacedClock,
       sweeps: localSweeperFor,
+      webhooks: stripeWebhookVerifier,
     });
     await ensureTable(client, TABLE_NAME);
     const server = await startLocalServer({ port: 0, app });
@@ -219,8 +194,14 @@ async function main(): Promise<number> {
       },
       { label: 'GET /api/payments/receipt', path: await paidReceiptPath() },
     ];
+    // A customer on the first plan, for the entitlement read (billing.md), and signed webhooks.
+    await call('PUT', `${base}/customers/bench-user`, 200, { planId: Math.min(...planIds) });
+    const webhookSecret = `whsec_${randomBytes(16).toString('hex')}`;
+    await call('PUT', base, 200, { paymentWebhookSecret: webhookSecret });
+    const entitlementsPath = `${base}/customers/bench-user/entitlements`;
+
     const rows: Row[] = [];
-    for (const { label, path, body: payload } of endpoints) {
+    const measure = async (label: string, path: string, payload?: unknown) => {
       const method = payload ? 'POST' : 'GET';
       for (let i = 0; i < WARMUP_REQUESTS; i++) await call(method, path, 200, payload);
       const latencies: number[] = [];
@@ -243,7 +224,8 @@ async function main(): Promise<number> {
         sizes.add(body.byteLength);
       }
       rows.push(summarize(label, latencies, requests, range(Math.min(...sizes), Math.max(...sizes))));
-    }
+    };
+    for (const { label, path, body: payload } of endpoints) await measure(label, path, payload);
 
     const expectedItems = 1 + FEATURES + PLANS + FEATURES * PLANS;
     const baseline = async (label: string, input: ConstructorParameters<typeof QueryCommand>[0]) => {
@@ -283,6 +265,19 @@ async function main(): Promise<number> {
         ExpressionAttributeValues: { ':pk': `$pricing#shareId_${project.shareId}` },
       }),
     );
+    const extra = await billingRows({
+      measure,
+      rows,
+      client,
+      serverUrl: server.url,
+      project,
+      webhookSecret,
+      iterations,
+    });
+    await measure('GET …/customers/{customerId}/entitlements', entitlementsPath);
+    rows.push(extra.customerBaseline);
+    const entitlementRow = rows.at(-2) as Row;
+    rows.push(extra.webhook);
 
     printTable(rows);
     await printWarm({
@@ -305,6 +300,10 @@ async function main(): Promise<number> {
       console.log(`\nFAIL: widget.js is ${kb(widget.gzip)} gzipped, over its ${kb(WIDGET_GZIP_BUDGET)} budget.`);
       return 1;
     }
+    const ratio = entitlementRow.p50 / extra.customerBaseline.p50;
+    console.log(
+      `entitlements read: ${range(entitlementRow.requestsMin, entitlementRow.requestsMax)} DynamoDB request(s) per call (2 once per cache refresh, 10 s), p50 ${ratio.toFixed(2)}× a bare Query of the customer partition (target ≤ 1.25×); webhook p50 ${extra.webhook.p50.toFixed(2)} ms`,
+    );
     const measured = rows.slice(0, endpoints.length);
     const over = measured.filter((r) => r.requestsMax > 1);
     // Every read must query DynamoDB; a zero means the counter is not wired and proves nothing.

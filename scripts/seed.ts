@@ -21,12 +21,18 @@ async function main(): Promise<void> {
   // The key goes straight into the database of the running service, as `npm run cli -- keys create` does.
   connectDatabase(runningLocalDatabase(config));
   const key = await createApiKey({ ownerId: 'demo', permission: 'read_write', name: 'npm run seed' });
-  const demo = await seedDemo({ baseUrl, key: key.key, stripeKey: process.env.DEMO_STRIPE_KEY || undefined });
+  // With the fake Stripe of `npm start` (no DEMO_STRIPE_KEY), the demo project's webhook
+  // endpoint is registered there too, so purchases come back as signed events.
+  const stripeKey = process.env.DEMO_STRIPE_KEY || undefined;
+  const fakeStripe = config.FAKE_STRIPE_PORT ? `http://127.0.0.1:${config.FAKE_STRIPE_PORT}` : undefined;
+  const stripeApiBase = stripeKey ? undefined : (config.STRIPE_API_BASE ?? fakeStripe);
+  const demo = await seedDemo({ baseUrl, key: key.key, stripeKey, stripeApiBase });
   console.log(`Demo project "${demo.slug}" (owner "demo", share id ${demo.shareId}).
 API key for it (shown once): ${key.key}
 
-Open the demo pricing page:
-  ${demo.demoUrl}`);
+Open the demo pricing page (as the customer user_42):
+  ${demo.demoUrl}?customer=user_42
+Then: curl -H "Authorization: Bearer ${key.key}" ${baseUrl}/api/v1/projects/${demo.slug}/customers/user_42/entitlements`);
 }
 
 main().then(

@@ -9,6 +9,7 @@ import { type Keyring, systemClock } from '#domain/ports.ts';
 import { compose } from '#shared/composition.ts';
 import { ConfigError, type LocalConfig, localConfig } from '#shared/config.ts';
 import { stripeGatewayFor } from '#shared/payments/stripe.ts';
+import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { ensureLocalKeyFile, keyringFor, localKeyring } from '#shared/secrets/keyring.ts';
 import { writeWidget } from '../widget/build.ts';
 
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
     payments: stripeGatewayFor,
     clock: () => systemClock,
     sweeps: localSweeperFor,
+    webhooks: stripeWebhookVerifier,
   });
 
   const server = await startLocalServer({ port: config.PORT, app }).catch((error: NodeJS.ErrnoException) => {

@@ -41,6 +41,17 @@ const RuntimeEnv = z.object({
     .min(0, 'must be between 0 and 60')
     .max(60, 'must be between 0 and 60')
     .default(60),
+  // Entitlement reads keep a project's definition (features, plans, assignments) this long per
+  // container, so a warm read is one DynamoDB request; a plan edit reaches them within it.
+  PROJECT_CACHE_TTL_SECONDS: z.coerce
+    .number({ error: 'must be a number of seconds' })
+    .int('must be a whole number of seconds')
+    .min(0, 'must be between 0 and 10')
+    .max(10, 'must be between 0 and 10')
+    .default(10),
+  // Where Stripe reaches this service: a project's webhookUrl starts with it. Unset (locally),
+  // the URL the request came in on.
+  PUBLIC_BASE_URL: optionalUrl,
   LOG_LEVEL: z
     .enum(['debug', 'info', 'error', 'silent'], { error: 'must be debug, info, error or silent' })
     .default('info'),

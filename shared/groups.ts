@@ -79,6 +79,19 @@ export const groupSpecs = {
     timeoutSeconds: 15,
     assets: [],
   },
+  // Stripe's webhooks: the project by share id (Query gsi1, inactive ones too), its sealed
+  // signing secret opened (Decrypt), and the customer's read-modify-write (GetItem, then
+  // TransactWriteItems of a ConditionCheck of the project and a Put of the customer). Kept
+  // apart from `payments`, whose checkout and receipt need no table access at all.
+  webhooks: {
+    table: 'readWrite',
+    paymentRecords: 'none',
+    indexes: ['gsi1'],
+    paymentKeys: 'open',
+    ports: ['keyring', 'webhooks'],
+    timeoutSeconds: 10,
+    assets: [],
+  },
   // Auth (GetItem apiKey), project reads (Query projectData), the id counter (UpdateItem),
   // create/update and the delete transaction (PutItem, UpdateItem, DeleteItem); the project
   // list and the free-slug search Query gsi2 (byOwner); a paymentSecretKey is sealed; a
@@ -108,6 +121,10 @@ export const groupSpecs = {
     timeoutSeconds: 10,
     assets: [],
   },
+  // Auth, project reads (Query projectData), customers (GetItem, Query of the project's
+  // customer partition, the grant's TransactWriteItems with a ConditionCheck, DeleteItem):
+  // the base table only, no key.
+  customers: { ...baseTableOnly },
 } as const satisfies Record<Group, GroupSpec>;
 
 /** The groups, in the order of their specs. */

@@ -3,7 +3,7 @@
  * API Gateway route per entry, pointing at the entry's group function, so the two cannot
  * disagree. `auth` is what the route demands: public, a key with read, or read_write.
  */
-export type Group = 'share' | 'payments' | 'projects' | 'features' | 'plans' | 'docs';
+export type Group = 'share' | 'payments' | 'webhooks' | 'projects' | 'features' | 'plans' | 'customers' | 'docs';
 export type AuthKind = 'public' | 'read' | 'write';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS';
 
@@ -30,6 +30,8 @@ export const routes = [
   { method: 'OPTIONS', path: '/api/payments/checkout/custom', group: 'payments', auth: 'public' },
   { method: 'GET', path: '/api/payments/receipt', group: 'payments', auth: 'public' },
   { method: 'OPTIONS', path: '/api/payments/receipt', group: 'payments', auth: 'public' },
+  // Stripe's events, signed with the project's webhook secret: public, no API key.
+  { method: 'POST', path: '/api/payments/webhook/{shareId}', group: 'webhooks', auth: 'public' },
 
   { method: 'GET', path: '/api/v1/projects', group: 'projects', auth: 'read' },
   { method: 'POST', path: '/api/v1/projects', group: 'projects', auth: 'write' },
@@ -54,6 +56,22 @@ export const routes = [
 
   // The OpenAPI document, in a function of its own so no other bundle carries it.
   { method: 'GET', path: '/openapi.json', group: 'docs', auth: 'public' },
+  { method: 'GET', path: '/api/v1/projects/{slug}/customers', group: 'customers', auth: 'read' },
+  { method: 'GET', path: '/api/v1/projects/{slug}/customers/{customerId}', group: 'customers', auth: 'read' },
+  { method: 'PUT', path: '/api/v1/projects/{slug}/customers/{customerId}', group: 'customers', auth: 'write' },
+  { method: 'DELETE', path: '/api/v1/projects/{slug}/customers/{customerId}', group: 'customers', auth: 'write' },
+  {
+    method: 'GET',
+    path: '/api/v1/projects/{slug}/customers/{customerId}/entitlements',
+    group: 'customers',
+    auth: 'read',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/projects/{slug}/customers/{customerId}/entitlements/{featureId}',
+    group: 'customers',
+    auth: 'read',
+  },
 ] as const satisfies readonly RouteDefinition[];
 
 /**

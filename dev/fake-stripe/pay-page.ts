@@ -42,7 +42,8 @@ function payPage(session: FakeSession): string {
 </form>
 ${session.cancel_url ? `<p><a href="${escapeHtml(session.cancel_url)}">Cancel</a></p>` : ''}`
       : `<p>This Checkout Session is ${session.status}.</p>
-<p><a href="${escapeHtml(substituteSessionId(session.success_url, session.id))}">Continue</a></p>`;
+<p><a href="${escapeHtml(substituteSessionId(session.success_url, session.id))}">Continue</a></p>
+<p><a href="/dashboard">Change or cancel subscriptions (fake dashboard)</a></p>`;
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><title>Fake Stripe Checkout</title></head>

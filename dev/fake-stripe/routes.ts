@@ -1,7 +1,8 @@
-import { noSuch, unrecognized } from './errors.ts';
+import { unrecognized } from './errors.ts';
 import { decodeComponentSafe } from './form.ts';
 import { expandList, rejectUnknown } from './params.ts';
 import { lineItemList, type Store, withoutInternal } from './store.ts';
+import { cancelSubscription, changeSubscription, subscriptionFor, updateParams } from './subscriptions.ts';
 import type { RecordedRequest } from './types.ts';
 import type { Reply } from './wire.ts';
 
@@ -25,12 +26,24 @@ export function route(store: Store, method: string, path: string, account: strin
       return { status: 200, body: lineItemList(store.sessionFor(account, sub)) };
     }
   }
-  if (resource === 'subscriptions' && id !== undefined && sub === undefined && method === 'GET') {
-    rejectUnknown(recorded.query, ['expand'], '');
-    expandList(recorded.query.expand, []);
-    const subscription = store.subscriptions.get(id);
-    if (!subscription || subscription.internal.account !== account) throw noSuch('subscription', id, 'id');
-    return { status: 200, body: withoutInternal(subscription) };
+  if (resource === 'subscriptions' && id !== undefined && sub === undefined) {
+    const subscription = subscriptionFor(store, account, id);
+    if (method === 'GET') {
+      rejectUnknown(recorded.query, ['expand'], '');
+      expandList(recorded.query.expand, []);
+      return { status: 200, body: withoutInternal(subscription) };
+    }
+    if (method === 'POST') {
+      return { status: 200, body: changeSubscription(store, subscription, updateParams(recorded.body, subscription)) };
+    }
+    if (method === 'DELETE') return { status: 200, body: cancelSubscription(store, subscription) };
+  }
+  if (resource === 'webhook_endpoints' && sub === undefined) {
+    if (id === undefined && method === 'POST') {
+      return { status: 200, body: withoutInternal(store.webhooks.create(account, recorded.body)) };
+    }
+    if (id === undefined && method === 'GET') return { status: 200, body: store.webhooks.list(account) };
+    if (id !== undefined && method === 'DELETE') return { status: 200, body: store.webhooks.remove(account, id) };
   }
   throw unrecognized(method, path);
 }

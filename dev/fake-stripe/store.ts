@@ -3,6 +3,7 @@ import { noSuch } from './errors.ts';
 import type { Params } from './form.ts';
 import { sessionInput } from './session-input.ts';
 import type { FakeLineItem, FakeSession, FakeSubscription, Interval } from './types.ts';
+import { createWebhooks, type Webhooks } from './webhooks.ts';
 
 // The fake's state: Checkout Sessions, the subscriptions paid ones create, and how both
 // are rendered on the wire.
@@ -56,12 +57,15 @@ export interface Store {
   /** Validates the parameters and answers with the rendered session. */
   createSession(account: string, params: Params): Params;
   complete(sessionId: string, options?: { email?: string }): FakeSession;
+  /** Webhook endpoints and the events the store's changes send them. */
+  webhooks: Webhooks;
   clear(): void;
 }
 
 /** `payUrl` gives a session's hosted page (the server's address is known only once it listens). */
-export function createStore(payUrl: (sessionId: string) => string): Store {
+export function createStore(payUrl: (sessionId: string) => string, retryDelaysMs?: readonly number[]): Store {
   const sessions = new Map<string, FakeSession>();
+  const webhooks = createWebhooks(retryDelaysMs);
   const subscriptions = new Map<string, FakeSubscription>();
 
   function sessionFor(account: string, id: string): FakeSession {
@@ -167,6 +171,8 @@ export function createStore(payUrl: (sessionId: string) => string): Store {
         trial_start: trialEnd ? paidAt : null,
         trial_end: trialEnd,
         cancel_at_period_end: false,
+        canceled_at: null,
+        ended_at: null,
         items: {
           object: 'list',
           data: recurringItems.map((item) => {
@@ -196,6 +202,12 @@ export function createStore(payUrl: (sessionId: string) => string): Store {
     session.customer = customer;
     session.customer_details = { email: options.email ?? session.customer_email ?? 'customer@example.com', name: null };
     session.url = null;
+    // What Stripe sends the account's webhook endpoints for a paid subscription checkout.
+    const subscription = session.subscription ? subscriptions.get(session.subscription) : undefined;
+    if (subscription) {
+      webhooks.emit(session.internal.account, 'checkout.session.completed', renderSession(session, []));
+      webhooks.emit(session.internal.account, 'customer.subscription.created', withoutInternal(subscription));
+    }
     return session;
   }
 
@@ -206,9 +218,11 @@ export function createStore(payUrl: (sessionId: string) => string): Store {
     renderSession,
     createSession,
     complete,
+    webhooks,
     clear() {
       sessions.clear();
       subscriptions.clear();
+      webhooks.clear();
     },
   };
 }

@@ -36,7 +36,7 @@ export interface FakeSubscription {
   id: string;
   object: 'subscription';
   livemode: boolean;
-  status: 'trialing' | 'active';
+  status: 'trialing' | 'active' | 'past_due' | 'canceled' | 'unpaid' | 'paused';
   customer: string;
   description: string | null;
   metadata: Record<string, string>;
@@ -46,6 +46,8 @@ export interface FakeSubscription {
   trial_start: number | null;
   trial_end: number | null;
   cancel_at_period_end: boolean;
+  canceled_at: number | null;
+  ended_at: number | null;
   items: {
     object: 'list';
     data: {
@@ -116,6 +118,16 @@ export interface FakeStripe {
   lastSessionCreate(): RecordedRequest | undefined;
   /** The customer paying; throws when the session is unknown or no longer open. */
   complete(sessionId: string, options?: { email?: string }): FakeSession;
+  /** Webhook endpoints by id, every account's. */
+  webhookEndpoints: Map<string, import('./webhooks.ts').FakeWebhookEndpoint>;
+  /** Every webhook delivery, with the status of each attempt. */
+  deliveries: import('./webhooks.ts').FakeDelivery[];
+  /** Resolves once every delivery started so far has succeeded or given up. */
+  webhooksSettled(): Promise<void>;
+  /** Changes a subscription as the dashboard does, and sends `customer.subscription.updated`. */
+  updateSubscription(id: string, change: import('./subscriptions.ts').SubscriptionChange): unknown;
+  /** Cancels a subscription now, and sends `customer.subscription.deleted`. */
+  cancelSubscription(id: string): unknown;
   /** The SDK retries 5xx (and 409) up to maxNetworkRetries, so a final failure needs retries + 1. */
   failNext(error: FakeFailure, times?: number): void;
   /** Recorded and never answered; the socket stays open until the client gives up or close(). */

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { limits } from '#contract/limits.ts';
+import { CustomerView, EntitlementsView, EntitlementView, SubscriptionView } from '#domain/customers/schemas.ts';
 import { FeatureView } from '#domain/features/schemas.ts';
 import { CheckoutView, ReceiptView } from '#domain/payments/schemas.ts';
 import { AddPlanFeaturesView, PlanFeatureDetailView, PlanFeatureView, PlanView } from '#domain/plans/schemas.ts';
@@ -36,6 +37,10 @@ const components = {
   ShareView,
   Checkout: CheckoutView,
   Receipt: ReceiptView,
+  Customer: CustomerView,
+  Subscription: SubscriptionView,
+  Entitlements: EntitlementsView,
+  Entitlement: EntitlementView,
   Success: SuccessView,
   Error: ErrorBody,
 } satisfies Record<string, z.ZodType>;
@@ -56,6 +61,10 @@ const pathParameterDocs: Record<keyof typeof pathParameters, { schema: JsonSchem
   featureId: {
     schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
     description: "The feature's id; one that names no feature of the project is 404.",
+  },
+  customerId: {
+    schema: { type: 'string' },
+    description: "Your own id for the customer (the widget's customer-id); an unknown one is not an error.",
   },
 };
 

@@ -84,6 +84,8 @@ const projectSummary = {
   isActive: true,
   paymentsConnected: false,
   paymentsMode: null,
+  paymentWebhookConnected: false,
+  webhookUrl: 'https://api.example.com/api/payments/webhook/Xk3v9QpL2mTz8RwA',
   createdAt: at,
   updatedAt: at,
 };

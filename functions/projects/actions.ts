@@ -5,6 +5,7 @@ import { listProjectsPage } from '#domain/projects/list.ts';
 import { createProject, getProject, listProjects, updateProject } from '#domain/projects/projects.ts';
 import { CreateProjectBody, ProjectSummaryView, ProjectView, UpdateProjectBody } from '#domain/projects/schemas.ts';
 import { defineGroup, route } from '#http/action.ts';
+import { publicBaseUrl } from '#http/base-url.ts';
 import { created, ok, SuccessView, success } from '#http/responses.ts';
 
 export const projects = defineGroup('projects', [
@@ -18,11 +19,11 @@ export const projects = defineGroup('projects', [
     },
     query: PageQuery,
     // Without `limit` or `cursor`, every project (interface.md); with either, a page.
-    run: async ({ principal, query }) =>
+    run: async ({ principal, query, config, headers }) =>
       ok(
         query.limit === undefined && query.cursor === undefined
-          ? { projects: await listProjects(principal.ownerId) }
-          : await listProjectsPage(principal.ownerId, query),
+          ? { projects: await listProjects(principal.ownerId, publicBaseUrl(config, headers)) }
+          : await listProjectsPage(principal.ownerId, query, publicBaseUrl(config, headers)),
       ),
   }),
   route('POST /api/v1/projects', {
@@ -34,7 +35,8 @@ export const projects = defineGroup('projects', [
       responses: { 201: ProjectView },
       errors: ['conflict'],
     },
-    run: async ({ principal, body, ports }) => created(await createProject(ports.keyring, principal.ownerId, body)),
+    run: async ({ principal, body, ports, config, headers }) =>
+      created(await createProject(ports.keyring, principal.ownerId, body, publicBaseUrl(config, headers))),
   }),
   route('GET /api/v1/projects/{slug}', {
     doc: {
@@ -42,7 +44,7 @@ export const projects = defineGroup('projects', [
       summary: 'Get a project with its features and plans',
       responses: { 200: ProjectView },
     },
-    run: async ({ project }) => ok(await getProject(project)),
+    run: async ({ project, config, headers }) => ok(await getProject(project, publicBaseUrl(config, headers))),
   }),
   route('PUT /api/v1/projects/{slug}', {
     body: UpdateProjectBody,
@@ -53,7 +55,8 @@ export const projects = defineGroup('projects', [
       responses: { 200: ProjectView },
       errors: ['conflict'],
     },
-    run: async ({ project, body, ports }) => ok(await updateProject(ports.keyring, project, body)),
+    run: async ({ project, body, ports, config, headers }) =>
+      ok(await updateProject(ports.keyring, project, body, publicBaseUrl(config, headers))),
   }),
   route('DELETE /api/v1/projects/{slug}', {
     doc: {

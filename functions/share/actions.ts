@@ -63,7 +63,7 @@ export const share = defineGroup('share', [
       summary: 'A plain host page with the widget embedded, for trying a pricing page',
       responses: { 200: { description: 'The page.', contentType: 'text/html' } },
     },
-    run: async ({ path, query }) => demoPage(path.shareId, query.session_id),
+    run: async ({ path, query }) => demoPage(path.shareId, query.session_id, query.customer),
   }),
   route('GET /', {
     doc: {

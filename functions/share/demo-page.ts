@@ -1,3 +1,4 @@
+import { isCustomerId } from '#domain/customers/schemas.ts';
 import { NotFoundError } from '#domain/errors.ts';
 import { isShareIdShaped } from '#domain/share/share.ts';
 import type { HttpResult } from '#http/responses.ts';
@@ -24,9 +25,10 @@ const sessionIdPattern = /^cs_[A-Za-z0-9_]{1,200}$/;
 
 /**
  * The demo page; back from a checkout (the seeded project's success URL comes here with
- * `session_id`), it links to that session's receipt.
+ * `session_id`), it links to that session's receipt. `?customer=` names the buyer (the
+ * embed's `data-customer-id`), so the sale is linked to that customer id.
  */
-export function demoPage(shareId: string, sessionId: string | undefined): HttpResult {
+export function demoPage(shareId: string, sessionId: string | undefined, customerId?: string): HttpResult {
   // Only a share-id-shaped value reaches the markup; it cannot hold a quote or a bracket.
   if (!isShareIdShaped(shareId)) throw new NotFoundError('No pricing page has this share id.');
   // The same for the session id: anything else is simply not mentioned.
@@ -34,6 +36,8 @@ export function demoPage(shareId: string, sessionId: string | undefined): HttpRe
     sessionId && sessionIdPattern.test(sessionId)
       ? `<p class="host-note done">Checkout complete. Its receipt: <a href="../api/payments/receipt?session_id=${sessionId}&amp;shareId=${shareId}">GET /api/payments/receipt?session_id=${sessionId}&amp;shareId=${shareId}</a></p>`
       : '';
+  // A customer id's characters (A-Z a-z 0-9 . _ : @ -) need no escaping in an attribute.
+  const customer = customerId && isCustomerId(customerId) ? ` data-customer-id="${customerId}"` : '';
   const html = `<!doctype html>
 <html lang="en">
 <head>
@@ -53,7 +57,7 @@ export function demoPage(shareId: string, sessionId: string | undefined): HttpRe
   <h1>Pricing demo</h1>
   <p class="host-note">Demo host page: the widget below is embedded with the two lines the README gives.</p>
   ${receipt}
-  <div data-pricing-id="${shareId}"></div>
+  <div data-pricing-id="${shareId}"${customer}></div>
 </main>
 <script src="../widget.js" async></script>
 </body>
@@ -65,7 +69,7 @@ export function demoPage(shareId: string, sessionId: string | undefined): HttpRe
     headers: {
       'content-type': 'text/html; charset=utf-8',
       // Back from a checkout, the address names a customer's session: never kept by a cache.
-      'cache-control': sessionId === undefined ? 'public, max-age=300' : 'no-store',
+      'cache-control': sessionId === undefined && customerId === undefined ? 'public, max-age=300' : 'no-store',
       'content-security-policy': CONTENT_SECURITY_POLICY,
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',

@@ -3,6 +3,7 @@
 // removes the rest.
 
 import { deleteAll } from './batch.ts';
+import { sweepCustomers } from './customers.ts';
 import type { ProjectSweepItem } from './entities/project-sweep.ts';
 import { getProjectItem, type ProjectEntity } from './projects.ts';
 import { db } from './service.ts';
@@ -24,7 +25,13 @@ export type SweepOutcome = 'swept' | 'unfinished' | 'not_found';
  * idempotent and may stop early ('unfinished'): the next run starts it again.
  */
 export type OutsideSweep = (project: ProjectSweepItem, budget: SweepBudget) => Promise<'done' | 'unfinished'>;
-export const outsidePartitionSweeps: OutsideSweep[] = [];
+export const outsidePartitionSweeps: OutsideSweep[] = [
+  // The project's customers and subscriptions, in their own partition (billing).
+  async (project) => {
+    await sweepCustomers(project.projectId);
+    return 'done';
+  },
+];
 
 const MAX_RETIRE_ATTEMPTS = 3;
 

@@ -98,6 +98,7 @@ export type ProjectChanges = Partial<
     | 'theme'
     | 'paymentKeySealed'
     | 'paymentsMode'
+    | 'webhookSecretSealed'
   >
 > & { updatedAt: string };
 
@@ -108,7 +109,7 @@ export type UrlField =
   | 'checkoutTestCancelUrl'
   | 'signupUrl';
 /** Attributes an update can remove: absent reads back as null. */
-export type RemovableField = UrlField | 'paymentKeySealed' | 'paymentsMode';
+export type RemovableField = UrlField | 'paymentKeySealed' | 'paymentsMode' | 'webhookSecretSealed';
 
 /**
  * Writes a read-modify-write change, guarded by the version the caller read. Fields set

@@ -4,6 +4,7 @@ import { type RuntimeConfig, runtimeConfig } from '#shared/config.ts';
 import { createDocumentClient, dynamoOptions } from './client.ts';
 import { ApiKey } from './entities/api-key.ts';
 import { Counter } from './entities/counter.ts';
+import { Customer } from './entities/customer.ts';
 import { Feature } from './entities/feature.ts';
 import { IdempotencyRecord } from './entities/idempotency.ts';
 import { CheckoutSession, RateLimit } from './entities/payment-records.ts';
@@ -23,6 +24,7 @@ export const entities = {
   rateLimit: RateLimit,
   checkoutSession: CheckoutSession,
   projectSweep: ProjectSweep,
+  customer: Customer,
 };
 
 /**
@@ -30,6 +32,8 @@ export const entities = {
  * project's sweep record is deleted by its own sweep, last). Every
  * other entity joins the `projectData` collection (tests/integration/project-sweep.test.ts
  * fails otherwise): that is what reads it with its project and sweeps it on delete.
+ * `customer` belongs to a project but lives in a partition of its own (keyed by project id),
+ * which the project sweep deletes with a Query of its own (shared/db/customers.ts).
  */
 export const unscopedEntities = [
   'apiKey',
@@ -38,6 +42,7 @@ export const unscopedEntities = [
   'rateLimit',
   'checkoutSession',
   'projectSweep',
+  'customer',
 ] as const satisfies readonly (keyof typeof entities)[];
 
 function createService(client: DynamoDBDocumentClient, table: string) {

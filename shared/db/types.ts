@@ -3,6 +3,7 @@
  * entity (shared/db/entities/*); this module gathers them with the project's key shapes.
  */
 export type { ApiKeyItem, NewApiKeyItem } from './entities/api-key.ts';
+export type { CustomerItem, NewCustomerItem } from './entities/customer.ts';
 export type { FeatureItem, NewFeatureItem } from './entities/feature.ts';
 export type { NewPlanItem, PlanItem } from './entities/plan.ts';
 export type { NewPlanFeatureItem, PlanFeatureItem } from './entities/plan-feature.ts';

@@ -12,7 +12,8 @@ export type ErrorCode =
   | 'limit_exceeded'
   | 'payments_not_configured'
   | 'rate_limited'
-  | 'payment_provider_error';
+  | 'payment_provider_error'
+  | 'invalid_signature';
 
 export interface ErrorDetail {
   path: string;
@@ -70,6 +71,8 @@ export class RateLimitedError extends DomainError {
     this.retryAfterSeconds = Math.max(1, Math.ceil(retryAfterSeconds));
   }
 }
+/** A webhook whose signature does not verify (bad, missing, stale, or another secret's). */
+export const InvalidSignatureError = errorClass('invalid_signature', 'InvalidSignatureError');
 
 /** Echoes what the caller sent, but never more than a line of it. */
 export const echo = (value: number | string) => {

@@ -38,6 +38,8 @@ export interface CheckoutSessionRequest {
   successUrl: string;
   cancelUrl: string;
   customerEmail?: string;
+  /** The owner's id for the buyer: Stripe's client_reference_id. */
+  clientReferenceId?: string;
   idempotencyKey?: string;
 }
 
@@ -81,10 +83,27 @@ export interface SweepQueue {
   enqueue(projectId: number): Promise<void>;
 }
 
+/** A verified Stripe event: what its signed payload says, as delivered. */
+export interface WebhookEvent {
+  id: string;
+  type: string;
+  /** Seconds since the epoch, Stripe's `created`. */
+  created: number;
+  /** `data.object`: the session or subscription the event is about. */
+  object: Record<string, unknown>;
+}
+
+/** Checks a webhook's signature against the raw body, as the payment provider signs it. */
+export interface WebhookVerifier {
+  /** Throws InvalidSignatureError for a bad, missing or stale signature. */
+  verify(rawBody: string, signature: string | undefined, secret: string): Promise<WebhookEvent>;
+}
+
 /** Everything the domain may be handed; a use case takes only the ports it needs. */
 export interface Ports {
   keyring: Keyring;
   payments: PaymentGateway;
   clock: Clock;
   sweeps: SweepQueue;
+  webhooks: WebhookVerifier;
 }

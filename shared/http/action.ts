@@ -34,6 +34,8 @@ export interface ActionRequest<K extends RouteKey, B, Q> {
   project: ProjectOf<K>;
   query: Output<Q, Record<string, string | undefined>>;
   body: Output<B, undefined>;
+  /** The body exactly as received (a webhook's signature covers these bytes); '' when none. */
+  rawBody: string;
   headers: Record<string, string | undefined>;
   ports: GroupPorts<GroupOf<K>>;
   config: RuntimeConfig;

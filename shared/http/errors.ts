@@ -18,6 +18,7 @@ export const statusByCode: Record<ErrorCode | HttpErrorCode, number> = {
   payments_not_configured: 409,
   rate_limited: 429,
   payment_provider_error: 502,
+  invalid_signature: 400,
 };
 
 export class HttpError extends Error {

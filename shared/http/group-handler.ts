@@ -41,6 +41,9 @@ export function withSharedHeaders(event: APIGatewayProxyEventV2, outcome: HttpRe
   return response;
 }
 
+const rawBodyOf = ({ body, isBase64Encoded }: APIGatewayProxyEventV2) =>
+  body === undefined ? '' : isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
+
 function errorResponder(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, GroupContext> {
   return {
     onError: async (request) => {
@@ -78,6 +81,7 @@ export function createGroupHandler<G extends Group>(
         query: context.parsedQuery,
         headers: event.headers ?? {},
         body: context.parsedBody,
+        rawBody: rawBodyOf(event),
         ports: app.ports,
         config: app.config,
       });

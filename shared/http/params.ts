@@ -14,6 +14,8 @@ export const pathParameters = {
   shareId: { schema: z.string(), notFound: undefined },
   planId: { schema: pathIdString, notFound: planNotFound },
   featureId: { schema: pathIdString, notFound: featureNotFound },
+  // Checked by the customer use cases: a malformed one is a 404 on reads, a 400 on a grant.
+  customerId: { schema: z.string(), notFound: undefined },
 } satisfies Record<
   string,
   { schema: z.ZodType<unknown, string>; notFound: ((raw: string) => DomainError) | undefined }

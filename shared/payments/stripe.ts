@@ -86,6 +86,7 @@ async function createCheckoutSession(
     success_url: request.successUrl,
     cancel_url: request.cancelUrl,
     ...(request.customerEmail ? { customer_email: request.customerEmail } : {}),
+    ...(request.clientReferenceId ? { client_reference_id: request.clientReferenceId } : {}),
   };
   try {
     const session = await client(secretKey, options).checkout.sessions.create(

@@ -148,6 +148,9 @@ describe('functions: one per group, Node 22 on arm64, configured by their bindin
       } else {
         expect(variables).not.toHaveProperty('PAYMENT_KMS_KEY_ID');
       }
+      // Only the projects function hands out URLs (a project's webhookUrl): the API's own.
+      if (group === 'projects') expect(JSON.stringify(variables.PUBLIC_BASE_URL)).toContain('ApiEndpoint');
+      else expect(variables).not.toHaveProperty('PUBLIC_BASE_URL');
     },
   );
 });
@@ -299,9 +302,10 @@ describe('IAM: each function role holds least privilege', () => {
     expect(conditioned('share')).toEqual([]);
   });
 
-  test('a group whose routes are all public has no unconditioned access to the base table', () => {
+  test('a group whose routes are all public has no unconditioned access to the base table, but the webhooks that store customers', () => {
     expect(publicGroups.length).toBeGreaterThan(0);
-    for (const group of publicGroups) {
+    expect(dynamoGrants('webhooks')).toContain('dynamodb:PutItem on table');
+    for (const group of publicGroups.filter((g) => g !== 'webhooks')) {
       expect(
         dynamoGrants(group, unconditioned(group)).filter((grant) => grant.endsWith(' on table')),
         group,
@@ -324,11 +328,11 @@ describe('IAM: each function role holds least privilege', () => {
     },
   );
 
-  test("gsi2 (owners' projects and API keys) is queried by projects only (the list and the free-slug search); gsi1 by share and payments only", () => {
+  test("gsi2 (owners' projects and API keys) is queried by projects only (the list and the free-slug search); gsi1 by share, payments and webhooks only", () => {
     const queriers = (index: string) =>
       groups.filter((group) => dynamoGrants(group).includes(`dynamodb:Query on index/${index}`));
     expect(queriers('gsi2')).toEqual(['projects']);
-    expect(queriers('gsi1')).toEqual(['share', 'payments']);
+    expect(queriers('gsi1')).toEqual(['share', 'payments', 'webhooks']);
   });
 
   test.each(groups)(

@@ -92,10 +92,10 @@ describe.each(stages)(
 
     test.each([
       ['kms:GenerateDataKey', 'projects'],
-      ['kms:Decrypt', 'payments'],
+      ['kms:Decrypt', 'payments and webhooks'],
     ] as const)(
-      '%s is allowed by one statement, conditioned on the %s role ARN and a projectId context',
-      (action, group) => {
+      '%s is allowed by one statement, conditioned on the %s role ARN(s) and a projectId context',
+      (action, roles) => {
         const allowing = keyStatements(stage).filter(
           (statement) =>
             statement.Effect === 'Allow' &&
@@ -104,7 +104,8 @@ describe.each(stages)(
         expect(allowing).toHaveLength(1);
         const [statement] = allowing as [PolicyStatementJson];
         expect(actionsOf(statement)).toEqual([action]);
-        expect(statement.Condition?.StringEquals?.['aws:PrincipalArn']).toEqual(roleArn(stage, group));
+        const arns = (roles.split(' and ') as Group[]).map((group) => roleArn(stage, group));
+        expect(statement.Condition?.StringEquals?.['aws:PrincipalArn']).toEqual(arns.length === 1 ? arns[0] : arns);
         expect(statement.Condition?.StringEquals?.['kms:CallerAccount']).toEqual({ Ref: 'AWS::AccountId' });
         const contextOperators = Object.entries(statement.Condition ?? {}).filter(
           ([, keys]) => 'kms:EncryptionContext:projectId' in keys,

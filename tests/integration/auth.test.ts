@@ -24,6 +24,8 @@ const validBodies: Record<string, unknown> = {
   'POST /api/v1/projects/{slug}/plans/{planId}/features': { featureId: 1 },
   'DELETE /api/v1/projects/{slug}/plans/{planId}/features': undefined,
   'PUT /api/v1/projects/{slug}/plans/{planId}/features/{featureId}': { multiplier: 2 },
+  'PUT /api/v1/projects/{slug}/customers/{customerId}': { planId: 1 },
+  'DELETE /api/v1/projects/{slug}/customers/{customerId}': undefined,
 };
 
 interface Target {
@@ -36,7 +38,8 @@ function pathOf(route: Route, target: Target): string {
   const path = route.path
     .replace('{slug}', target.slug)
     .replace('{planId}', String(target.planId))
-    .replace('{featureId}', String(target.featureId));
+    .replace('{featureId}', String(target.featureId))
+    .replace('{customerId}', 'user_1');
   return route.method === 'DELETE' && route.path.endsWith('/plans/{planId}/features')
     ? `${path}?featureId=${target.featureId}`
     : path;

@@ -5,6 +5,7 @@ import { groupSpecs } from '#shared/groups.ts';
 import { findRoute, type Group, type RouteKey } from '#shared/routes.ts';
 import { paymentRecordActions, tableActions, tableActionsFor } from '../../infra/service-function.ts';
 import { type ApiClient, type ApiResponse, newOwner, useLocalServer } from '../fixtures/api.ts';
+import { deliver, newWebhookSecret, stripeEvent, subscriptionObject } from '../fixtures/stripe-events.ts';
 
 /**
  * The other half of least privilege: a grant missing from a group's spec is a 500 on AWS that
@@ -212,6 +213,30 @@ describe('every DynamoDB call a group makes is granted by its spec', () => {
       visitor.get(`/api/payments/receipt?session_id=${paid.body.sessionId}&shareId=${shareId}`),
     );
 
+    // customers: a grant, the list, one customer, its entitlements (all, one), a delete.
+    const customers = '/api/v1/projects/grants/customers';
+    await hit('PUT /api/v1/projects/{slug}/customers/{customerId}', () => api.put(`${customers}/u1`, { planId }));
+    await hit('GET /api/v1/projects/{slug}/customers', () => api.get(customers));
+    await hit('GET /api/v1/projects/{slug}/customers/{customerId}', () => api.get(`${customers}/u1`));
+    await hit('GET /api/v1/projects/{slug}/customers/{customerId}/entitlements', () =>
+      api.get(`${customers}/u1/entitlements`),
+    );
+    await hit('GET /api/v1/projects/{slug}/customers/{customerId}/entitlements/{featureId}', () =>
+      api.get(`${customers}/u1/entitlements/${a}`),
+    );
+    await hit('DELETE /api/v1/projects/{slug}/customers/{customerId}', () => api.delete(`${customers}/u1`));
+    await api.put(`${customers}/u2`, { planId });
+
+    // webhooks: a signed event, applied to a customer.
+    const secret = newWebhookSecret();
+    await api.put('/api/v1/projects/grants', { paymentWebhookSecret: secret });
+    const projectId = created.body.id;
+    const event = stripeEvent(
+      'customer.subscription.created',
+      subscriptionObject({ projectId, planId, customerId: 'u3' }),
+    );
+    await hit('POST /api/payments/webhook/{shareId}', () => deliver(visitor, shareId, event, secret));
+
     // The deletes last: a feature (and its assignments), a plan, then the project's sweep.
     await hit('DELETE /api/v1/projects/{slug}/features/{featureId}', () =>
       api.delete(`/api/v1/projects/grants/features/${c}`),
@@ -246,7 +271,17 @@ describe('every DynamoDB call a group makes is granted by its spec', () => {
   test('authenticated routes read their API key (GetItem on the table); public routes touch only gsi1 and payment records', () => {
     for (const request of made) {
       const needed = request.calls.flatMap(needs);
-      if (findRoute(request.route)?.auth === 'public') {
+      if (request.route === 'POST /api/payments/webhook/{shareId}') {
+        // The one public route that writes: the customer, after reading it and the project by share id.
+        expect(new Set(needed), request.route).toEqual(
+          new Set([
+            'dynamodb:Query on index/gsi1',
+            'dynamodb:GetItem on table',
+            'dynamodb:ConditionCheckItem on table',
+            'dynamodb:PutItem on table',
+          ]),
+        );
+      } else if (findRoute(request.route)?.auth === 'public') {
         const onTable = request.calls.filter((call) => needs(call).some((need) => need.endsWith(' on table')));
         // The IAM condition (dynamodb:LeadingKeys) allows these items only.
         for (const call of onTable) {

@@ -10,6 +10,7 @@ import { runProjectSweep } from '#domain/projects/delete.ts';
 import { compose } from '#shared/composition.ts';
 import { runtimeConfig } from '#shared/config.ts';
 import { stripeGatewayFor } from '#shared/payments/stripe.ts';
+import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { keyringFor } from '#shared/secrets/keyring.ts';
 import { sweepMessageBody } from '#shared/sweeps/sqs-queue.ts';
 import { createSweeper, STALE_SWEEP_MS, SWEEP_MARGIN_MS } from '../../functions/sweeper/worker.ts';
@@ -44,6 +45,7 @@ beforeAll(async () => {
     keyring: keyringFor,
     payments: stripeGatewayFor,
     clock: () => systemClock,
+    webhooks: stripeWebhookVerifier,
     sweeps: () => held,
   });
   server = await startLocalServer({ port: 0, app });
@@ -166,6 +168,7 @@ describe('the sweep is resumable', () => {
         keyring: keyringFor,
         payments: stripeGatewayFor,
         clock: () => systemClock,
+        webhooks: stripeWebhookVerifier,
         sweeps: () => new LocalSweeper(),
       }),
     });

@@ -440,6 +440,8 @@ describe('npm start (scripts/start.ts)', () => {
         DYNAMODB_ENDPOINT: undefined,
         DYNAMODB_CREDENTIAL_FILE: undefined,
         TABLE_NAME: TABLE,
+        // The fake Stripe's port is a free one here: the seed registers the webhook there.
+        STRIPE_API_BASE: fakeStripe,
       });
       expect(seeded.stderr).toBe('');
       expect(seeded.status).toBe(0);
@@ -473,6 +475,49 @@ describe('npm start (scripts/start.ts)', () => {
       });
       expect(checkout.status).toBe(200);
       expect(((await checkout.json()) as { url: string }).url).toMatch(new RegExp(`^${fakeStripe}/pay/cs_test_`));
+
+      // Know your customers (README): buy Pro as user_42 on the fake's page, the signed
+      // webhooks come back, entitlements show Pro; cancel on the fake's dashboard: free again.
+      const key = /API key for it \(shown once\): (ppk_\S+)/.exec(seeded.stdout)?.[1];
+      const slug = /Demo project "([^"]+)"/.exec(seeded.stdout)?.[1];
+      const v1 = (path: string) =>
+        fetch(`http://127.0.0.1:${port}/api/v1/projects/${slug}${path}`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+      const demo = await fetch(`${url}?customer=user_42`);
+      expect(await demo.text()).toContain('data-customer-id="user_42"');
+      const bought = await fetch(`http://127.0.0.1:${port}/api/payments/checkout`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ shareId, planId: popular?.id, customerId: 'user_42' }),
+      });
+      const payUrl = ((await bought.json()) as { url: string }).url;
+      const paid = await fetch(payUrl, {
+        method: 'POST',
+        redirect: 'manual',
+        body: new URLSearchParams({ email: 'u42@example.com' }),
+      });
+      expect(paid.status).toBe(303);
+      const until = async (check: () => Promise<boolean>) => {
+        for (let i = 0; i < 100 && !(await check()); i++) await new Promise((r) => setTimeout(r, 100));
+        return check();
+      };
+      const entitlements = async () =>
+        (await (await v1('/customers/user_42/entitlements')).json()) as { planId: number; status: string | null };
+      expect(await until(async () => (await entitlements()).planId === popular?.id)).toBe(true);
+      const customer = (await (await v1('/customers/user_42')).json()) as {
+        email: string;
+        subscription: { status: string; stripeSubscriptionId: string };
+      };
+      expect(customer).toMatchObject({ email: 'u42@example.com', subscription: { status: 'trialing' } });
+      const cancel = await fetch(
+        `${fakeStripe}/dashboard/subscriptions/${customer.subscription.stripeSubscriptionId}/cancel`,
+        { method: 'POST', redirect: 'manual' },
+      );
+      expect(cancel.status).toBe(303);
+      const free = share.plans.find((plan) => plan.isFree)?.id;
+      expect(await until(async () => (await entitlements()).planId === free)).toBe(true);
+      expect(await entitlements()).toMatchObject({ planId: free, status: null });
 
       process.kill(service.child.pid as number, 'SIGINT');
       expect(await waitForExit(service)).toEqual({ code: 0, signal: null });

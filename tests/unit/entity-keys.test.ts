@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { ApiKey } from '#db/entities/api-key.ts';
 import { Counter } from '#db/entities/counter.ts';
+import { Customer } from '#db/entities/customer.ts';
 import { Feature } from '#db/entities/feature.ts';
 import { CheckoutSession, RateLimit } from '#db/entities/payment-records.ts';
 import { Plan } from '#db/entities/plan.ts';
@@ -24,6 +25,14 @@ const projectPk = '$pricing#ownerId_Owner-1#slug_acme';
 const sharePk = '$pricing#shareId_Share0000000000000000000001';
 
 describe('key shapes (ElectroDB .params(), no I/O)', () => {
+  test('customer: a partition per project id, sorted by the case-kept customer id', () => {
+    const item = { projectId: 7, customerId: 'User_42@x', version: 1, createdAt: 'c', updatedAt: 'u' };
+    expect(keysOf(Customer.create(item).params(table))).toEqual({
+      pk: '$pricing#projectId_000000000007',
+      sk: '$customer_1#customerId_User_42@x',
+    });
+  });
+
   test('project: its partition, the share index and the owner index', () => {
     expect(keysOf(Project.create(projectItem({ ...scope, projectId: 7 })).params(table))).toEqual({
       pk: projectPk,

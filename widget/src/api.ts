@@ -57,9 +57,16 @@ export function loadShare(base: string, shareId: string): Promise<Outcome<ShareD
   return call(`${base}/api/share/${encodeURIComponent(shareId)}`, { method: 'GET' }, isShareData);
 }
 
-export type PlanCheckout = { shareId: string; planId: number; billingInterval: BillingInterval; seats?: number };
+export type PlanCheckout = {
+  shareId: string;
+  planId: number;
+  billingInterval: BillingInterval;
+  seats?: number;
+  customerId?: string;
+};
 export type CustomCheckout = {
   shareId: string;
+  customerId?: string;
   billingInterval: BillingInterval;
   features: Array<{ featureId: number; quantity?: number }>;
 };

@@ -42,11 +42,12 @@ export function setDefaultBase(base: string): void {
 /**
  * `<pricing-table share-id="…">`: one project's pricing page in a shadow root. Attributes:
  * `share-id` (required), `api-base` (the service; default: where widget.js came from) and
- * `locale` (labels and number formatting; default: the nearest `lang`, then the browser's language).
+ * `locale` (labels and number formatting; default: the nearest `lang`, then the browser's language) and
+ * `customer-id` (the host's own id for the signed-in buyer; checkout links the sale to it).
  * Nothing it does throws into the host page: every failure becomes a message in the widget.
  */
 export class PricingTable extends HTMLElement {
-  static observedAttributes = ['share-id', 'api-base', 'locale'];
+  static observedAttributes = ['share-id', 'api-base', 'locale', 'customer-id'];
 
   private readonly root: ShadowRoot;
   private interval: BillingInterval = 'month';
@@ -168,7 +169,10 @@ export class PricingTable extends HTMLElement {
       interval: () => this.interval,
       on: (target, type, listener) => this.on(target, type, listener),
       watch: (update) => this.refreshers.push(update),
-      checkout: (button, error, body) => this.checkout.start(this.base, button, error, body),
+      checkout: (button, error, body) => {
+        const customerId = this.getAttribute('customer-id')?.trim();
+        return this.checkout.start(this.base, button, error, customerId ? { ...body, customerId } : body);
+      },
     };
 
     const plans = h('div', { class: 'plans' });

@@ -21,6 +21,7 @@ function mount(root: ParentNode): void {
     table.setAttribute('share-id', host.dataset.pricingId ?? '');
     if (host.dataset.apiBase) table.setAttribute('api-base', host.dataset.apiBase);
     if (host.dataset.locale) table.setAttribute('locale', host.dataset.locale);
+    if (host.dataset.customerId) table.setAttribute('customer-id', host.dataset.customerId);
     host.append(table);
   }
 }

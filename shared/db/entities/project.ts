@@ -27,6 +27,8 @@ export const Project = new Entity({
     // shared/secrets). The mode is kept beside it in clear so views never need to decrypt.
     paymentKeySealed: { type: 'string' },
     paymentsMode: { type: paymentsModes },
+    // The Stripe webhook signing secret (whsec_…), sealed by the same keyring.
+    webhookSecretSealed: { type: 'string' },
     // Stored whole (defaults applied at creation); PUT merges in the domain.
     theme: {
       type: 'map',

@@ -33,6 +33,8 @@ interface Purchase {
   trialDays: number;
   metadata: Record<string, string>;
   customerEmail: string | undefined;
+  /** The owner's id for the buyer; goes to Stripe as client_reference_id and metadata.customerId. */
+  customerId: string | undefined;
   idempotencyKey: string | undefined;
 }
 
@@ -84,9 +86,10 @@ async function checkout(ports: CheckoutPorts, purchase: Purchase): Promise<Check
     interval: purchase.interval,
     productName: purchase.productName,
     ...(purchase.trialDays > 0 ? { trialDays: purchase.trialDays } : {}),
-    metadata: purchase.metadata,
+    metadata: { ...purchase.metadata, ...(purchase.customerId ? { customerId: purchase.customerId } : {}) },
     ...redirects,
     ...(purchase.customerEmail ? { customerEmail: purchase.customerEmail } : {}),
+    ...(purchase.customerId ? { clientReferenceId: purchase.customerId } : {}),
     // Two projects may share one Stripe account: the project id keeps their keys apart.
     ...(purchase.idempotencyKey ? { idempotencyKey: `project-${project.projectId}:${purchase.idempotencyKey}` } : {}),
   });
@@ -135,6 +138,7 @@ export async function createPlanCheckout(
       ...(plan.isPerUserPricing ? { seats: String(seats) } : {}),
     },
     customerEmail: input.customerEmail,
+    customerId: input.customerId,
     idempotencyKey,
   });
 }
@@ -176,7 +180,8 @@ export async function createCustomCheckout(
     price: roundForDisplay(intervalPrice(featureMonthlyPrice(feature, quantity ?? 0), interval, project)),
   }));
   const monthly = chosen.reduce((sum, { feature, quantity }) => sum + featureMonthlyPrice(feature, quantity ?? 0), 0);
-  const base = { projectId: String(project.projectId) };
+  // customerId (added to every checkout's metadata) takes one of Stripe's 50 keys too.
+  const base = { projectId: String(project.projectId), ...(input.customerId ? { customerId: input.customerId } : {}) };
   const detailEntries = featureDetailsMetadata(details, METADATA_KEYS_MAX - Object.keys(base).length);
   if (!detailEntries) {
     throw new ValidationError(
@@ -196,6 +201,7 @@ export async function createCustomCheckout(
     trialDays: 0,
     metadata: { ...base, ...detailEntries },
     customerEmail: input.customerEmail,
+    customerId: input.customerId,
     idempotencyKey,
   });
 }

@@ -15,3 +15,12 @@ export const paymentsModeOf = (secretKey: string): PaymentsMode =>
   paymentKeyPattern.exec(secretKey)?.[1] === 'live' ? 'live' : 'test';
 
 export const paymentsConnected = (project: ProjectItem) => project.paymentKeySealed !== undefined;
+
+/** A Stripe webhook signing secret, as billing.md bounds it. */
+export const webhookSecretPattern = /^whsec_[A-Za-z0-9]{16,200}$/;
+
+export const paymentWebhookConnected = (project: ProjectItem) => project.webhookSecretSealed !== undefined;
+
+/** The URL to paste into Stripe's dashboard: the public base URL, without a trailing slash. */
+export const webhookUrl = (publicBaseUrl: string, shareId: string) =>
+  `${publicBaseUrl.replace(/\/+$/, '')}/api/payments/webhook/${shareId}`;

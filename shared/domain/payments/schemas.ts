@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { billingIntervals } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
+import { customerIdPattern } from '../customers/schemas.ts';
 import { amount, positiveId } from '../fields.ts';
 import { strictObject } from '../validation.ts';
 
@@ -9,6 +10,11 @@ const billingInterval = z.enum(billingIntervals, { error: 'must be "month" or "y
 const customerEmail = z
   .email({ error: 'must be an e-mail address' })
   .max(limits.emailMax, `must be at most ${limits.emailMax} characters`)
+  .optional();
+/** The owner's own id for the buyer (billing.md): Stripe's client_reference_id and metadata.customerId. */
+const customerId = z
+  .string({ error: 'must be a string' })
+  .regex(customerIdPattern, 'must be 1-128 characters of letters, digits and . _ : @ -')
   .optional();
 
 /** Redirect URLs are never taken from the request: they are the project's. Unknown fields are refused. */
@@ -23,6 +29,7 @@ export const PlanCheckoutBody = strictObject({
     .max(limits.seatsMax, `must be at most ${limits.seatsMax}`)
     .optional(),
   customerEmail,
+  customerId,
 });
 
 export const CustomCheckoutBody = strictObject({
@@ -39,6 +46,7 @@ export const CustomCheckoutBody = strictObject({
     .min(1, 'must name at least one feature')
     .max(limits.featuresPerProject, `must name at most ${limits.featuresPerProject} features`),
   customerEmail,
+  customerId,
 });
 
 export const ReceiptQuery = z.object({

@@ -8,6 +8,7 @@ import { toProjectSummaryView } from './view.ts';
 export async function listProjectsPage(
   ownerId: string,
   query: PageQuery,
+  publicBaseUrl: string,
 ): Promise<{ projects: ProjectSummaryView[]; nextCursor: string | null }> {
   const page = await fillPage<ProjectItem>(
     query,
@@ -15,5 +16,5 @@ export async function listProjectsPage(
     (afterId, count) => listOwnerProjectsAfter(ownerId, afterId, count),
     (item) => !item.deletingAt,
   );
-  return { projects: page.items.map(toProjectSummaryView), nextCursor: page.nextCursor };
+  return { projects: page.items.map((item) => toProjectSummaryView(item, publicBaseUrl)), nextCursor: page.nextCursor };
 }

@@ -14,6 +14,7 @@ import type { NewProjectItem, ProjectItem, ProjectKey } from '#db/types.ts';
 import { ConflictError } from '../errors.ts';
 import { definedOnly, withoutNulls } from '../fields.ts';
 import { sealPaymentKey } from '../payments/account.ts';
+import { sealWebhookSecret } from '../payments/webhook-secret.ts';
 import type { Keyring } from '../ports.ts';
 import { LOWER_ALNUM, randomToken } from '../random.ts';
 import { loadProject } from './load.ts';
@@ -41,28 +42,32 @@ const MAX_UPDATE_ATTEMPTS = 5;
 /** 26 characters of [a-z0-9]: about 134 random bits, unguessable and URL-safe. */
 const newShareId = () => randomToken(26, LOWER_ALNUM);
 
-export async function listProjects(ownerId: string): Promise<ProjectSummaryView[]> {
+export async function listProjects(ownerId: string, publicBaseUrl: string): Promise<ProjectSummaryView[]> {
   const items = await listOwnerProjects(ownerId);
   return items
     .filter((item) => !item.deletingAt)
     .sort((a, b) => a.projectId - b.projectId)
-    .map(toProjectSummaryView);
+    .map((item) => toProjectSummaryView(item, publicBaseUrl));
 }
 
-export async function getProject(key: ProjectKey): Promise<ProjectView> {
-  return toProjectView(await loadProject(key));
+export async function getProject(key: ProjectKey, publicBaseUrl: string): Promise<ProjectView> {
+  return toProjectView(await loadProject(key), publicBaseUrl);
 }
 
 export async function createProject(
   keyring: Keyring,
   ownerId: string,
   input: CreateProjectInput,
+  publicBaseUrl: string,
 ): Promise<ProjectView> {
   const [projectId] = await allocateIds('project');
   if (projectId === undefined) throw new Error('No project id allocated');
   const now = new Date().toISOString();
-  const { slug, theme, paymentSecretKey, ...fields } = input;
-  const payment = paymentSecretKey ? await sealPaymentKey(keyring, projectId, paymentSecretKey) : {};
+  const { slug, theme, paymentSecretKey, paymentWebhookSecret, ...fields } = input;
+  const payment = {
+    ...(paymentSecretKey ? await sealPaymentKey(keyring, projectId, paymentSecretKey) : {}),
+    ...(paymentWebhookSecret ? await sealWebhookSecret(keyring, projectId, paymentWebhookSecret) : {}),
+  };
   const item = (candidate: string): NewProjectItem => ({
     ...projectDefaults,
     // On create a null URL (or key) is the same as leaving it out.
@@ -80,7 +85,7 @@ export async function createProject(
   const project = slug
     ? await createWithExplicitSlug(ownerId, slug, item)
     : await createWithDerivedSlug(ownerId, slugify(fields.name), item);
-  return toProjectView({ project, features: [], plans: [], planFeatures: [] });
+  return toProjectView({ project, features: [], plans: [], planFeatures: [] }, publicBaseUrl);
 }
 
 async function createWithExplicitSlug(ownerId: string, slug: string, item: (slug: string) => NewProjectItem) {
@@ -115,14 +120,25 @@ async function createWithDerivedSlug(ownerId: string, base: string, item: (slug:
 }
 
 type SealedPayment = Awaited<ReturnType<typeof sealPaymentKey>>;
+type SealedWebhook = Awaited<ReturnType<typeof sealWebhookSecret>>;
 
-/** `payment`: the new key already sealed, null to disconnect, undefined to leave it. */
-function projectChanges(current: ProjectItem, input: UpdateProjectInput, payment: SealedPayment | null | undefined) {
-  const { theme, paymentSecretKey: _sealedSeparately, ...fields } = input;
+/**
+ * `payment`, `webhook`: the new secret already sealed, null to disconnect, undefined to
+ * leave it.
+ */
+function projectChanges(
+  current: ProjectItem,
+  input: UpdateProjectInput,
+  payment: SealedPayment | null | undefined,
+  webhook: SealedWebhook | null | undefined,
+) {
+  const { theme, paymentSecretKey: _sealedSeparately, paymentWebhookSecret: _sealedToo, ...fields } = input;
   const set: Partial<ProjectChanges> = {};
   const remove: RemovableField[] = [];
   if (payment) Object.assign(set, payment);
   if (payment === null && current.paymentKeySealed !== undefined) remove.push('paymentKeySealed', 'paymentsMode');
+  if (webhook) Object.assign(set, webhook);
+  if (webhook === null && current.webhookSecretSealed !== undefined) remove.push('webhookSecretSealed');
   for (const [field, value] of Object.entries(definedOnly(fields)) as [keyof typeof fields, unknown][]) {
     if (value === null && (urlFields as string[]).includes(field)) {
       if (current[field as UrlField] !== undefined) remove.push(field as UrlField);
@@ -143,23 +159,28 @@ export async function updateProject(
   keyring: Keyring,
   key: ProjectKey,
   input: UpdateProjectInput,
+  publicBaseUrl: string,
 ): Promise<ProjectView> {
   let payment: SealedPayment | null | undefined = input.paymentSecretKey === null ? null : undefined;
+  let webhook: SealedWebhook | null | undefined = input.paymentWebhookSecret === null ? null : undefined;
   for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
     const partition = await loadProject(key);
     if (input.paymentSecretKey && !payment) {
       // Sealed anew even when it is the key already stored: comparing would mean decrypting.
       payment = await sealPaymentKey(keyring, partition.project.projectId, input.paymentSecretKey);
     }
-    const { set, remove } = projectChanges(partition.project, input, payment);
-    if (Object.keys(set).length === 0 && remove.length === 0) return toProjectView(partition);
+    if (input.paymentWebhookSecret && !webhook) {
+      webhook = await sealWebhookSecret(keyring, partition.project.projectId, input.paymentWebhookSecret);
+    }
+    const { set, remove } = projectChanges(partition.project, input, payment, webhook);
+    if (Object.keys(set).length === 0 && remove.length === 0) return toProjectView(partition, publicBaseUrl);
     const updated = await updateProjectItem(
       key,
       partition.project.version,
       { ...set, updatedAt: new Date().toISOString() },
       remove,
     );
-    if (updated !== 'stale') return toProjectView({ ...partition, project: updated });
+    if (updated !== 'stale') return toProjectView({ ...partition, project: updated }, publicBaseUrl);
   }
   throw new ConflictError('The project kept changing while this update was applied; retry it.');
 }

@@ -4,7 +4,7 @@ import { limits } from '#contract/limits.ts';
 import { customCss } from '../custom-css.ts';
 import { FeatureView } from '../features/schemas.ts';
 import { currency, httpUrl, multiLineText, name } from '../fields.ts';
-import { paymentKeyPattern } from '../payments/payment-key.ts';
+import { paymentKeyPattern, webhookSecretPattern } from '../payments/payment-key.ts';
 import { PlanView } from '../plans/schemas.ts';
 import { acceptingReadFields, readOnlyFields, strictObject } from '../validation.ts';
 import { Theme } from './theme.ts';
@@ -52,6 +52,11 @@ const projectFields = {
       'must be a Stripe secret key (sk_test_…, sk_live_…) or restricted key (rk_test_…, rk_live_…)',
     )
     .nullable(),
+  // Write-only too: the Stripe webhook signing secret, sealed like paymentSecretKey.
+  paymentWebhookSecret: z
+    .string({ error: 'must be a string or null' })
+    .regex(webhookSecretPattern, 'must be a Stripe webhook signing secret (whsec_ and at least 16 letters or digits)')
+    .nullable(),
 };
 
 const createProjectFields = strictObject({ ...projectFields, slug })
@@ -81,6 +86,9 @@ const projectBase = {
   isActive: z.boolean(),
   paymentsConnected: z.boolean(),
   paymentsMode: z.enum(paymentsModes).nullable(),
+  paymentWebhookConnected: z.boolean(),
+  // Where Stripe must send this project's events: paste it into Stripe's dashboard.
+  webhookUrl: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
 };

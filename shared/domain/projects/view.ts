@@ -1,11 +1,12 @@
 import type { ProjectItem, ProjectPartition } from '#db/types.ts';
 import { toFeatureView } from '../features/view.ts';
-import { paymentsConnected } from '../payments/payment-key.ts';
+import { paymentsConnected, paymentWebhookConnected, webhookUrl } from '../payments/payment-key.ts';
 import { planViews } from '../plans/view.ts';
 import type { ProjectSummaryView, ProjectView } from './schemas.ts';
 import { readTheme } from './theme.ts';
 
-export function toProjectSummaryView(item: ProjectItem): ProjectSummaryView {
+/** `publicBaseUrl`: where this service is reached from outside, for the project's webhookUrl. */
+export function toProjectSummaryView(item: ProjectItem, publicBaseUrl: string): ProjectSummaryView {
   return {
     id: item.projectId,
     name: item.name,
@@ -16,13 +17,15 @@ export function toProjectSummaryView(item: ProjectItem): ProjectSummaryView {
     isActive: item.isActive,
     paymentsConnected: paymentsConnected(item),
     paymentsMode: item.paymentsMode ?? null,
+    paymentWebhookConnected: paymentWebhookConnected(item),
+    webhookUrl: webhookUrl(publicBaseUrl, item.shareId),
     createdAt: item.createdAt,
     updatedAt: item.updatedAt,
     _count: { features: item.featureCount, pricingPlans: item.planCount },
   };
 }
 
-export function toProjectView(partition: ProjectPartition): ProjectView {
+export function toProjectView(partition: ProjectPartition, publicBaseUrl: string): ProjectView {
   const { project } = partition;
   return {
     id: project.projectId,
@@ -42,6 +45,8 @@ export function toProjectView(partition: ProjectPartition): ProjectView {
     signupUrl: project.signupUrl ?? null,
     paymentsConnected: paymentsConnected(project),
     paymentsMode: project.paymentsMode ?? null,
+    paymentWebhookConnected: paymentWebhookConnected(project),
+    webhookUrl: webhookUrl(publicBaseUrl, project.shareId),
     themeSettings: readTheme(project.theme),
     features: [...partition.features].sort((a, b) => a.featureId - b.featureId).map(toFeatureView),
     pricingPlans: planViews(partition),

@@ -1,0 +1,182 @@
+import { createHmac } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { invalid, noSuch } from './errors.ts';
+import type { Params } from './form.ts';
+import { absoluteUrl, list, name, rejectUnknown, text } from './params.ts';
+import { now, randomId } from './store.ts';
+
+// Webhook endpoints per account, events, and their delivery as Stripe does it: a JSON POST
+// signed `Stripe-Signature: t=<unix>,v1=<HMAC-SHA256(secret, "<t>.<body>")>` with the
+// endpoint's own signing secret, retried (with backoff) while the endpoint fails.
+
+export const FAKE_EVENT_TYPES = [
+  'checkout.session.completed',
+  'customer.subscription.created',
+  'customer.subscription.updated',
+  'customer.subscription.deleted',
+] as const;
+
+export interface FakeWebhookEndpoint {
+  id: string;
+  object: 'webhook_endpoint';
+  url: string;
+  enabled_events: string[];
+  status: 'enabled';
+  livemode: boolean;
+  created: number;
+  /** Stripe returns the signing secret only when the endpoint is created. */
+  secret: string;
+  internal: { account: string };
+}
+
+export interface FakeDelivery {
+  endpoint: string;
+  url: string;
+  eventId: string;
+  type: string;
+  /** The HTTP status of each attempt (0: no answer). */
+  attempts: number[];
+  done: boolean;
+}
+
+/** Stripe's Stripe-Signature header for a payload. */
+export function signPayload(payload: string, secret: string, timestamp = now()): string {
+  const v1 = createHmac('sha256', secret).update(`${timestamp}.${payload}`, 'utf8').digest('hex');
+  return `t=${timestamp},v1=${v1}`;
+}
+
+export interface Webhooks {
+  endpoints: Map<string, FakeWebhookEndpoint>;
+  deliveries: FakeDelivery[];
+  create(account: string, params: Params): FakeWebhookEndpoint;
+  list(account: string): Params;
+  remove(account: string, id: string): Params;
+  /** Sends an event of the account to each of its endpoints that takes the type. */
+  emit(account: string, type: string, object: unknown): void;
+  /** Resolves once every delivery started so far has succeeded or given up. */
+  settled(): Promise<void>;
+  clear(): void;
+}
+
+/** `retryDelaysMs`: the waits between attempts (Stripe's are hours; a local run wants seconds). */
+export function createWebhooks(retryDelaysMs: readonly number[] = [200, 1000, 3000]): Webhooks {
+  const endpoints = new Map<string, FakeWebhookEndpoint>();
+  const deliveries: FakeDelivery[] = [];
+  const inFlight = new Set<Promise<void>>();
+  // Each endpoint gets an account's events one at a time, in the order they happened.
+  const queues = new Map<string, Promise<void>>();
+
+  async function attempt(endpoint: FakeWebhookEndpoint, payload: string): Promise<number> {
+    try {
+      const response = await fetch(endpoint.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+          'stripe-signature': signPayload(payload, endpoint.secret),
+        },
+        body: payload,
+        signal: AbortSignal.timeout(10_000),
+      });
+      await response.arrayBuffer();
+      return response.status;
+    } catch {
+      return 0;
+    }
+  }
+
+  async function deliver(endpoint: FakeWebhookEndpoint, event: Params & { id: string; type: string }) {
+    const payload = JSON.stringify(event, null, 2);
+    const record: FakeDelivery = {
+      endpoint: endpoint.id,
+      url: endpoint.url,
+      eventId: event.id,
+      type: event.type,
+      attempts: [],
+      done: false,
+    };
+    deliveries.push(record);
+    for (let i = 0; ; i++) {
+      const status = await attempt(endpoint, payload);
+      record.attempts.push(status);
+      // Stripe retries anything but a 2xx; so does this fake, on answers of 5xx or none,
+      // and stops on a 4xx (a bad signature or an unknown project will not get better).
+      const retry = status === 0 || status >= 500;
+      if (!retry || i >= retryDelaysMs.length) break;
+      await sleep(retryDelaysMs[i]);
+    }
+    record.done = true;
+  }
+
+  return {
+    endpoints,
+    deliveries,
+    create(account, params) {
+      rejectUnknown(params, ['url', 'enabled_events', 'description', 'api_version', 'metadata'], '');
+      const url = absoluteUrl(params.url, 'url', true) ?? '';
+      const events = (list(params.enabled_events, 'enabled_events') ?? []).map(
+        (value, i) => text(value, name('enabled_events', i), true) ?? '',
+      );
+      if (events.length === 0) throw invalid('Missing required param: enabled_events.', 'enabled_events');
+      for (const type of events) {
+        if (type !== '*' && !(FAKE_EVENT_TYPES as readonly string[]).includes(type)) {
+          throw invalid(`Invalid enabled_events: ${type} is not a type this fake sends.`, 'enabled_events');
+        }
+      }
+      const endpoint: FakeWebhookEndpoint = {
+        id: randomId('we_'),
+        object: 'webhook_endpoint',
+        url,
+        enabled_events: events,
+        status: 'enabled',
+        livemode: account.includes('_live_'),
+        created: now(),
+        secret: `whsec_${randomId('', 32)}`,
+        internal: { account },
+      };
+      endpoints.set(endpoint.id, endpoint);
+      return endpoint;
+    },
+    list(account) {
+      const data = [...endpoints.values()]
+        .filter((e) => e.internal.account === account)
+        .map(({ secret: _secret, internal: _internal, ...rest }) => rest);
+      return { object: 'list', data, has_more: false, url: '/v1/webhook_endpoints' };
+    },
+    remove(account, id) {
+      const endpoint = endpoints.get(id);
+      if (!endpoint || endpoint.internal.account !== account) throw noSuch('webhook_endpoint', id, 'id');
+      endpoints.delete(id);
+      return { id, object: 'webhook_endpoint', deleted: true };
+    },
+    emit(account, type, object) {
+      const event = {
+        id: randomId('evt_'),
+        object: 'event',
+        api_version: '2026-10-28.endive',
+        created: now(),
+        type,
+        livemode: account.includes('_live_'),
+        pending_webhooks: 0,
+        data: { object: JSON.parse(JSON.stringify(object)) },
+      };
+      for (const endpoint of endpoints.values()) {
+        if (endpoint.internal.account !== account) continue;
+        if (!endpoint.enabled_events.includes('*') && !endpoint.enabled_events.includes(type)) continue;
+        const previous = queues.get(endpoint.id) ?? Promise.resolve();
+        const next = previous.then(() => deliver(endpoint, event));
+        queues.set(endpoint.id, next);
+        inFlight.add(next);
+        void next.finally(() => inFlight.delete(next));
+      }
+    },
+    async settled() {
+      while (inFlight.size > 0) await Promise.all([...inFlight]);
+    },
+    clear() {
+      endpoints.clear();
+      deliveries.length = 0;
+      queues.clear();
+    },
+  };
+}

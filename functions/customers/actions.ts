@@ -1,0 +1,78 @@
+import * as z from 'zod';
+import {
+  deleteCustomer,
+  getCustomer,
+  getEntitlement,
+  getEntitlements,
+  grantPlan,
+  listCustomers,
+} from '#domain/customers/customers.ts';
+import {
+  CustomerListView,
+  CustomerView,
+  EntitlementQuery,
+  EntitlementsView,
+  EntitlementView,
+  GrantBody,
+  ListCustomersQuery,
+} from '#domain/customers/schemas.ts';
+import { defineGroup, route } from '#http/action.ts';
+import { ok, SuccessView, success } from '#http/responses.ts';
+import type { RuntimeConfig } from '#shared/config.ts';
+
+const reads = (config: RuntimeConfig) => ({ cacheTtlMs: config.PROJECT_CACHE_TTL_SECONDS * 1000 });
+
+/** billing.md's Customers API: who bought what, and what each customer may use now. */
+export const customers = defineGroup('customers', [
+  route('GET /api/v1/projects/{slug}/customers', {
+    query: ListCustomersQuery,
+    doc: {
+      operationId: 'listCustomers',
+      summary: "A page of the project's customers, by customer id",
+      responses: { 200: CustomerListView },
+    },
+    run: async ({ project, query, config }) => ok(await listCustomers(project, query, reads(config))),
+  }),
+  route('GET /api/v1/projects/{slug}/customers/{customerId}', {
+    doc: {
+      operationId: 'getCustomer',
+      summary: 'A customer and its subscription',
+      responses: { 200: CustomerView },
+    },
+    run: async ({ project, path, config }) => ok(await getCustomer(project, path.customerId, reads(config))),
+  }),
+  route('PUT /api/v1/projects/{slug}/customers/{customerId}', {
+    body: GrantBody,
+    doc: {
+      operationId: 'grantPlan',
+      summary: 'Grant a customer a plan by hand (no Stripe subscription)',
+      responses: { 200: CustomerView },
+    },
+    run: async ({ project, path, body }) => ok(await grantPlan(project, path.customerId, body)),
+  }),
+  route('DELETE /api/v1/projects/{slug}/customers/{customerId}', {
+    doc: { operationId: 'deleteCustomer', summary: 'Forget a customer', responses: { 200: SuccessView } },
+    run: async ({ project, path }) => {
+      await deleteCustomer(project, path.customerId);
+      return success();
+    },
+  }),
+  route('GET /api/v1/projects/{slug}/customers/{customerId}/entitlements', {
+    doc: {
+      operationId: 'getEntitlements',
+      summary: 'What a customer may use now: every feature of the project',
+      responses: { 200: EntitlementsView },
+    },
+    run: async ({ project, path, config }) => ok(await getEntitlements(project, path.customerId, reads(config))),
+  }),
+  route('GET /api/v1/projects/{slug}/customers/{customerId}/entitlements/{featureId}', {
+    query: EntitlementQuery,
+    doc: {
+      operationId: 'getEntitlement',
+      summary: 'One feature for a customer; with ?required=, whether that much is allowed',
+      responses: { 200: EntitlementView.extend({ allowed: z.boolean() }) },
+    },
+    run: async ({ project, path, query, config }) =>
+      ok(await getEntitlement(project, path.customerId, path.featureId, query.required, reads(config))),
+  }),
+]);

@@ -1,0 +1,27 @@
+import * as z from 'zod';
+import { limits } from '#contract/limits.ts';
+import { receiveWebhook } from '#domain/webhooks/webhook.ts';
+import { defineGroup, route } from '#http/action.ts';
+import { payloadTooLarge } from '#http/errors.ts';
+import { ok } from '#http/responses.ts';
+
+/**
+ * Stripe's events for one project. The route declares no body schema, so the JSON body
+ * parser never touches it: the signature is checked against the bytes as received.
+ */
+export const webhooks = defineGroup('webhooks', [
+  route('POST /api/payments/webhook/{shareId}', {
+    doc: {
+      operationId: 'receiveStripeWebhook',
+      summary: "Stripe's signed events for the project (checkout completed, subscription created, updated, deleted)",
+      description:
+        "Verified against the project's paymentWebhookSecret with the Stripe-Signature header; applied once per event id.",
+      responses: { 200: z.strictObject({ received: z.literal(true), outcome: z.string() }) },
+      errors: ['invalid_signature', 'not_found', 'payments_not_configured', 'payload_too_large'],
+    },
+    run: async ({ path, rawBody, headers, ports }) => {
+      if (Buffer.byteLength(rawBody) > limits.bodyBytesMax) throw payloadTooLarge(limits.bodyBytesMax);
+      return ok(await receiveWebhook(ports, path.shareId, rawBody, headers['stripe-signature']));
+    },
+  }),
+]);

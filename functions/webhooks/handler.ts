@@ -1,0 +1,7 @@
+import { lambdaHandler } from '#http/group-handler.ts';
+import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
+import { keyringFor } from '#shared/secrets/keyring.ts';
+import { webhooks } from './actions.ts';
+
+/** Webhooks open the project's sealed signing secret: a stage without a keyring fails its cold start. */
+export const handler = lambdaHandler(webhooks, { keyring: keyringFor, webhooks: stripeWebhookVerifier });

@@ -1,0 +1,95 @@
+import { createConversions } from 'electrodb';
+import { deleteAll } from './batch.ts';
+import { Customer } from './entities/customer.ts';
+import { ifConditionFails } from './errors.ts';
+import { db } from './service.ts';
+import { writeTransaction } from './transactions.ts';
+import type { CustomerItem, ProjectKey } from './types.ts';
+
+/** Keys and cursors from composite attributes, without I/O. */
+const conversions = createConversions(Customer);
+
+/** A project's customer by id (one GetItem), or undefined. */
+export async function getCustomerItem(
+  projectId: number,
+  customerId: string,
+  { consistent = false } = {},
+): Promise<CustomerItem | undefined> {
+  const { data } = await db().entities.customer.get({ projectId, customerId }).go({ consistent });
+  return data ?? undefined;
+}
+
+/**
+ * One page of a project's customers in byte order of their ids, after `after` (exclusive):
+ * one Query. `more` says whether another page follows (the Query asks for one item more).
+ */
+export async function listCustomerItems(
+  projectId: number,
+  { limit, after }: { limit: number; after: string | undefined },
+): Promise<{ items: CustomerItem[]; more: boolean }> {
+  const cursor = after === undefined ? null : conversions.fromComposite.toCursor({ projectId, customerId: after });
+  const { data } = await db()
+    .entities.customer.query.byProject({ projectId })
+    .go({ limit: limit + 1, cursor });
+  return { items: data.slice(0, limit), more: data.length > limit };
+}
+
+export type SaveCustomerOutcome = 'saved' | 'stale' | 'project_gone';
+
+/**
+ * Writes the whole customer item if it is still at `expectedVersion` (undefined: it must not
+ * exist yet), in one transaction with a check that the project exists and is not being
+ * deleted: once a delete has started no customer can be written, so the sweep's Query of
+ * the customer partition sees every customer there will ever be.
+ */
+export async function saveCustomerItem(
+  project: ProjectKey,
+  item: Omit<CustomerItem, 'version'>,
+  expectedVersion: number | undefined,
+): Promise<SaveCustomerOutcome> {
+  const outcome = await writeTransaction(({ project: projects, customer }) => [
+    projects
+      .check(project)
+      .where(({ projectId, deletingAt }, { exists, notExists }) => `${exists(projectId)} AND ${notExists(deletingAt)}`)
+      .commit(),
+    customer
+      .put({ ...item, version: (expectedVersion ?? 0) + 1 })
+      .where(({ version }, { eq, notExists }) =>
+        expectedVersion === undefined ? notExists(version) : eq(version, expectedVersion),
+      )
+      .commit(),
+  ]);
+  if (outcome.committed) return 'saved';
+  return outcome.reasons[0]?.code === 'ConditionalCheckFailed' ? 'project_gone' : 'stale';
+}
+
+/** Deletes one customer; false when there was none. */
+export async function deleteCustomerItem(projectId: number, customerId: string): Promise<boolean> {
+  const removed = db()
+    .entities.customer.delete({ projectId, customerId })
+    .where(({ version }, { exists }) => exists(version))
+    .go();
+  return (
+    (await ifConditionFails(
+      removed.then(() => true),
+      'missing',
+    )) === true
+  );
+}
+
+/**
+ * Deletes every customer of a project, whatever their number: a Query per page of keys and
+ * batch deletes. Called by the project sweep once the project is marked as deleting, when
+ * no customer can be written any more.
+ */
+export async function sweepCustomers(projectId: number): Promise<void> {
+  const { customer } = db().entities;
+  let cursor: string | null = null;
+  do {
+    const page: { data: { projectId: number; customerId: string }[]; cursor: string | null } = await customer.query
+      .byProject({ projectId })
+      .go({ cursor, consistent: true, attributes: ['projectId', 'customerId'] });
+    await deleteAll(customer, page.data);
+    cursor = page.cursor;
+  } while (cursor);
+}

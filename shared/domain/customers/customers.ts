@@ -1,0 +1,135 @@
+import { deleteCustomerItem, getCustomerItem, listCustomerItems } from '#db/customers.ts';
+import type { ProjectKey } from '#db/types.ts';
+import { echo, featureNotFound, NotFoundError, projectNotFound, ValidationError } from '../errors.ts';
+import { findPlan, loadProject } from '../projects/load.ts';
+import { computeEntitlements, isAllowed } from './entitlements.ts';
+import { loadProjectCached } from './project-cache.ts';
+import {
+  type CustomerView,
+  type EntitlementsView,
+  type EntitlementView,
+  type GrantInput,
+  isCustomerId,
+} from './schemas.ts';
+import { changeCustomer, storedSubscription, toCustomerView } from './store.ts';
+
+/** How the customer reads use the project cache (shared/domain/customers/project-cache.ts). */
+export interface ReadOptions {
+  cacheTtlMs: number;
+}
+
+const customerNotFound = (customerId: string) =>
+  new NotFoundError(`Customer "${echo(customerId)}" not found in this project.`);
+
+/** A path customerId that cannot name a customer names none: 404, like a malformed plan id. */
+function knownShape(customerId: string): string {
+  if (!isCustomerId(customerId)) throw customerNotFound(customerId);
+  return customerId;
+}
+
+const cursorOf = (customerId: string) => Buffer.from(customerId, 'utf8').toString('base64url');
+
+function afterCursor(cursor: string | undefined): string | undefined {
+  if (cursor === undefined) return undefined;
+  const customerId = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  if (!isCustomerId(customerId) || cursorOf(customerId) !== cursor) {
+    throw new ValidationError('Invalid query string: cursor: is not a cursor from this list.', [
+      { path: 'cursor', message: 'is not a cursor from this list' },
+    ]);
+  }
+  return customerId;
+}
+
+/** A page of customers in byte order of customerId; one Query when the project is cached. */
+export async function listCustomers(
+  key: ProjectKey,
+  query: { limit: number; cursor?: string | undefined },
+  options: ReadOptions,
+): Promise<{ customers: CustomerView[]; nextCursor: string | null }> {
+  const after = afterCursor(query.cursor);
+  const { project } = await loadProjectCached(key, options.cacheTtlMs);
+  const { items, more } = await listCustomerItems(project.projectId, { limit: query.limit, after });
+  const last = items.at(-1);
+  return { customers: items.map(toCustomerView), nextCursor: more && last ? cursorOf(last.customerId) : null };
+}
+
+export async function getCustomer(key: ProjectKey, customerId: string, options: ReadOptions): Promise<CustomerView> {
+  knownShape(customerId);
+  const { project } = await loadProjectCached(key, options.cacheTtlMs);
+  const item = await getCustomerItem(project.projectId, customerId, { consistent: true });
+  if (!item) throw customerNotFound(customerId);
+  return toCustomerView(item);
+}
+
+/**
+ * A plan granted by hand: creates the customer or replaces its subscription (a Stripe one
+ * too), with `source: "manual"`. Hidden plans can be granted (an enterprise deal).
+ */
+export async function grantPlan(key: ProjectKey, customerId: string, input: GrantInput): Promise<CustomerView> {
+  if (!isCustomerId(customerId)) {
+    throw new ValidationError('customerId must be 1-128 characters of letters, digits and . _ : @ -', [
+      { path: 'customerId', message: 'must be 1-128 characters of letters, digits and . _ : @ -' },
+    ]);
+  }
+  const partition = await loadProject(key);
+  const plan = findPlan(partition, input.planId);
+  const now = new Date();
+  const changed = await changeCustomer<never>(partition.project, customerId, () => ({
+    ...(input.email !== undefined ? { email: input.email } : {}),
+    subscription: {
+      planId: plan.planId,
+      customPlan: false,
+      features: null,
+      status: input.status,
+      seats: input.seats,
+      billingInterval: null,
+      currentPeriodStart: now.toISOString(),
+      currentPeriodEnd: input.currentPeriodEnd ?? null,
+      cancelAtPeriodEnd: false,
+      stripeSubscriptionId: null,
+      source: 'manual',
+      // Stripe events older than the grant change nothing (see webhooks).
+      eventCreated: Math.floor(now.getTime() / 1000),
+    },
+  }));
+  if (changed.outcome === 'saved') return toCustomerView(changed.item);
+  throw projectNotFound(key.slug);
+}
+
+/** The customer, its subscription (and, once metered, its usage); Stripe is not touched. */
+export async function deleteCustomer(key: ProjectKey, customerId: string): Promise<void> {
+  knownShape(customerId);
+  const { project } = await loadProject(key);
+  if (!(await deleteCustomerItem(project.projectId, customerId))) throw customerNotFound(customerId);
+}
+
+async function entitlementsOf(key: ProjectKey, customerId: string, options: ReadOptions) {
+  knownShape(customerId);
+  const partition = await loadProjectCached(key, options.cacheTtlMs);
+  // An unknown customer is not an error: it has no subscription.
+  const item = await getCustomerItem(partition.project.projectId, customerId, { consistent: true });
+  return { partition, view: computeEntitlements(partition, customerId, storedSubscription(item)) };
+}
+
+/** Every feature's entitlement: one DynamoDB request with the project cached, two cold. */
+export async function getEntitlements(
+  key: ProjectKey,
+  customerId: string,
+  options: ReadOptions,
+): Promise<EntitlementsView> {
+  return (await entitlementsOf(key, customerId, options)).view;
+}
+
+export async function getEntitlement(
+  key: ProjectKey,
+  customerId: string,
+  featureId: number,
+  required: number | undefined,
+  options: ReadOptions,
+): Promise<EntitlementView & { allowed: boolean }> {
+  const { partition, view } = await entitlementsOf(key, customerId, options);
+  const feature = partition.features.find((f) => f.featureId === featureId);
+  const entitlement = view.entitlements.find((e) => e.featureId === featureId);
+  if (!feature || !entitlement) throw featureNotFound(featureId);
+  return { ...entitlement, allowed: isAllowed(entitlement, required, feature.isCountable) };
+}

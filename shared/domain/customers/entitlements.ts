@@ -1,0 +1,108 @@
+import type { FeatureItem, ProjectPartition } from '#db/types.ts';
+import { assignmentsByPlan } from '../plans/view.ts';
+import { featureLimit } from '../share/share.ts';
+import {
+  type EntitlementsView,
+  type EntitlementView,
+  grantsAccess,
+  type StoredSubscription,
+  type SubscriptionStatus,
+} from './schemas.ts';
+
+/** The project definition an entitlement needs: its features, plans and assignments. */
+export type ProjectDefinition = Pick<ProjectPartition, 'features' | 'plans' | 'planFeatures'>;
+
+/** What grants the features: a plan's assignments (feature → multiplier) or a custom plan's quantities. */
+type Grant =
+  | { kind: 'plan'; planId: number; status: SubscriptionStatus | null; multipliers: Map<number, number> }
+  | { kind: 'custom'; status: SubscriptionStatus; quantities: Map<number, number | null> }
+  | { kind: 'none' };
+
+/** Usage per feature id this month (metering is a later issue: none yet). */
+export type Usage = ReadonlyMap<number, number>;
+
+const isUnlimited = (feature: FeatureItem) =>
+  !feature.isCountable || feature.condition.trim().toLowerCase() === 'unlimited';
+
+function planGrant(definition: ProjectDefinition, planId: number, status: SubscriptionStatus | null): Grant {
+  const assignments = assignmentsByPlan(definition).get(planId) ?? [];
+  const multipliers = new Map(assignments.map(({ feature, assignment }) => [feature.featureId, assignment.multiplier]));
+  return { kind: 'plan', planId, status, multipliers };
+}
+
+/**
+ * What grants access now: a subscription that is trialing, active or past due, to a plan
+ * that still exists (or a custom plan); else the project's free plan (the visible `isFree`
+ * plan with the lowest id) with no status; else nothing.
+ */
+function currentGrant(definition: ProjectDefinition, subscription: StoredSubscription | null | undefined): Grant {
+  if (subscription && grantsAccess(subscription.status)) {
+    if (subscription.customPlan) {
+      const quantities = new Map((subscription.features ?? []).map((f) => [f.featureId, f.quantity]));
+      return { kind: 'custom', status: subscription.status, quantities };
+    }
+    const { planId } = subscription;
+    if (planId !== null && definition.plans.some((plan) => plan.planId === planId)) {
+      return planGrant(definition, planId, subscription.status);
+    }
+  }
+  const free = definition.plans.filter((plan) => plan.isFree && plan.isVisible).sort((a, b) => a.planId - b.planId)[0];
+  return free ? planGrant(definition, free.planId, null) : { kind: 'none' };
+}
+
+/** The first instant of the next UTC month. */
+export function nextMonthStart(now: Date): string {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();
+}
+
+function entitlement(feature: FeatureItem, grant: Grant, usage: number, resetsAt: string): EntitlementView {
+  let hasAccess = false;
+  let limit: number | null = 0;
+  if (grant.kind === 'plan' && grant.multipliers.has(feature.featureId)) {
+    hasAccess = true;
+    limit = isUnlimited(feature)
+      ? null
+      : featureLimit(feature.usageCount, grant.multipliers.get(feature.featureId) ?? 1);
+  } else if (grant.kind === 'custom' && grant.quantities.has(feature.featureId)) {
+    hasAccess = true;
+    limit = isUnlimited(feature) ? null : (grant.quantities.get(feature.featureId) ?? feature.usageCount);
+  }
+  return {
+    featureId: feature.featureId,
+    name: feature.name,
+    featureType: feature.featureType,
+    hasAccess,
+    limit,
+    usage,
+    remaining: limit === null ? null : Math.max(0, limit - usage),
+    resetsAt,
+  };
+}
+
+/** One entitlement per feature of the project, in feature id order. */
+export function computeEntitlements(
+  definition: ProjectDefinition,
+  customerId: string,
+  subscription: StoredSubscription | null | undefined,
+  usage: Usage = new Map(),
+  now = new Date(),
+): EntitlementsView {
+  const grant = currentGrant(definition, subscription);
+  const resetsAt = nextMonthStart(now);
+  const features = [...definition.features].sort((a, b) => a.featureId - b.featureId);
+  return {
+    customerId,
+    planId: grant.kind === 'plan' ? grant.planId : null,
+    status: grant.kind === 'none' ? null : grant.status,
+    entitlements: features.map((f) => entitlement(f, grant, usage.get(f.featureId) ?? 0, resetsAt)),
+  };
+}
+
+/**
+ * billing.md's `allowed`: access, and room for `required` more (default 1 for a countable
+ * feature, 0 otherwise) under the limit, if there is one.
+ */
+export function isAllowed(entitlement: EntitlementView, required: number | undefined, countable: boolean): boolean {
+  const need = required ?? (countable ? 1 : 0);
+  return entitlement.hasAccess && (entitlement.limit === null || entitlement.usage + need <= entitlement.limit);
+}

@@ -1,0 +1,123 @@
+import * as z from 'zod';
+import { billingIntervals, featureTypes } from '#contract/enums.ts';
+import { limits } from '#contract/limits.ts';
+import { positiveId } from '../fields.ts';
+
+/** billing.md: 1–128 characters of `A-Z a-z 0-9 . _ : @ -`, case-sensitive. */
+export const customerIdPattern = /^[A-Za-z0-9._:@-]{1,128}$/;
+export const isCustomerId = (value: string) => customerIdPattern.test(value);
+
+/** Stripe's subscription statuses; the first three grant access. */
+export const subscriptionStatuses = [
+  'trialing',
+  'active',
+  'past_due',
+  'canceled',
+  'unpaid',
+  'incomplete',
+  'incomplete_expired',
+  'paused',
+] as const;
+export type SubscriptionStatus = (typeof subscriptionStatuses)[number];
+export const grantsAccess = (status: SubscriptionStatus | null | undefined) =>
+  status === 'trialing' || status === 'active' || status === 'past_due';
+
+const unknownFields = (issue: z.core.$ZodRawIssue) =>
+  issue.code === 'unrecognized_keys'
+    ? `unknown field${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((k) => `"${k}"`).join(', ')}; known: planId, status, seats, email, currentPeriodEnd`
+    : undefined;
+
+/** PUT …/customers/{customerId}: a plan granted by hand. */
+export const GrantBody = z.strictObject(
+  {
+    planId: positiveId,
+    status: z.enum(['active', 'trialing'], { error: 'must be "active" or "trialing"' }).default('active'),
+    seats: z
+      .number({ error: 'must be a whole number of seats' })
+      .int('must be a whole number of seats')
+      .min(1, 'must be at least 1')
+      .max(limits.seatsMax, `must be at most ${limits.seatsMax}`)
+      .default(1),
+    email: z
+      .email({ error: 'must be an e-mail address' })
+      .max(limits.emailMax, `must be at most ${limits.emailMax} characters`)
+      .nullable()
+      .optional(),
+    currentPeriodEnd: z.iso
+      .datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2027-01-01T00:00:00Z' })
+      .transform((value) => new Date(value).toISOString())
+      .nullable()
+      .optional(),
+  },
+  { error: unknownFields },
+);
+export type GrantInput = z.infer<typeof GrantBody>;
+
+const pageLimit = z
+  .string()
+  .regex(/^[0-9]{1,3}$/, 'must be a whole number from 1 to 100')
+  .transform(Number)
+  .refine((n) => n >= 1 && n <= 100, 'must be a whole number from 1 to 100');
+
+export const ListCustomersQuery = z.object({
+  limit: pageLimit.default(50),
+  cursor: z.string().max(400, 'is not a cursor from this list').optional(),
+});
+
+export const EntitlementQuery = z.object({
+  required: z
+    .string()
+    .regex(/^(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,9})?$/, 'must be a number of 0 or more')
+    .transform(Number)
+    .optional(),
+});
+
+export const SubscriptionView = z.strictObject({
+  planId: z.number().nullable(),
+  customPlan: z.boolean(),
+  features: z.array(z.strictObject({ featureId: z.number(), quantity: z.number().nullable() })).nullable(),
+  status: z.enum(subscriptionStatuses),
+  seats: z.number(),
+  billingInterval: z.enum(billingIntervals).nullable(),
+  currentPeriodStart: z.string().nullable(),
+  currentPeriodEnd: z.string().nullable(),
+  cancelAtPeriodEnd: z.boolean(),
+  stripeSubscriptionId: z.string().nullable(),
+  source: z.enum(['stripe', 'manual']),
+});
+export type SubscriptionView = z.infer<typeof SubscriptionView>;
+
+/** What is stored: the view, and the Stripe `created` of the event it came from (for ordering). */
+export type StoredSubscription = SubscriptionView & { eventCreated: number };
+
+export const CustomerView = z.strictObject({
+  customerId: z.string(),
+  email: z.string().nullable(),
+  stripeCustomerId: z.string().nullable(),
+  subscription: SubscriptionView.nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type CustomerView = z.infer<typeof CustomerView>;
+
+export const EntitlementView = z.strictObject({
+  featureId: z.number(),
+  name: z.string(),
+  featureType: z.enum(featureTypes),
+  hasAccess: z.boolean(),
+  limit: z.number().nullable(),
+  usage: z.number(),
+  remaining: z.number().nullable(),
+  resetsAt: z.string(),
+});
+export type EntitlementView = z.infer<typeof EntitlementView>;
+
+export const EntitlementsView = z.strictObject({
+  customerId: z.string(),
+  planId: z.number().nullable(),
+  status: z.enum(subscriptionStatuses).nullable(),
+  entitlements: z.array(EntitlementView),
+});
+export type EntitlementsView = z.infer<typeof EntitlementsView>;
+
+export const CustomerListView = z.strictObject({ customers: z.array(CustomerView), nextCursor: z.string().nullable() });

@@ -1,0 +1,82 @@
+import { getCustomerItem, saveCustomerItem } from '#db/customers.ts';
+import type { CustomerItem, ProjectItem } from '#db/types.ts';
+import { ConflictError } from '../errors.ts';
+import { definedOnly } from '../fields.ts';
+import type { CustomerView, StoredSubscription } from './schemas.ts';
+
+/** How many applied Stripe event ids a customer keeps (see docs/decisions.md). */
+export const EVENT_IDS_KEPT = 100;
+const MAX_ATTEMPTS = 8;
+
+/** What a change writes; undefined leaves a field as it is, null removes it. */
+export interface CustomerChange {
+  email?: string | null;
+  stripeCustomerId?: string;
+  subscription?: StoredSubscription | null;
+  /** The Stripe event that made the change, remembered so a redelivery changes nothing. */
+  eventId?: string;
+}
+
+/** A decision on the customer as stored: a change, or why nothing changes. */
+export type Decision<Skip extends string> = CustomerChange | { skip: Skip };
+
+export type ChangeOutcome<Skip extends string> =
+  | { outcome: 'saved'; item: CustomerItem }
+  | { outcome: Skip | 'project_gone'; item: CustomerItem | undefined };
+
+export const storedSubscription = (item: CustomerItem | undefined) =>
+  (item?.subscription ?? null) as StoredSubscription | null;
+
+/**
+ * Read, decide, write: the decision sees the customer as stored (strongly consistent) and the
+ * write is conditional on its version, so concurrent changes (a duplicate delivery, a manual
+ * grant during a webhook) are decided again on what the other wrote, never lost or doubled.
+ */
+export async function changeCustomer<Skip extends string>(
+  project: Pick<ProjectItem, 'ownerId' | 'slug' | 'projectId'>,
+  customerId: string,
+  decide: (current: CustomerItem | undefined) => Decision<Skip>,
+): Promise<ChangeOutcome<Skip>> {
+  const { ownerId, slug, projectId } = project;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const current = await getCustomerItem(projectId, customerId, { consistent: true });
+    const decision = decide(current);
+    if ('skip' in decision) return { outcome: decision.skip, item: current };
+    const now = new Date().toISOString();
+    const pick = <T>(next: T | null | undefined, stored: T | undefined) =>
+      next === undefined ? stored : (next ?? undefined);
+    const item = definedOnly({
+      projectId,
+      customerId,
+      email: pick(decision.email, current?.email),
+      stripeCustomerId: pick(decision.stripeCustomerId, current?.stripeCustomerId),
+      subscription: pick(decision.subscription, current?.subscription as StoredSubscription | undefined),
+      eventIds: decision.eventId
+        ? [...(current?.eventIds ?? []), decision.eventId].slice(-EVENT_IDS_KEPT)
+        : current?.eventIds,
+      createdAt: current?.createdAt ?? now,
+      updatedAt: now,
+    }) as Omit<CustomerItem, 'version'>;
+    const saved = await saveCustomerItem({ ownerId, slug }, item, current?.version);
+    if (saved === 'saved') return { outcome: 'saved', item: { ...item, version: (current?.version ?? 0) + 1 } };
+    if (saved === 'project_gone') return { outcome: 'project_gone', item: current };
+  }
+  throw new ConflictError('This customer kept changing while the change was applied; retry it.');
+}
+
+export function toCustomerView(item: CustomerItem): CustomerView {
+  const stored = storedSubscription(item);
+  let subscription: CustomerView['subscription'] = null;
+  if (stored) {
+    const { eventCreated: _ordering, ...view } = stored;
+    subscription = view;
+  }
+  return {
+    customerId: item.customerId,
+    email: item.email ?? null,
+    stripeCustomerId: item.stripeCustomerId ?? null,
+    subscription,
+    createdAt: item.createdAt,
+    updatedAt: item.updatedAt,
+  };
+}

@@ -1,0 +1,118 @@
+import {
+  isCustomerId,
+  type StoredSubscription,
+  type SubscriptionStatus,
+  subscriptionStatuses,
+} from '../customers/schemas.ts';
+import { readFeatureDetails } from '../payments/feature-details.ts';
+
+/**
+ * Reading the verified payload as delivered (billing.md: the subscription is not read again
+ * from Stripe). Stripe objects are untrusted shapes here even once signed: every field is
+ * checked, and anything unexpected reads as absent, never as a crash.
+ */
+
+type Json = Record<string, unknown>;
+
+const object = (value: unknown): Json | undefined =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined;
+const string = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+const number = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+/** An expandable field: the id, or the expanded object's id. */
+const idOf = (value: unknown) => string(value) ?? string(object(value)?.id);
+const isoOf = (seconds: number | undefined) => {
+  if (seconds === undefined) return null;
+  const date = new Date(seconds * 1000);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+};
+
+export function metadataOf(value: Json): Record<string, string> {
+  const metadata = object(value.metadata) ?? {};
+  return Object.fromEntries(Object.entries(metadata).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
+
+/** Whether a session or subscription was sold through this project's checkout. */
+export const isOfProject = (value: Json, projectId: number) => metadataOf(value).projectId === String(projectId);
+
+/**
+ * Who the event is about: `metadata.customerId` (our checkout sets it), the session's
+ * `client_reference_id`, else Stripe's customer id (`cus_…`).
+ */
+export function customerIdOf(value: Json): string | undefined {
+  const candidates = [metadataOf(value).customerId, string(value.client_reference_id), idOf(value.customer)];
+  return candidates.find((candidate): candidate is string => candidate !== undefined && isCustomerId(candidate));
+}
+
+export const stripeCustomerIdOf = (value: Json) => idOf(value.customer);
+
+/** What was bought, from the metadata: a plan id, or a custom plan's features; undefined when neither. */
+function purchaseOf(metadata: Record<string, string>) {
+  const planId = /^[1-9][0-9]{0,15}$/.test(metadata.planId ?? '') ? Number(metadata.planId) : undefined;
+  if (planId !== undefined && Number.isSafeInteger(planId)) return { planId, customPlan: false, features: null };
+  const details = readFeatureDetails(metadata);
+  if (!details) return undefined;
+  const features = details.map((d) => ({ featureId: d.id, quantity: d.quantity }));
+  return { planId: null, customPlan: true, features };
+}
+
+/**
+ * Seats: the item's quantity when it is not 1, else `metadata.seats` (our checkout sells a
+ * per-seat plan as one item of the whole price, and names the seats in the metadata).
+ */
+function seatsOf(quantity: number | undefined, metadata: Record<string, string>): number {
+  if (quantity !== undefined && quantity !== 1 && Number.isInteger(quantity) && quantity > 0) return quantity;
+  const seats = Number(metadata.seats);
+  return Number.isInteger(seats) && seats > 0 ? seats : 1;
+}
+
+/** A `customer.subscription.*` payload as our subscription; undefined when it sold nothing we know. */
+export function subscriptionFrom(value: Json, created: number, deleted: boolean): StoredSubscription | undefined {
+  const metadata = metadataOf(value);
+  const purchase = purchaseOf(metadata);
+  const id = string(value.id);
+  const status = string(value.status);
+  if (!purchase || !id || !subscriptionStatuses.includes(status as SubscriptionStatus)) return undefined;
+  const items = object(value.items)?.data;
+  const item = object(Array.isArray(items) ? items[0] : undefined) ?? {};
+  const interval = string(object(object(item.price)?.recurring)?.interval);
+  return {
+    ...purchase,
+    status: deleted ? 'canceled' : (status as SubscriptionStatus),
+    seats: seatsOf(number(item.quantity), metadata),
+    billingInterval: interval === 'month' || interval === 'year' ? interval : null,
+    currentPeriodStart: isoOf(number(item.current_period_start) ?? number(value.current_period_start)),
+    currentPeriodEnd: isoOf(number(item.current_period_end) ?? number(value.current_period_end)),
+    cancelAtPeriodEnd: value.cancel_at_period_end === true,
+    stripeSubscriptionId: id,
+    source: 'stripe',
+    eventCreated: created,
+  };
+}
+
+/**
+ * A completed Checkout Session says what was bought but not the subscription's state: until
+ * its `customer.subscription.*` event arrives, it reads as active (trialing when nothing was
+ * paid: our checkout never sells at 0, so that is a trial), with no period yet.
+ */
+export function subscriptionFromSession(value: Json, created: number): StoredSubscription | undefined {
+  const metadata = metadataOf(value);
+  const purchase = purchaseOf(metadata);
+  const id = idOf(value.subscription);
+  if (!purchase || !id || value.mode !== 'subscription') return undefined;
+  return {
+    ...purchase,
+    status: value.payment_status === 'no_payment_required' ? 'trialing' : 'active',
+    seats: seatsOf(undefined, metadata),
+    billingInterval: null,
+    currentPeriodStart: null,
+    currentPeriodEnd: null,
+    cancelAtPeriodEnd: false,
+    stripeSubscriptionId: id,
+    source: 'stripe',
+    eventCreated: created,
+  };
+}
+
+export const sessionEmailOf = (value: Json) =>
+  string(object(value.customer_details)?.email) ?? string(value.customer_email);

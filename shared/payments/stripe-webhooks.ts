@@ -1,0 +1,41 @@
+import Stripe from 'stripe';
+import { InvalidSignatureError } from '#domain/errors.ts';
+import type { WebhookEvent, WebhookVerifier } from '#domain/ports.ts';
+
+/** Stripe's own tolerance: a signature older (or newer) than this is refused as a replay. */
+export const WEBHOOK_TOLERANCE_SECONDS = 300;
+
+/**
+ * Verifies with the stripe SDK's own verifier (HMAC-SHA256 of `timestamp.body`, any `v1`
+ * signature of the header, 300 s tolerance); a failure is our 400 `invalid_signature`.
+ */
+async function verify(rawBody: string, signature: string | undefined, secret: string): Promise<WebhookEvent> {
+  if (!signature) throw new InvalidSignatureError('The Stripe-Signature header is missing.');
+  let event: Stripe.Event;
+  try {
+    event = await Stripe.webhooks.constructEventAsync(rawBody, signature, secret, WEBHOOK_TOLERANCE_SECONDS);
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeSignatureVerificationError) {
+      const stale = /tolerance/i.test(error.message);
+      throw new InvalidSignatureError(
+        stale
+          ? 'The Stripe-Signature timestamp is outside the 300 s tolerance.'
+          : "The Stripe-Signature does not match this project's webhook signing secret.",
+      );
+    }
+    // A payload that verifies but is not JSON (the SDK parses it after checking).
+    throw new InvalidSignatureError('The signed payload is not a Stripe event.');
+  }
+  const object = (event as { data?: { object?: unknown } }).data?.object;
+  if (typeof event.id !== 'string' || typeof event.type !== 'string' || typeof event.created !== 'number') {
+    throw new InvalidSignatureError('The signed payload is not a Stripe event.');
+  }
+  return {
+    id: event.id,
+    type: event.type,
+    created: event.created,
+    object: object && typeof object === 'object' ? (object as Record<string, unknown>) : {},
+  };
+}
+
+export const stripeWebhookVerifier = (): WebhookVerifier => ({ verify });

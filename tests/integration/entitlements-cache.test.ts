@@ -1,0 +1,46 @@
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
+import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
+import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
+
+/**
+ * billing.md's cost of an entitlement read: 2 DynamoDB requests cold (the project's
+ * definition, then the customer), 1 once the project is in the per-container cache (10 s by
+ * default). The API key's own cache is warmed first, so only the read itself is counted.
+ */
+const server = useLocalServer();
+let api: ApiClient;
+let calls: string[] = [];
+
+beforeAll(async () => {
+  api = server.client((await newOwner('cache')).writeKey);
+  const send = DynamoDBDocumentClient.prototype.send;
+  vi.spyOn(DynamoDBDocumentClient.prototype, 'send').mockImplementation(function (this: any, ...args: any[]) {
+    calls.push((args[0] as { constructor: { name: string } }).constructor.name);
+    return (send as any).apply(this, args);
+  });
+});
+
+afterAll(() => {
+  vi.restoreAllMocks();
+});
+
+test('an entitlement read is 2 DynamoDB requests cold, 1 warm; a list page is 1 warm', async () => {
+  const project = await makeProject(api);
+  const feature = await makeFeature(api, project.slug);
+  const plan = await makePlan(api, project.slug, { features: [{ featureId: feature.id }] });
+  await api.put(`/api/v1/projects/${project.slug}/customers/c1`, { planId: plan.id });
+  const path = `/api/v1/projects/${project.slug}/customers/c1/entitlements`;
+  calls = [];
+  expect((await api.get(path)).body.planId).toBe(plan.id);
+  expect(calls).toEqual(['QueryCommand', 'GetCommand']);
+  calls = [];
+  expect((await api.get(path)).body.planId).toBe(plan.id);
+  expect(calls).toEqual(['GetCommand']);
+  calls = [];
+  expect((await api.get(`${path}/${feature.id}`)).body.allowed).toBe(true);
+  expect(calls).toEqual(['GetCommand']);
+  calls = [];
+  expect((await api.get(`/api/v1/projects/${project.slug}/customers`)).body.customers).toHaveLength(1);
+  expect(calls).toEqual(['QueryCommand']);
+});
