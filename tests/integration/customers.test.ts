@@ -3,6 +3,7 @@ import { db } from '#db/service.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
 import { deliver, eventId, newWebhookSecret, stripeEvent, subscriptionObject } from '../fixtures/stripe-events.ts';
+import { sweepsFinished } from '../fixtures/sweeps.ts';
 import { itemsOfProject } from '../fixtures/table.ts';
 
 /**
@@ -574,6 +575,8 @@ describe('project delete', () => {
     const before = await db().entities.customer.query.byProject({ projectId: doomed.id }).go({ pages: 'all' });
     expect(before.data).toHaveLength(121);
     expect((await api.delete(`/api/v1/projects/${doomed.slug}`)).status).toBe(200);
+    // The sweep runs after DELETE has answered (the local server's background sweeper).
+    await sweepsFinished(owner.ownerId);
     const after = await db()
       .entities.customer.query.byProject({ projectId: doomed.id })
       .go({ pages: 'all', consistent: true });
