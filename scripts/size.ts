@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { App, type CfnResource, Stack } from 'aws-cdk-lib';
-import { bundleBudgetKb } from '../infra/bundling.ts';
+import { budgetKbOf } from '../infra/bundling.ts';
 import { buildPricingApp } from '../infra/pricing-app.ts';
 import type { Group } from '../shared/routes.ts';
 
@@ -17,7 +17,7 @@ import type { Group } from '../shared/routes.ts';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const cdkContext = JSON.parse(readFileSync(join(ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
-const budgetOf = (group: Group) => (group === 'payments' ? bundleBudgetKb.payments : bundleBudgetKb.default) * 1024;
+const budgetOf = (group: Group) => budgetKbOf(group) * 1024;
 
 function main(): number {
   mkdirSync(join(ROOT, 'cdk.out'), { recursive: true });

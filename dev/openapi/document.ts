@@ -4,7 +4,8 @@ import { CustomerView, EntitlementsView, EntitlementView, SubscriptionView } fro
 import { FeatureView } from '#domain/features/schemas.ts';
 import { CheckoutView, ReceiptView } from '#domain/payments/schemas.ts';
 import { AddPlanFeaturesView, PlanFeatureDetailView, PlanFeatureView, PlanView } from '#domain/plans/schemas.ts';
-import { ProjectSummaryView, ProjectView, slugPattern } from '#domain/projects/schemas.ts';
+import { ProjectSummaryView, ProjectView } from '#domain/projects/schemas.ts';
+import { slugPattern } from '#domain/projects/slug.ts';
 import { Theme } from '#domain/projects/theme.ts';
 import { ShareView } from '#domain/share/schemas.ts';
 import type { DefinedGroup, OtherResponse, RouteAction, RouteDoc } from '#http/action.ts';

@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { slugPattern } from '#domain/projects/schemas.ts';
-import { slugCandidate, slugify } from '#domain/projects/slug.ts';
+import { slugCandidate, slugify, slugPattern } from '#domain/projects/slug.ts';
 
 describe('slugify', () => {
   test.each([

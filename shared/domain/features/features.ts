@@ -6,7 +6,7 @@ import type { ProjectKey } from '#db/types.ts';
 import { countRefused, featureNotFound, projectNotFound } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
 import { loadProject } from '../projects/load.ts';
-import { slugPattern } from '../projects/schemas.ts';
+import { slugPattern } from '../projects/slug.ts';
 import { type CreateFeatureInput, type FeatureView, featureDefaults, type UpdateFeatureInput } from './schemas.ts';
 import { toFeatureView } from './view.ts';
 

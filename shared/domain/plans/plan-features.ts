@@ -3,7 +3,7 @@ import { deleteAssignment, insertAssignments, updateAssignment } from '#db/plans
 import type { ProjectKey } from '#db/types.ts';
 import { featureNotFound, NotFoundError, planNotFound, projectNotFound } from '../errors.ts';
 import { findPlan, loadProject } from '../projects/load.ts';
-import { slugPattern } from '../projects/schemas.ts';
+import { slugPattern } from '../projects/slug.ts';
 import { resolveFeatures, uniqueRefs } from './plans.ts';
 import type { AddPlanFeaturesView, FeatureRefInput, PlanFeatureDetailView } from './schemas.ts';
 import { assignmentsByPlan, toPlanFeatureDetailView } from './view.ts';

@@ -6,7 +6,7 @@ import type { FeatureItem, PlanItem, ProjectKey, ProjectPartition } from '#db/ty
 import { ConflictError, countRefused, featureNotFound, planNotFound, projectNotFound } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
 import { findPlan, loadProject } from '../projects/load.ts';
-import { slugPattern } from '../projects/schemas.ts';
+import { slugPattern } from '../projects/slug.ts';
 import {
   type CreatePlanInput,
   type FeatureRefInput,

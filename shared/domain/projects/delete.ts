@@ -3,7 +3,7 @@ import type { ProjectKey } from '#db/types.ts';
 import { log } from '#shared/logger.ts';
 import { projectNotFound } from '../errors.ts';
 import type { SweepQueue } from '../ports.ts';
-import { slugPattern } from './schemas.ts';
+import { slugPattern } from './slug.ts';
 
 export type { SweepBudget, SweepOutcome };
 

@@ -1,7 +1,7 @@
 import { readProjectPartition } from '#db/projects.ts';
 import type { PlanItem, ProjectKey, ProjectPartition } from '#db/types.ts';
 import { planNotFound, projectNotFound } from '../errors.ts';
-import { slugPattern } from './schemas.ts';
+import { slugPattern } from './slug.ts';
 
 export type { ProjectKey };
 

@@ -7,9 +7,8 @@ import { currency, httpUrl, multiLineText, name } from '../fields.ts';
 import { paymentKeyPattern, webhookSecretPattern } from '../payments/payment-key.ts';
 import { PlanView } from '../plans/schemas.ts';
 import { acceptingReadFields, readOnlyFields, strictObject } from '../validation.ts';
+import { slugPattern } from './slug.ts';
 import { Theme } from './theme.ts';
-
-export const slugPattern = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 export const slug = z
   .string()

@@ -1,5 +1,11 @@
 import { limits } from '#contract/limits.ts';
 
+/**
+ * What a slug looks like. Here, not beside the project schemas, so the groups that only check
+ * a path's slug (features, plans, customers) do not bundle the project's schemas (css-tree).
+ */
+export const slugPattern = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
 /** "Acme Pro — Ünïcode!" → "acme-pro-unicode". Empty when nothing usable is left. */
 export function slugify(name: string): string {
   return name
