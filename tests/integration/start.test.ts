@@ -670,7 +670,9 @@ describe('npm start stops without dropping a request', () => {
         const env = {
           ...serviceEnv({ PORT: String(port), DYNAMODB_PORT: String(dynamoPort), DATA_DIR: ':memory:' }),
           STRIPE_API_BASE: stripe.url,
-          STRIPE_TIMEOUT_MS: '4000',
+          // Long enough that no first attempt times out (and retries, and answers) before all are counted,
+          // short enough that the retries answer inside the 10 s drain.
+          STRIPE_TIMEOUT_MS: '8000',
         };
         const service = startService(env);
         await waitForOutput(service, listening(port));
