@@ -5,6 +5,7 @@ import { type DynamoLocal, DynamoLocalError, startDynamoLocal } from '#dev/dynam
 import { type FakeStripe, startFakeStripe } from '#dev/fake-stripe/index.ts';
 import { CLOSE_GRACE_MS, startLocalServer } from '#dev/local-server.ts';
 import { localSweeperFor } from '#dev/local-sweeper.ts';
+import { connectLocalWebhooks } from '#dev/local-webhooks.ts';
 import { type Keyring, systemClock } from '#domain/ports.ts';
 import { compose } from '#shared/composition.ts';
 import { ConfigError, type LocalConfig, localConfig } from '#shared/config.ts';
@@ -79,8 +80,11 @@ async function main(): Promise<void> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 
+  const webhooks = fakeStripe
+    ? await connectWebhooks(fakeStripe, keys.keyring, config.PUBLIC_BASE_URL ?? server.url)
+    : '';
   console.log(
-    `Pricing service listening on ${server.url} (table ${config.TABLE_NAME}, ${storage}; payment keys sealed ${keys.description}; ${stripe}). Ctrl-C stops it.`,
+    `Pricing service listening on ${server.url} (table ${config.TABLE_NAME}, ${storage}; payment keys sealed ${keys.description}; ${stripe}${webhooks}). Ctrl-C stops it.`,
   );
 }
 
@@ -98,6 +102,19 @@ async function startLocalStripe(config: LocalConfig): Promise<FakeStripe> {
     throw error;
   });
   return fake;
+}
+
+/**
+ * Registers every project that has a payment key with the fake Stripe, which forgets its
+ * webhook endpoints when it stops; returns the words for the start-up line. A project the
+ * fake refuses is reported and the server still starts.
+ */
+async function connectWebhooks(fake: FakeStripe, keyring: Keyring, publicBaseUrl: string): Promise<string> {
+  const { connected, failed } = await connectLocalWebhooks({ keyring, stripeApiBase: fake.url, publicBaseUrl });
+  for (const { ownerId, slug, reason } of failed) {
+    console.warn(`Project ${slug} (owner ${ownerId}) has no webhook endpoint on the fake Stripe: ${reason}`);
+  }
+  return connected > 0 ? `; webhooks of ${connected} project(s) registered with it` : '';
 }
 
 /**

@@ -40,6 +40,15 @@ export interface FakeDelivery {
 }
 
 /** Stripe's Stripe-Signature header for a payload. */
+/**
+ * Stripe's signing secrets are random. The fake's are derived from the account's key and the
+ * URL, so an endpoint registered again after a restart (the fake keeps endpoints in memory)
+ * has the secret the project already holds. Only the key's holder can derive it.
+ */
+export function signingSecretFor(account: string, url: string): string {
+  return `whsec_${createHmac('sha256', account).update(url, 'utf8').digest('hex').slice(0, 32)}`;
+}
+
 export function signPayload(payload: string, secret: string, timestamp = now()): string {
   const v1 = createHmac('sha256', secret).update(`${timestamp}.${payload}`, 'utf8').digest('hex');
   return `t=${timestamp},v1=${v1}`;
@@ -131,7 +140,7 @@ export function createWebhooks(retryDelaysMs: readonly number[] = [200, 1000, 30
         status: 'enabled',
         livemode: account.includes('_live_'),
         created: now(),
-        secret: `whsec_${randomId('', 32)}`,
+        secret: signingSecretFor(account, url),
         internal: { account },
       };
       endpoints.set(endpoint.id, endpoint);

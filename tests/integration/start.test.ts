@@ -323,6 +323,29 @@ async function seedSharedDatabase(dataDir: string, dynamoPort: number): Promise<
   }
 }
 
+/** Checkout as `customerId` and pays on the fake Stripe's page, as a visitor of the demo does. */
+async function buyOnFakeStripe(port: number, shareId: string, planId: number | undefined, customerId: string) {
+  const bought = await fetch(`http://127.0.0.1:${port}/api/payments/checkout`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ shareId, planId, customerId }),
+  });
+  expect(bought.status).toBe(200);
+  const payUrl = ((await bought.json()) as { url: string }).url;
+  const paid = await fetch(payUrl, {
+    method: 'POST',
+    redirect: 'manual',
+    body: new URLSearchParams({ email: `${customerId}@example.com` }),
+  });
+  expect(paid.status).toBe(303);
+}
+
+/** Polls for up to 10 s: webhooks arrive after the payment's redirect. */
+async function until(check: () => Promise<boolean>): Promise<boolean> {
+  for (let i = 0; i < 100 && !(await check()); i++) await new Promise((r) => setTimeout(r, 100));
+  return check();
+}
+
 describe('npm start (scripts/start.ts)', () => {
   afterEach(killEverything);
   afterAll(async () => {
@@ -486,30 +509,15 @@ describe('npm start (scripts/start.ts)', () => {
         });
       const demo = await fetch(`${url}?customer=user_42`);
       expect(await demo.text()).toContain('data-customer-id="user_42"');
-      const bought = await fetch(`http://127.0.0.1:${port}/api/payments/checkout`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ shareId, planId: popular?.id, customerId: 'user_42' }),
-      });
-      const payUrl = ((await bought.json()) as { url: string }).url;
-      const paid = await fetch(payUrl, {
-        method: 'POST',
-        redirect: 'manual',
-        body: new URLSearchParams({ email: 'u42@example.com' }),
-      });
-      expect(paid.status).toBe(303);
-      const until = async (check: () => Promise<boolean>) => {
-        for (let i = 0; i < 100 && !(await check()); i++) await new Promise((r) => setTimeout(r, 100));
-        return check();
-      };
       const entitlements = async () =>
         (await (await v1('/customers/user_42/entitlements')).json()) as { planId: number; status: string | null };
+      await buyOnFakeStripe(port, shareId as string, popular?.id, 'user_42');
       expect(await until(async () => (await entitlements()).planId === popular?.id)).toBe(true);
       const customer = (await (await v1('/customers/user_42')).json()) as {
         email: string;
         subscription: { status: string; stripeSubscriptionId: string };
       };
-      expect(customer).toMatchObject({ email: 'u42@example.com', subscription: { status: 'trialing' } });
+      expect(customer).toMatchObject({ email: 'user_42@example.com', subscription: { status: 'trialing' } });
       const cancel = await fetch(
         `${fakeStripe}/dashboard/subscriptions/${customer.subscription.stripeSubscriptionId}/cancel`,
         { method: 'POST', redirect: 'manual' },
@@ -522,6 +530,60 @@ describe('npm start (scripts/start.ts)', () => {
       process.kill(service.child.pid as number, 'SIGINT');
       expect(await waitForExit(service)).toEqual({ code: 0, signal: null });
       expect(await portIsFree(port)).toBe(true);
+    },
+    SLOW,
+  );
+
+  it(
+    'registers every project with a payment key with the fake Stripe at start, so purchases after a restart still reach the service',
+    async () => {
+      const { port, dynamoPort } = await ports();
+      const dataDir = join(freshDir(), 'data');
+      const env = serviceEnv({ PORT: String(port), DYNAMODB_PORT: String(dynamoPort), DATA_DIR: dataDir });
+      const first = startService(env);
+      await waitForOutput(first, listening(port));
+      // A fresh table has no project to register.
+      expect(first.stdout).not.toContain('registered with it');
+      const firstStripe = /the fake Stripe at (http:\/\/127\.0\.0\.1:\d+)/.exec(first.stdout)?.[1];
+      const seeded = await runScript('scripts/seed.ts', [], {
+        PORT: String(port),
+        DYNAMODB_PORT: String(dynamoPort),
+        DYNAMODB_ENDPOINT: undefined,
+        DYNAMODB_CREDENTIAL_FILE: undefined,
+        DATA_DIR: dataDir,
+        TABLE_NAME: TABLE,
+        STRIPE_API_BASE: firstStripe,
+      });
+      expect(seeded.status, seeded.stderr).toBe(0);
+      const key = /API key for it \(shown once\): (ppk_\S+)/.exec(seeded.stdout)?.[1] as string;
+      const slug = /Demo project "([^"]+)"/.exec(seeded.stdout)?.[1] as string;
+      const api = new ApiClient(`http://127.0.0.1:${port}`, key);
+      const before = (await api.get(`/api/v1/projects/${slug}`)).body as { shareId: string; updatedAt: string };
+      process.kill(first.child.pid as number, 'SIGINT');
+      expect(await waitForExit(first)).toEqual({ code: 0, signal: null });
+
+      // The new fake Stripe knows no endpoint until npm start registers the project's.
+      const second = startService(env);
+      await waitForOutput(second, listening(port));
+      expect(second.stdout).toContain('webhooks of 1 project(s) registered with it');
+      expect(second.stderr).toBe('');
+      const project = (await api.get(`/api/v1/projects/${slug}`)).body as {
+        updatedAt: string;
+        paymentWebhookConnected: boolean;
+      };
+      // The fake derives the same secret for the same account and URL: nothing is rewritten.
+      expect(project).toMatchObject({ updatedAt: before.updatedAt, paymentWebhookConnected: true });
+      const share = (await (await fetch(`http://127.0.0.1:${port}/api/share/${before.shareId}`)).json()) as {
+        plans: Array<{ id: number; isPopular: boolean }>;
+      };
+      const pro = share.plans.find((plan) => plan.isPopular)?.id;
+      await buyOnFakeStripe(port, before.shareId, pro, 'user_7');
+      const planOf = async () =>
+        ((await api.get(`/api/v1/projects/${slug}/customers/user_7/entitlements`)).body as { planId: number }).planId;
+      expect(await until(async () => (await planOf()) === pro)).toBe(true);
+
+      process.kill(second.child.pid as number, 'SIGINT');
+      expect(await waitForExit(second)).toEqual({ code: 0, signal: null });
     },
     SLOW,
   );
