@@ -11,7 +11,13 @@ import {
 } from './assignments.ts';
 import { chunk } from './batch.ts';
 import type { NewChangeEntryItem } from './changes.ts';
-import { countedWrite, failedConditions, MAX_TRANSACTION_ITEMS, writeTransaction } from './transactions.ts';
+import {
+  countedWrite,
+  failedConditions,
+  MAX_TRANSACTION_ITEMS,
+  type TransactionEntities,
+  writeTransaction,
+} from './transactions.ts';
 import type { NewPlanItem, PlanItem, ProjectKey, ProjectScope } from './types.ts';
 import { versionIs } from './versions.ts';
 
@@ -206,6 +212,8 @@ export async function updatePlanItem(
 export const deletePlan = (key: ProjectKey, planId: number, recordedDelete?: RecordedDelete) =>
   deleteWithAssignments(key, { planId }, recordedDelete);
 
+type AssignmentWhere = Parameters<ReturnType<TransactionEntities['planFeature']['delete']>['where']>[0];
+
 /** The assignment as read: a write to it is refused once its multiplier is another. */
 export interface ReadAssignment {
   planId: number;
@@ -213,48 +221,31 @@ export interface ReadAssignment {
   multiplier: number;
 }
 
-/** Sets an assignment's multiplier, with its change-log entry (If-Match: guarded by `revision`). */
-export async function updateAssignment(
+/**
+ * Sets an assignment's multiplier, or removes it (`multiplier` null), with its change-log
+ * entry, while its multiplier is the one read (If-Match: also guarded by `revision`).
+ */
+export async function writeAssignment(
   scope: ProjectScope,
   read: ReadAssignment,
-  multiplier: number,
+  multiplier: number | null,
   change: NewChangeEntryItem,
   revision: number | undefined,
-): Promise<RecordedOutcome<'updated'>> {
+): Promise<RecordedOutcome<'written'>> {
   const { shareId: _share, ...key } = scope;
+  const itemKey = { ...key, planId: read.planId, featureId: read.featureId };
   const outcome = await countedWrite({
     scope,
     revision,
     change,
-    actions: ({ planFeature }) => [
-      planFeature
-        .patch({ ...key, planId: read.planId, featureId: read.featureId })
-        .set({ multiplier })
-        .where((attributes, { eq }) => eq(attributes.multiplier, read.multiplier))
-        .commit(),
-    ],
+    actions: ({ planFeature }) => {
+      const unchanged: AssignmentWhere = ({ multiplier: current }, { eq }) => eq(current, read.multiplier);
+      return [
+        multiplier === null
+          ? planFeature.delete(itemKey).where(unchanged).commit()
+          : planFeature.patch(itemKey).set({ multiplier }).where(unchanged).commit(),
+      ];
+    },
   });
-  return recorded(outcome, 'updated');
-}
-
-/** Removes an assignment, with its change-log entry (If-Match: guarded by `revision`). */
-export async function deleteAssignment(
-  scope: ProjectScope,
-  read: ReadAssignment,
-  change: NewChangeEntryItem,
-  revision: number | undefined,
-): Promise<RecordedOutcome<'deleted'>> {
-  const { shareId: _share, ...key } = scope;
-  const outcome = await countedWrite({
-    scope,
-    revision,
-    change,
-    actions: ({ planFeature }) => [
-      planFeature
-        .delete({ ...key, planId: read.planId, featureId: read.featureId })
-        .where((attributes, { eq }) => eq(attributes.multiplier, read.multiplier))
-        .commit(),
-    ],
-  });
-  return recorded(outcome, 'deleted');
+  return recorded(outcome, 'written');
 }

@@ -98,6 +98,17 @@ export async function changeEntry(
   return entry as NewChangeEntryItem;
 }
 
+type ChildItem = FeatureItem | PlanItem | PlanFeatureItem;
+
+/** The one entry of a write of a feature, plan or assignment, as stored before and after (null: none). */
+export const childChange = (
+  projectId: number,
+  writer: Writer,
+  resource: Resource,
+  before: ChildItem | null,
+  after: ChildItem | null,
+) => changeEntry(projectId, writer, resource, before && childFields(before), after && childFields(after));
+
 const toChangeView = (item: ChangeEntryItem): ChangeView => ({
   id: item.changeId,
   at: item.at,

@@ -3,7 +3,7 @@ import { deleteFeature as deleteFeatureItem, insertFeature, updateFeatureItem } 
 import { allocateIds } from '#db/ids.ts';
 import { getProjectItem } from '#db/projects.ts';
 import type { FeatureItem, ProjectKey } from '#db/types.ts';
-import { changeEntry, childFields } from '../changes.ts';
+import { childChange } from '../changes.ts';
 import { countRefused, featureNotFound, projectNotFound } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
 import { loadProject } from '../projects/load.ts';
@@ -36,9 +36,7 @@ export async function createFeature(key: ProjectKey, input: CreateFeatureInput, 
     createdAt: now,
     updatedAt: now,
   };
-  const entry = await changeEntry(project.projectId, writer, { type: 'feature', id: featureId }, null, {
-    ...childFields(item),
-  });
+  const entry = await childChange(project.projectId, writer, { type: 'feature', id: featureId }, null, item);
   const outcome = await insertFeature(item, limits.featuresPerProject, entry);
   if (outcome !== 'created') throw countRefused(outcome, key.slug, limits.featuresPerProject, 'features');
   return toFeatureView(item);
@@ -68,13 +66,7 @@ export async function updateFeature(
     if (changed.length === 0) return toFeatureView(feature);
     const changes = { ...Object.fromEntries(changed), updatedAt: new Date().toISOString() };
     const after: FeatureItem = { ...feature, ...changes, version: (feature.version ?? 0) + 1 };
-    const entry = await changeEntry(
-      project.projectId,
-      writer,
-      { type: 'feature', id: featureId },
-      childFields(feature),
-      childFields(after),
-    );
+    const entry = await childChange(project.projectId, writer, { type: 'feature', id: featureId }, feature, after);
     const scope = { ...key, shareId: project.shareId };
     const outcome = await updateFeatureItem(scope, feature, changes, entry, guardOf(writer, project.revision));
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
@@ -93,7 +85,7 @@ export async function deleteFeature(key: ProjectKey, featureId: number, writer: 
     const feature = features.find((f) => f.featureId === featureId);
     if (feature) checkIfMatch(writer.ifMatch, toFeatureView(feature));
     const entry = feature
-      ? await changeEntry(project.projectId, writer, { type: 'feature', id: featureId }, childFields(feature), null)
+      ? await childChange(project.projectId, writer, { type: 'feature', id: featureId }, feature, null)
       : undefined;
     const outcome = await deleteFeatureItem(
       key,

@@ -1,7 +1,7 @@
 import { allocateIds } from '#db/ids.ts';
-import { deleteAssignment, insertAssignments, updateAssignment } from '#db/plans.ts';
+import { insertAssignments, writeAssignment } from '#db/plans.ts';
 import type { ProjectKey } from '#db/types.ts';
-import { changeEntries, changeEntry, childFields } from '../changes.ts';
+import { changeEntries, childChange } from '../changes.ts';
 import { featureNotFound, NotFoundError, planNotFound, projectNotFound } from '../errors.ts';
 import { findPlan, loadProject } from '../projects/load.ts';
 import { checkIfMatch, guardOf, untilWritten, type Writer } from '../versions.ts';
@@ -89,14 +89,9 @@ export async function updatePlanFeature(
     checkIfMatch(writer.ifMatch, toPlanFeatureDetailView(current));
     if (current.assignment.multiplier === multiplier) return toPlanFeatureDetailView(current);
     const after = { ...current.assignment, multiplier };
-    const entry = await changeEntry(
-      project.projectId,
-      writer,
-      { type: 'planFeature', id: after.planFeatureId },
-      childFields(current.assignment),
-      childFields(after),
-    );
-    const outcome = await updateAssignment(
+    const resource = { type: 'planFeature', id: after.planFeatureId } as const;
+    const entry = await childChange(project.projectId, writer, resource, current.assignment, after);
+    const outcome = await writeAssignment(
       scope,
       current.assignment,
       multiplier,
@@ -104,7 +99,7 @@ export async function updatePlanFeature(
       guardOf(writer, project.revision),
     );
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
-    return outcome === 'updated' ? toPlanFeatureDetailView({ assignment: after, feature: current.feature }) : 'stale';
+    return outcome === 'written' ? toPlanFeatureDetailView({ assignment: after, feature: current.feature }) : 'stale';
   });
 }
 
@@ -118,15 +113,10 @@ export async function removePlanFeature(
   await untilWritten('plan feature', async () => {
     const { project, current, scope } = await readAssignment(key, planId, featureId);
     checkIfMatch(writer.ifMatch, toPlanFeatureDetailView(current));
-    const entry = await changeEntry(
-      project.projectId,
-      writer,
-      { type: 'planFeature', id: current.assignment.planFeatureId },
-      childFields(current.assignment),
-      null,
-    );
-    const outcome = await deleteAssignment(scope, current.assignment, entry, guardOf(writer, project.revision));
+    const resource = { type: 'planFeature', id: current.assignment.planFeatureId } as const;
+    const entry = await childChange(project.projectId, writer, resource, current.assignment, null);
+    const outcome = await writeAssignment(scope, current.assignment, null, entry, guardOf(writer, project.revision));
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
-    return outcome === 'deleted' ? outcome : 'stale';
+    return outcome;
   });
 }

@@ -3,7 +3,7 @@ import type { NewAssignment } from '#db/assignments.ts';
 import { allocateIds } from '#db/ids.ts';
 import { deletePlan as deletePlanItems, insertPlan, updatePlanItem } from '#db/plans.ts';
 import type { FeatureItem, PlanItem, ProjectKey, ProjectPartition } from '#db/types.ts';
-import { changeEntry, childFields } from '../changes.ts';
+import { changeEntry, childChange, childFields } from '../changes.ts';
 import { countRefused, featureNotFound, planNotFound, projectNotFound } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
 import { findPlan, loadProject } from '../projects/load.ts';
@@ -140,13 +140,7 @@ export async function updatePlan(
     if (Object.keys(changes).length === 0) return toPlanView(plan, assignments);
     const after: PlanItem = { ...plan, ...changes, updatedAt: new Date().toISOString(), version: plan.version + 1 };
     const { project } = partition;
-    const entry = await changeEntry(
-      project.projectId,
-      writer,
-      { type: 'plan', id: planId },
-      childFields(plan),
-      childFields(after),
-    );
+    const entry = await childChange(project.projectId, writer, { type: 'plan', id: planId }, plan, after);
     const scope = { ...key, shareId: project.shareId };
     const outcome = await updatePlanItem(
       scope,
