@@ -216,6 +216,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{slug}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A project's change log, newest first: one entry per write, kept 90 days
+         * @description Each entry: who (`keyId`), when, `action`, the `resource` and its stored fields `before` and `after`; write-only secrets read `"[set]"` or null. A page: `?limit` (1-100, default 50) and `?cursor` (the `nextCursor` of the page before).
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects/{slug}/features": {
         parameters: {
             query?: never;
@@ -687,6 +707,24 @@ export interface components {
             remaining: number | null;
             resetsAt: string;
         };
+        Change: {
+            id: number;
+            at: string;
+            keyId: string;
+            /** @enum {string} */
+            action: "create" | "update" | "delete";
+            resource: {
+                /** @enum {string} */
+                type: "project" | "feature" | "plan" | "planFeature";
+                id: number;
+            };
+            before: {
+                [key: string]: unknown;
+            } | null;
+            after: {
+                [key: string]: unknown;
+            } | null;
+        };
         Success: {
             /** @constant */
             success: true;
@@ -694,7 +732,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "limit_exceeded" | "payload_too_large" | "payments_not_configured" | "rate_limited" | "payment_provider_error" | "invalid_signature" | "internal_error";
+                code: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "limit_exceeded" | "payload_too_large" | "payments_not_configured" | "rate_limited" | "payment_provider_error" | "invalid_signature" | "internal_error";
                 message: string;
                 details?: {
                     path: string;
@@ -794,6 +832,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Precondition Failed: `precondition_failed` */
+        precondition_failed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Too Many Requests: `rate_limited` */
         rate_limited: {
             headers: {
@@ -832,6 +880,8 @@ export interface components {
     headers: {
         /** @description The request id, also in the log line and in a 500's message. */
         "X-Request-Id": string;
+        /** @description The version of what the answer returns (one resource, or a list): a strong tag for If-Match on its PUT and DELETE, and If-None-Match on its GET. */
+        ETag: string;
     };
     pathItems: never;
 }
@@ -1370,7 +1420,10 @@ export interface operations {
                 limit?: string;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer (or several, or *): 304 with no body while it is still current. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1380,6 +1433,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1413,6 +1467,15 @@ export interface operations {
                         nextCursor?: string | null;
                     };
                 };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag. No body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["validation_error"];
             401: components["responses"]["unauthorized"];
@@ -1485,6 +1548,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1547,7 +1611,10 @@ export interface operations {
     getProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer (or several, or *): 304 with no body while it is still current. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description The project's slug. */
                 slug: string;
@@ -1560,6 +1627,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1676,6 +1744,15 @@ export interface operations {
                     "application/json": components["schemas"]["Project"];
                 };
             };
+            /** @description Not Modified: If-None-Match names the current ETag. No body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             401: components["responses"]["unauthorized"];
             404: components["responses"]["not_found"];
             500: components["responses"]["internal_error"];
@@ -1684,7 +1761,10 @@ export interface operations {
     updateProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the resource as last read (or several, or *): the write happens only while the resource still has it, else 412 `precondition_failed` and nothing changes. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The project's slug. */
                 slug: string;
@@ -1746,6 +1826,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1867,6 +1948,7 @@ export interface operations {
             403: components["responses"]["forbidden"];
             404: components["responses"]["not_found"];
             409: components["responses"]["conflict"];
+            412: components["responses"]["precondition_failed"];
             413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
         };
@@ -1874,7 +1956,10 @@ export interface operations {
     deleteProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the resource as last read (or several, or *): the write happens only while the resource still has it, else 412 `precondition_failed` and nothing changes. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The project's slug. */
                 slug: string;
@@ -1901,13 +1986,20 @@ export interface operations {
             401: components["responses"]["unauthorized"];
             403: components["responses"]["forbidden"];
             404: components["responses"]["not_found"];
+            412: components["responses"]["precondition_failed"];
             500: components["responses"]["internal_error"];
         };
     };
-    listFeatures: {
+    listChanges: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                limit?: string;
+                cursor?: string;
+            };
+            header?: {
+                /** @description The ETag of an earlier answer (or several, or *): 304 with no body while it is still current. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description The project's slug. */
                 slug: string;
@@ -1920,6 +2012,51 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        changes: components["schemas"]["Change"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag. No body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
+            500: components["responses"]["internal_error"];
+        };
+    };
+    listFeatures: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of an earlier answer (or several, or *): 304 with no body while it is still current. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1960,6 +2097,15 @@ export interface operations {
                         features: components["schemas"]["Feature"][];
                     };
                 };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag. No body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             401: components["responses"]["unauthorized"];
             404: components["responses"]["not_found"];
@@ -2011,6 +2157,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2047,7 +2194,10 @@ export interface operations {
     updateFeature: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the resource as last read (or several, or *): the write happens only while the resource still has it, else 412 `precondition_failed` and nothing changes. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The project's slug. */
                 slug: string;
@@ -2083,6 +2233,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2106,6 +2257,7 @@ export interface operations {
             401: components["responses"]["unauthorized"];
             403: components["responses"]["forbidden"];
             404: components["responses"]["not_found"];
+            412: components["responses"]["precondition_failed"];
             413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
         };
@@ -2113,7 +2265,10 @@ export interface operations {
     deleteFeature: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the resource as last read (or several, or *): the write happens only while the resource still has it, else 412 `precondition_failed` and nothing changes. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The project's slug. */
                 slug: string;
@@ -2142,13 +2297,17 @@ export interface operations {
             401: components["responses"]["unauthorized"];
             403: components["responses"]["forbidden"];
             404: components["responses"]["not_found"];
+            412: components["responses"]["precondition_failed"];
             500: components["responses"]["internal_error"];
         };
     };
     listPlans: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer (or several, or *): 304 with no body while it is still current. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description The project's slug. */
                 slug: string;
@@ -2161,6 +2320,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2210,6 +2370,15 @@ export interface operations {
                         plans: components["schemas"]["Plan"][];
                     };
                 };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag. No body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             401: components["responses"]["unauthorized"];
             404: components["responses"]["not_found"];
@@ -2271,6 +2440,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2327,7 +2497,10 @@ export interface operations {
     updatePlan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the resource as last read (or several, or *): the write happens only while the resource still has it, else 412 `precondition_failed` and nothing changes. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The project's slug. */
                 slug: string;
@@ -2362,6 +2535,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2411,6 +2585,7 @@ export interface operations {
             403: components["responses"]["forbidden"];
             404: components["responses"]["not_found"];
             409: components["responses"]["conflict"];
+            412: components["responses"]["precondition_failed"];
             413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
         };
@@ -2418,7 +2593,10 @@ export interface operations {
     deletePlan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the resource as last read (or several, or *): the write happens only while the resource still has it, else 412 `precondition_failed` and nothing changes. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The project's slug. */
                 slug: string;
@@ -2447,6 +2625,7 @@ export interface operations {
             401: components["responses"]["unauthorized"];
             403: components["responses"]["forbidden"];
             404: components["responses"]["not_found"];
+            412: components["responses"]["precondition_failed"];
             500: components["responses"]["internal_error"];
         };
     };
@@ -2482,6 +2661,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2538,7 +2718,10 @@ export interface operations {
     listPlanFeatures: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer (or several, or *): 304 with no body while it is still current. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description The project's slug. */
                 slug: string;
@@ -2553,6 +2736,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2590,6 +2774,15 @@ export interface operations {
                         features: components["schemas"]["PlanFeatureDetail"][];
                     };
                 };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag. No body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             401: components["responses"]["unauthorized"];
             404: components["responses"]["not_found"];
@@ -2696,7 +2889,10 @@ export interface operations {
             query: {
                 featureId: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the resource as last read (or several, or *): the write happens only while the resource still has it, else 412 `precondition_failed` and nothing changes. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The project's slug. */
                 slug: string;
@@ -2726,13 +2922,17 @@ export interface operations {
             401: components["responses"]["unauthorized"];
             403: components["responses"]["forbidden"];
             404: components["responses"]["not_found"];
+            412: components["responses"]["precondition_failed"];
             500: components["responses"]["internal_error"];
         };
     };
     updatePlanFeature: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the resource as last read (or several, or *): the write happens only while the resource still has it, else 412 `precondition_failed` and nothing changes. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The project's slug. */
                 slug: string;
@@ -2760,6 +2960,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2784,6 +2985,7 @@ export interface operations {
             401: components["responses"]["unauthorized"];
             403: components["responses"]["forbidden"];
             404: components["responses"]["not_found"];
+            412: components["responses"]["precondition_failed"];
             413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
         };

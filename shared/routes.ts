@@ -38,6 +38,7 @@ export const routes = [
   { method: 'GET', path: '/api/v1/projects/{slug}', group: 'projects', auth: 'read' },
   { method: 'PUT', path: '/api/v1/projects/{slug}', group: 'projects', auth: 'write' },
   { method: 'DELETE', path: '/api/v1/projects/{slug}', group: 'projects', auth: 'write' },
+  { method: 'GET', path: '/api/v1/projects/{slug}/changes', group: 'projects', auth: 'read' },
 
   { method: 'GET', path: '/api/v1/projects/{slug}/features', group: 'features', auth: 'read' },
   { method: 'POST', path: '/api/v1/projects/{slug}/features', group: 'features', auth: 'write' },

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { limits } from '#contract/limits.ts';
+import { ChangeView } from '#domain/changes.ts';
 import { CustomerView, EntitlementsView, EntitlementView, SubscriptionView } from '#domain/customers/schemas.ts';
 import { FeatureView } from '#domain/features/schemas.ts';
 import { CheckoutView, ReceiptView } from '#domain/payments/schemas.ts';
@@ -42,6 +43,7 @@ const components = {
   Subscription: SubscriptionView,
   Entitlements: EntitlementsView,
   Entitlement: EntitlementView,
+  Change: ChangeView,
   Success: SuccessView,
   Error: ErrorBody,
 } satisfies Record<string, z.ZodType>;
@@ -95,6 +97,8 @@ const errorMessages: Record<string, string> = {
   forbidden: 'This API key is read-only; this endpoint needs a read_write key.',
   not_found: 'Project "acme" not found.',
   conflict: 'A project with slug "acme" already exists.',
+  precondition_failed:
+    'If-Match names a version this resource no longer has: GET it again, redo the change, and send its current ETag.',
   limit_exceeded: 'A project holds at most 25 plans; delete one before adding another.',
   payload_too_large: 'Request body is larger than 256 KiB.',
   payments_not_configured: 'This pricing page cannot take payments yet.',
@@ -157,6 +161,7 @@ export function errorCodesOf(route: Route, action: RouteAction): string[] {
   // Every v1 POST takes Idempotency-Key: a malformed key is a 400, a key in use a 409.
   if (isIdempotent(route)) codes.add('validation_error').add('conflict');
   for (const code of action.doc?.errors ?? []) codes.add(code);
+  if (action.doc?.etag === 'write') codes.add('precondition_failed');
   codes.add('internal_error');
   return [...codes];
 }
@@ -164,6 +169,7 @@ export function errorCodesOf(route: Route, action: RouteAction): string[] {
 const statusOfCode = (code: string): number => (statusByCode as Record<string, number>)[code] ?? 500;
 
 const requestIdHeader = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
+const etagHeader = { ETag: { $ref: '#/components/headers/ETag' } };
 
 /**
  * The error answers of a route, by status: each a shared response of components.responses
@@ -201,6 +207,7 @@ function successResponse(
   named: Map<z.ZodType, string>,
   schemas: Record<string, JsonSchema>,
   example: unknown,
+  tagged: boolean,
 ): JsonSchema {
   if (!(response instanceof z.ZodType)) {
     const content = response.contentType ? { content: { [response.contentType]: {} } } : {};
@@ -211,7 +218,7 @@ function successResponse(
   const examples = example === undefined ? {} : { example };
   return {
     description: status === '201' ? 'Created' : 'OK',
-    headers: requestIdHeader,
+    headers: tagged ? { ...requestIdHeader, ...etagHeader } : requestIdHeader,
     content: { 'application/json': { schema, ...examples } },
   };
 }
@@ -227,12 +234,32 @@ const idempotencyKeyHeader = {
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
 };
 
+const conditionalHeaders = {
+  read: {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description: 'The ETag of an earlier answer (or several, or *): 304 with no body while it is still current.',
+    schema: { type: 'string' },
+  },
+  write: {
+    name: 'If-Match',
+    in: 'header',
+    required: false,
+    description:
+      'The ETag of the resource as last read (or several, or *): the write happens only while the resource still has it, else 412 `precondition_failed` and nothing changes.',
+    schema: { type: 'string' },
+  },
+};
+
 function parameters(route: Route, action: RouteAction): JsonSchema[] {
   const inPath = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => {
     const param = pathParameterDocs[name as keyof typeof pathParameterDocs];
     return { name, in: 'path', required: true, description: param.description, schema: param.schema };
   });
   if (isIdempotent(route)) inPath.push(idempotencyKeyHeader as (typeof inPath)[number]);
+  const etag = action.doc?.etag;
+  if (etag === 'read' || etag === 'write') inPath.push(conditionalHeaders[etag] as (typeof inPath)[number]);
   const query = action.query ?? action.doc?.query;
   if (!query) return inPath;
   const schema = inputSchema(query) as { properties?: Record<string, JsonSchema>; required?: string[] };
@@ -261,7 +288,14 @@ function operation(
   const body = doc.body ?? action.body;
   const responses: Record<string, JsonSchema> = {};
   for (const [status, response] of Object.entries(doc.responses)) {
-    responses[status] = successResponse(status, response, output.byAction, output.named, example?.response);
+    const tagged = doc.etag !== undefined && (doc.etag !== 'write' || route.method === 'PUT');
+    responses[status] = successResponse(status, response, output.byAction, output.named, example?.response, tagged);
+  }
+  if (doc.etag === 'read') {
+    responses['304'] = {
+      description: 'Not Modified: If-None-Match names the current ETag. No body.',
+      headers: { ...requestIdHeader, ...etagHeader },
+    };
   }
   Object.assign(responses, errorResponses(errorCodesOf(route, action), sharedResponses));
   return {
@@ -293,7 +327,7 @@ endpoint the widget reads, and checkout and receipts through each project's own 
 
 Every error is JSON \`{"error":{"code","message","details"?}}\` (\`details\` for validation only), and every
 answer carries \`X-Request-Id\`. Checks run in this order: 401 (key), 403 (a read key on a write), 400 (body,
-then query), 404 (project, plan, feature). A path that exists with another method is 405
+then query), 404 (project, plan, feature), then 412 (a stale \`If-Match\`). A path that exists with another method is 405
 \`method_not_allowed\` with an \`Allow\` header; a path that does not exist is 404 \`not_found\`. Request
 bodies are JSON objects of at most 256 KiB (413 \`payload_too_large\` past that).`;
 
@@ -349,6 +383,11 @@ export function buildDocument(groups: Record<Group, DefinedGroup>, version: stri
       headers: {
         'X-Request-Id': {
           description: "The request id, also in the log line and in a 500's message.",
+          schema: { type: 'string' },
+        },
+        ETag: {
+          description:
+            'The version of what the answer returns (one resource, or a list): a strong tag for If-Match on its PUT and DELETE, and If-None-Match on its GET.',
           schema: { type: 'string' },
         },
       },

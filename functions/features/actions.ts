@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { createFeature, deleteFeature, listFeatures, updateFeature } from '#domain/features/features.ts';
 import { CreateFeatureBody, FeatureView, UpdateFeatureBody } from '#domain/features/schemas.ts';
 import { defineGroup, route } from '#http/action.ts';
-import { created, ok, SuccessView, success } from '#http/responses.ts';
+import { tagged, writerOf } from '#http/etag.ts';
+import { SuccessView, success } from '#http/responses.ts';
 
 export const features = defineGroup('features', [
   route('GET /api/v1/projects/{slug}/features', {
@@ -10,8 +11,9 @@ export const features = defineGroup('features', [
       operationId: 'listFeatures',
       summary: "List a project's features",
       responses: { 200: z.strictObject({ features: z.array(FeatureView) }) },
+      etag: 'read',
     },
-    run: async ({ project }) => ok({ features: await listFeatures(project) }),
+    run: async ({ project, headers }) => tagged(200, { features: await listFeatures(project) }, headers),
   }),
   route('POST /api/v1/projects/{slug}/features', {
     body: CreateFeatureBody,
@@ -21,9 +23,11 @@ export const features = defineGroup('features', [
       description:
         'Countable fields (`usageCount`, `condition`, `countPrice`, `eventAggregationMethod`) are flat here and inside `countableData` in answers.',
       responses: { 201: FeatureView },
+      etag: 'tagged',
       errors: ['limit_exceeded'],
     },
-    run: async ({ project, body }) => created(await createFeature(project, body)),
+    run: async ({ project, body, principal, headers }) =>
+      tagged(201, await createFeature(project, body, writerOf(principal, headers))),
   }),
   route('PUT /api/v1/projects/{slug}/features/{featureId}', {
     body: UpdateFeatureBody,
@@ -32,17 +36,20 @@ export const features = defineGroup('features', [
       summary: 'Update a feature',
       description: 'Partial: only the fields sent change.',
       responses: { 200: FeatureView },
+      etag: 'write',
     },
-    run: async ({ project, path, body }) => ok(await updateFeature(project, path.featureId, body)),
+    run: async ({ project, path, body, principal, headers }) =>
+      tagged(200, await updateFeature(project, path.featureId, body, writerOf(principal, headers))),
   }),
   route('DELETE /api/v1/projects/{slug}/features/{featureId}', {
     doc: {
       operationId: 'deleteFeature',
       summary: 'Delete a feature and its assignments to plans',
       responses: { 200: SuccessView },
+      etag: 'write',
     },
-    run: async ({ project, path }) => {
-      await deleteFeature(project, path.featureId);
+    run: async ({ project, path, principal, headers }) => {
+      await deleteFeature(project, path.featureId, writerOf(principal, headers));
       return success();
     },
   }),

@@ -19,7 +19,8 @@ import {
   UpdatePlanFeatureBody,
 } from '#domain/plans/schemas.ts';
 import { defineGroup, route } from '#http/action.ts';
-import { created, ok, SuccessView, success } from '#http/responses.ts';
+import { tagged, writerOf } from '#http/etag.ts';
+import { ok, SuccessView, success } from '#http/responses.ts';
 
 const RemoveFeatureQuery = z.object({ featureId: positiveIdString });
 
@@ -29,8 +30,9 @@ export const plans = defineGroup('plans', [
       operationId: 'listPlans',
       summary: "List a project's plans with their features",
       responses: { 200: z.strictObject({ plans: z.array(PlanView) }) },
+      etag: 'read',
     },
-    run: async ({ project }) => ok({ plans: await listPlans(project) }),
+    run: async ({ project, headers }) => tagged(200, { plans: await listPlans(project) }, headers),
   }),
   route('POST /api/v1/projects/{slug}/plans', {
     doc: {
@@ -39,10 +41,12 @@ export const plans = defineGroup('plans', [
       description:
         'Each `features` entry assigns a feature of the project (`multiplier` defaults to 1); an unknown `featureId` is 404.',
       responses: { 201: PlanView },
+      etag: 'tagged',
       errors: ['limit_exceeded'],
     },
     body: CreatePlanBody,
-    run: async ({ project, body }) => created(await createPlan(project, body)),
+    run: async ({ project, body, principal, headers }) =>
+      tagged(201, await createPlan(project, body, writerOf(principal, headers))),
   }),
   route('PUT /api/v1/projects/{slug}/plans/{planId}', {
     doc: {
@@ -50,19 +54,22 @@ export const plans = defineGroup('plans', [
       summary: 'Update a plan',
       description: 'Partial: only the fields sent change.',
       responses: { 200: PlanView },
+      etag: 'write',
       errors: ['conflict'],
     },
     body: UpdatePlanBody,
-    run: async ({ project, path, body }) => ok(await updatePlan(project, path.planId, body)),
+    run: async ({ project, path, body, principal, headers }) =>
+      tagged(200, await updatePlan(project, path.planId, body, writerOf(principal, headers))),
   }),
   route('DELETE /api/v1/projects/{slug}/plans/{planId}', {
     doc: {
       operationId: 'deletePlan',
       summary: 'Delete a plan and its feature assignments',
       responses: { 200: SuccessView },
+      etag: 'write',
     },
-    run: async ({ project, path }) => {
-      await deletePlan(project, path.planId);
+    run: async ({ project, path, principal, headers }) => {
+      await deletePlan(project, path.planId, writerOf(principal, headers));
       return success();
     },
   }),
@@ -72,19 +79,23 @@ export const plans = defineGroup('plans', [
       summary: 'Copy a plan with its features',
       description: 'The copy is named "<name> (Copy)" unless the optional body names it.',
       responses: { 201: PlanView },
+      etag: 'tagged',
       errors: ['limit_exceeded'],
     },
     body: DuplicatePlanBody,
     optionalBody: true,
-    run: async ({ project, path, body }) => created(await duplicatePlan(project, path.planId, body)),
+    run: async ({ project, path, body, principal, headers }) =>
+      tagged(201, await duplicatePlan(project, path.planId, body, writerOf(principal, headers))),
   }),
   route('GET /api/v1/projects/{slug}/plans/{planId}/features', {
     doc: {
       operationId: 'listPlanFeatures',
       summary: "List a plan's feature assignments",
       responses: { 200: z.strictObject({ features: z.array(PlanFeatureDetailView) }) },
+      etag: 'read',
     },
-    run: async ({ project, path }) => ok({ features: await listPlanFeatures(project, path.planId) }),
+    run: async ({ project, path, headers }) =>
+      tagged(200, { features: await listPlanFeatures(project, path.planId) }, headers),
   }),
   route('POST /api/v1/projects/{slug}/plans/{planId}/features', {
     doc: {
@@ -96,17 +107,19 @@ export const plans = defineGroup('plans', [
       responses: { 200: AddPlanFeaturesView },
     },
     body: AddPlanFeaturesBody,
-    run: async ({ project, path, body }) => ok(await addPlanFeatures(project, path.planId, body.features)),
+    run: async ({ project, path, body, principal, headers }) =>
+      ok(await addPlanFeatures(project, path.planId, body.features, writerOf(principal, headers))),
   }),
   route('DELETE /api/v1/projects/{slug}/plans/{planId}/features', {
     doc: {
       operationId: 'removePlanFeature',
       summary: 'Remove a feature from a plan (the feature stays in the project)',
       responses: { 200: SuccessView },
+      etag: 'write',
     },
     query: RemoveFeatureQuery,
-    run: async ({ project, path, query }) => {
-      await removePlanFeature(project, path.planId, query.featureId);
+    run: async ({ project, path, query, principal, headers }) => {
+      await removePlanFeature(project, path.planId, query.featureId, writerOf(principal, headers));
       return success();
     },
   }),
@@ -115,9 +128,13 @@ export const plans = defineGroup('plans', [
       operationId: 'updatePlanFeature',
       summary: "Change a feature's multiplier in a plan",
       responses: { 200: PlanFeatureDetailView },
+      etag: 'write',
     },
     body: UpdatePlanFeatureBody,
-    run: async ({ project, path, body }) =>
-      ok(await updatePlanFeature(project, path.planId, path.featureId, body.multiplier)),
+    run: async ({ project, path, body, principal, headers }) =>
+      tagged(
+        200,
+        await updatePlanFeature(project, path.planId, path.featureId, body.multiplier, writerOf(principal, headers)),
+      ),
   }),
 ]);

@@ -28,3 +28,7 @@ export type Alignment = (typeof alignments)[number];
 
 export const badgePositions = ['top', 'inline'] as const;
 export type BadgePosition = (typeof badgePositions)[number];
+
+/** What a change-log entry records: its action, and the type of the resource it changed. */
+export const changeActions = ['create', 'update', 'delete'] as const;
+export const changeResourceTypes = ['project', 'feature', 'plan', 'planFeature'] as const;

@@ -1,10 +1,12 @@
 // Plan features (assignments): how they are written beside the features and plans they
 // join, and swept when either is deleted.
 import { deleteAll } from './batch.ts';
+import { changeAction, type NewChangeEntryItem } from './changes.ts';
 import { getProjectItem } from './projects.ts';
 import { db } from './service.ts';
 import { countedWrite, type TransactionEntities } from './transactions.ts';
 import type { NewPlanFeatureItem, ProjectKey, ProjectScope } from './types.ts';
+import { versionIs } from './versions.ts';
 
 /** An assignment to write: the ids are allocated by the caller. */
 export interface NewAssignment {
@@ -16,9 +18,11 @@ export interface NewAssignment {
 /**
  * Every assignment is written in a transaction together with a check that its feature (and,
  * for an existing plan, the plan) still exists. That pairing is what lets feature and plan
- * deletes sweep assignments afterwards without missing one. Two actions per assignment.
+ * deletes sweep assignments afterwards without missing one. Two actions per assignment, and
+ * a third, its change-log entry, when it is recorded on its own (added to an existing plan).
  */
 export const PER_ASSIGNMENT = 2;
+export const PER_RECORDED_ASSIGNMENT = 3;
 
 function assignmentItem(scope: ProjectScope, planId: number, a: NewAssignment, createdAt: string): NewPlanFeatureItem {
   return {
@@ -36,33 +40,36 @@ export interface MissingFeature {
   missingFeatureId: number;
 }
 
+/** `entries`, when given, holds the change-log entry of each assignment of `batch`, in order. */
 export function assignmentActions(
   entities: TransactionEntities,
   scope: ProjectScope,
   planId: number,
   batch: NewAssignment[],
   createdAt: string,
+  entries?: NewChangeEntryItem[],
 ) {
   const key = { ownerId: scope.ownerId, slug: scope.slug };
-  return batch.flatMap((a) => [
+  return batch.flatMap((a, i) => [
     entities.feature
       .check({ ...key, featureId: a.featureId })
       .where(({ featureId, shareId }, { exists, eq }) => `${exists(featureId)} AND ${eq(shareId, scope.shareId)}`)
       .commit(),
     entities.planFeature.create(assignmentItem(scope, planId, a, createdAt)).commit(),
+    ...(entries ? [changeAction(entities, entries[i] as NewChangeEntryItem)] : []),
   ]);
 }
 
 /**
  * Which assignments of a batch a cancelled transaction points at, and why. `failedAt`
- * counts positions from the batch's first action.
+ * counts positions from the batch's first action; `stride` is the actions per assignment.
  */
-export function failedAssignments(failedAt: number[], batch: NewAssignment[]) {
-  const at = (i: number) => batch[Math.floor(i / PER_ASSIGNMENT)] as NewAssignment;
-  const missing = failedAt.find((i) => i >= 0 && i % PER_ASSIGNMENT === 0);
+export function failedAssignments(failedAt: number[], batch: NewAssignment[], stride = PER_ASSIGNMENT) {
+  const at = (i: number) => batch[Math.floor(i / stride)] as NewAssignment;
+  const missing = failedAt.find((i) => i >= 0 && i % stride === 0);
   return {
     missing: missing === undefined ? undefined : { missingFeatureId: at(missing).featureId },
-    alreadyAssigned: failedAt.filter((i) => i >= 0 && i % PER_ASSIGNMENT === 1).map(at),
+    alreadyAssigned: failedAt.filter((i) => i >= 0 && i % stride === 1).map(at),
   };
 }
 
@@ -104,7 +111,18 @@ export type AssignmentParent = { featureId: number } | { planId: number };
 type Missing<P extends AssignmentParent> = P extends { planId: number } ? 'plan_missing' : 'feature_missing';
 
 /**
- * Deletes a feature or a plan and uncounts it in one transaction, then removes the
+ * How a delete is recorded: its change-log entry, the version of the item it read (its
+ * `before`), and the project revision to guard it with (If-Match), if any.
+ */
+export interface RecordedDelete {
+  change: NewChangeEntryItem;
+  version: number | undefined;
+  revision: number | undefined;
+}
+
+/**
+ * Deletes a feature or a plan and uncounts it in one transaction (with its change-log entry:
+ * the cascade is one entry), then removes the
  * assignments that name it. Every assignment write checks its feature (and an existing
  * plan) inside its own transaction, so once the delete has committed no new assignment of
  * it can appear, and the strongly consistent read that follows sees all that exist: none
@@ -114,35 +132,48 @@ type Missing<P extends AssignmentParent> = P extends { planId: number } ? 'plan_
  * died between its transaction and the end of its sweep left assignments that nothing else
  * removes (readers skip them, see the plan views), and the next delete of the same id
  * finishes the job. That delete still answers `…_missing`: the item went with the first.
+ * 'stale': the item (or, with a guard, the project) changed since it was read.
  */
 export async function deleteWithAssignments<P extends AssignmentParent>(
   key: ProjectKey,
   parent: P,
-): Promise<'deleted' | 'project_gone' | Missing<P>> {
+  recorded?: RecordedDelete,
+): Promise<'deleted' | 'project_gone' | 'stale' | Missing<P>> {
   // The share id tells this project's items from those a deleted project with the same slug
   // left in the partition for its sweep: those are not this project's to delete or uncount.
   const project = await getProjectItem(key);
   if (!project || project.deletingAt) return 'project_gone';
   const scope = { ...key, shareId: project.shareId };
   const ours = { shareId: project.shareId };
+  const read = recorded ? { version: recorded.version } : undefined;
   const outcome = await countedWrite({
     scope,
     counter: 'planId' in parent ? 'planCount' : 'featureCount',
     delta: -1,
+    revision: recorded?.revision,
+    change: recorded?.change,
     actions: ({ feature, plan }) => [
       'planId' in parent
         ? plan
             .delete({ ...key, planId: parent.planId })
-            .where(({ planId, shareId }, { exists, eq }) => `${exists(planId)} AND ${eq(shareId, ours.shareId)}`)
+            .where(
+              ({ planId, shareId, version }, operations) =>
+                `${operations.exists(planId)} AND ${operations.eq(shareId, ours.shareId)}${read ? ` AND ${versionIs(read.version, version, operations)}` : ''}`,
+            )
             .commit()
         : feature
             .delete({ ...key, featureId: parent.featureId })
-            .where(({ featureId, shareId }, { exists, eq }) => `${exists(featureId)} AND ${eq(shareId, ours.shareId)}`)
+            .where(
+              ({ featureId, shareId, version }, operations) =>
+                `${operations.exists(featureId)} AND ${operations.eq(shareId, ours.shareId)}${read ? ` AND ${versionIs(read.version, version, operations)}` : ''}`,
+            )
             .commit(),
     ],
   });
   // A deleted project is swept whole by its own sweep.
-  if (outcome === 'project_gone') return outcome;
+  if (outcome === 'project_gone' || outcome === 'stale') return outcome;
+  // A recorded delete read the item: its failed condition is a change since, read again.
+  if (outcome !== 'committed' && recorded) return 'stale';
   await deleteAll(db().entities.planFeature, await assignmentsOf(scope, parent));
   if (outcome === 'committed') return 'deleted';
   return ('planId' in parent ? 'plan_missing' : 'feature_missing') as Missing<P>;

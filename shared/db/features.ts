@@ -1,25 +1,28 @@
-import { deleteWithAssignments } from './assignments.ts';
-import { itemOr } from './errors.ts';
-import { db } from './service.ts';
+import { deleteWithAssignments, type RecordedDelete } from './assignments.ts';
+import type { NewChangeEntryItem } from './changes.ts';
 import { countedWrite } from './transactions.ts';
-import type { FeatureItem, NewFeatureItem, ProjectKey } from './types.ts';
+import type { FeatureItem, NewFeatureItem, ProjectKey, ProjectScope } from './types.ts';
+import { versionIs } from './versions.ts';
 
 /**
  * Creates a feature and counts it on the project in one transaction, so `_count` is exact
- * and the per-project limit holds under concurrent creates.
+ * and the per-project limit holds under concurrent creates; its change-log entry goes in it too.
  */
 export async function insertFeature(
   item: NewFeatureItem,
   maxFeatures: number,
+  change: NewChangeEntryItem,
 ): Promise<'created' | 'project_gone' | 'limit_reached'> {
   const outcome = await countedWrite({
     scope: { ownerId: item.ownerId, slug: item.slug, shareId: item.shareId },
     counter: 'featureCount',
     delta: 1,
     max: maxFeatures,
-    actions: ({ feature }) => [feature.create(item).commit()],
+    actions: ({ feature }) => [feature.create({ ...item, version: 1 }).commit()],
+    change,
   });
-  if (typeof outcome === 'string') return outcome === 'committed' ? 'created' : outcome;
+  if (outcome === 'committed') return 'created';
+  if (outcome === 'project_gone' || outcome === 'limit_reached') return outcome;
   throw new Error(`Feature id ${item.featureId} already exists`);
 }
 
@@ -38,15 +41,36 @@ export type FeatureChanges = Partial<
   >
 > & { updatedAt: string };
 
-/** 'not_found' when the feature does not exist. */
-export const patchFeature = (key: ProjectKey, featureId: number, changes: FeatureChanges) =>
-  itemOr(
-    db()
-      .entities.feature.patch({ ...key, featureId })
-      .set(changes)
-      .go({ response: 'all_new' }),
-    'not_found',
-  );
+/**
+ * Writes the changes of a feature read at `read.version`, with its change-log entry, in one
+ * transaction; guarded by the project's `revision` when given (If-Match). 'stale' when the
+ * feature or the project changed since the read, 'project_gone' when the project went.
+ */
+export async function updateFeatureItem(
+  scope: ProjectScope,
+  read: FeatureItem,
+  changes: FeatureChanges,
+  change: NewChangeEntryItem,
+  revision: number | undefined,
+): Promise<'updated' | 'stale' | 'project_gone'> {
+  const { shareId: _share, ...key } = scope;
+  const outcome = await countedWrite({
+    scope,
+    revision,
+    actions: ({ feature }) => [
+      feature
+        .patch({ ...key, featureId: read.featureId })
+        .set(changes)
+        .add({ version: 1 })
+        .where((attributes, operations) => versionIs(read.version, attributes.version, operations))
+        .commit(),
+    ],
+    change,
+  });
+  if (outcome === 'committed') return 'updated';
+  return outcome === 'project_gone' ? outcome : 'stale';
+}
 
 /** Deletes the feature and uncounts it in one transaction, then removes its assignments. */
-export const deleteFeature = (key: ProjectKey, featureId: number) => deleteWithAssignments(key, { featureId });
+export const deleteFeature = (key: ProjectKey, featureId: number, recorded?: RecordedDelete) =>
+  deleteWithAssignments(key, { featureId }, recorded);

@@ -5,17 +5,26 @@ import {
   type MissingFeature,
   type NewAssignment,
   PER_ASSIGNMENT,
+  PER_RECORDED_ASSIGNMENT,
+  type RecordedDelete,
   undoUnless,
 } from './assignments.ts';
 import { chunk } from './batch.ts';
-import { ifConditionFails, itemOr } from './errors.ts';
-import { db } from './service.ts';
-import { countedWrite, failedConditions, MAX_TRANSACTION_ITEMS, writeTransaction } from './transactions.ts';
+import type { NewChangeEntryItem } from './changes.ts';
+import {
+  countedWrite,
+  failedConditions,
+  MAX_TRANSACTION_ITEMS,
+  type TransactionEntities,
+  writeTransaction,
+} from './transactions.ts';
 import type { NewPlanItem, PlanItem, ProjectKey, ProjectScope } from './types.ts';
+import { versionIs } from './versions.ts';
 
 /**
- * Creates a plan with its assignments and counts it on the project. Up to 49 assignments
- * fit in the plan's own transaction; larger plans write the rest first, in transactions of
+ * Creates a plan with its assignments and counts it on the project, with its change-log
+ * entry (one for the plan and all it assigns). Up to 48 assignments fit in the plan's own
+ * transaction; larger plans write the rest first, in transactions of
  * their own, while the plan does not exist yet, so no reader sees a half-made plan. If the
  * final transaction fails, what was written is removed again.
  */
@@ -24,10 +33,12 @@ export async function insertPlan(
   plan: NewPlanItem,
   assignments: NewAssignment[],
   maxPlans: number,
+  change: NewChangeEntryItem,
 ): Promise<'created' | 'project_gone' | 'limit_reached' | MissingFeature> {
   const key = { ownerId: scope.ownerId, slug: scope.slug };
   const createdAt = plan.createdAt;
-  const finalCapacity = Math.floor((MAX_TRANSACTION_ITEMS - 2) / PER_ASSIGNMENT);
+  // The project, the plan and the entry, then two actions per assignment.
+  const finalCapacity = Math.floor((MAX_TRANSACTION_ITEMS - 3) / PER_ASSIGNMENT);
   const early = assignments.slice(0, Math.max(0, assignments.length - finalCapacity));
   const last = assignments.slice(early.length);
 
@@ -56,8 +67,11 @@ export async function insertPlan(
           entities.plan.create(plan).commit(),
           ...assignmentActions(entities, scope, plan.planId, last, createdAt),
         ],
+        change,
       });
-      if (typeof outcome === 'string') return outcome === 'committed' ? 'created' : outcome;
+      if (outcome === 'committed') return 'created';
+      if (outcome === 'project_gone' || outcome === 'limit_reached') return outcome;
+      if (outcome === 'stale') throw new Error('A plan create is never guarded by a revision');
       const { missing } = failedAssignments(
         outcome.failedAt.map((i) => i - 1),
         last,
@@ -74,19 +88,23 @@ export interface InsertAssignmentsResult {
 }
 
 /**
- * Assigns features to an existing plan. A pair that is already assigned (also one that a
+ * Assigns features to an existing plan, each with its change-log entry (`entries`, in the
+ * order of `assignments`). A pair that is already assigned (also one that a
  * concurrent request assigned a moment ago) is skipped, not an error: the transaction is
- * retried without it. A missing plan or feature undoes what this call wrote.
+ * retried without it (and its entry). A missing plan or feature undoes what this call wrote.
  */
 export async function insertAssignments(
   scope: ProjectScope,
   planId: number,
   assignments: NewAssignment[],
-): Promise<InsertAssignmentsResult | 'plan_missing' | MissingFeature> {
+  entries: NewChangeEntryItem[],
+): Promise<InsertAssignmentsResult | 'plan_missing' | 'project_gone' | MissingFeature> {
   const key = { ownerId: scope.ownerId, slug: scope.slug };
   const createdAt = new Date().toISOString();
   const alreadyAssigned: NewAssignment[] = [];
-  const batches = chunk(assignments, Math.floor((MAX_TRANSACTION_ITEMS - 1) / PER_ASSIGNMENT));
+  const entryOf = new Map(assignments.map((a, i) => [a, entries[i] as NewChangeEntryItem]));
+  // The project and the plan check, then three actions per assignment.
+  const batches = chunk(assignments, Math.floor((MAX_TRANSACTION_ITEMS - 2) / PER_RECORDED_ASSIGNMENT));
   return undoUnless(
     (result) => typeof result === 'object' && 'added' in result,
     key,
@@ -96,22 +114,36 @@ export async function insertAssignments(
         let pending = batch;
         while (pending.length > 0) {
           const current = pending;
-          const outcome = await writeTransaction((entities) => [
-            entities.plan
-              .check({ ...key, planId })
-              .where(({ planId: id, shareId }, { exists, eq }) => `${exists(id)} AND ${eq(shareId, scope.shareId)}`)
-              .commit(),
-            ...assignmentActions(entities, scope, planId, current, createdAt),
-          ]);
-          if (outcome.committed) {
+          const outcome = await countedWrite({
+            scope,
+            actions: (entities) => [
+              entities.plan
+                .check({ ...key, planId })
+                .where(({ planId: id, shareId }, { exists, eq }) => `${exists(id)} AND ${eq(shareId, scope.shareId)}`)
+                .commit(),
+              ...assignmentActions(
+                entities,
+                scope,
+                planId,
+                current,
+                createdAt,
+                current.map((a) => entryOf.get(a) as NewChangeEntryItem),
+              ),
+            ],
+          });
+          if (outcome === 'committed') {
             added.push(...current);
             break;
           }
-          const failedAt = failedConditions(outcome);
-          if (failedAt[0] === 0) return 'plan_missing';
+          if (typeof outcome === 'string') {
+            if (outcome === 'project_gone') return outcome;
+            throw new Error(`Unexpected outcome of an assignment: ${outcome}`);
+          }
+          if (outcome.failedAt[0] === 0) return 'plan_missing';
           const failed = failedAssignments(
-            failedAt.map((i) => i - 1),
+            outcome.failedAt.map((i) => i - 1),
             current,
+            PER_RECORDED_ASSIGNMENT,
           );
           if (failed.missing) return failed.missing;
           if (failed.alreadyAssigned.length === 0)
@@ -140,44 +172,80 @@ export type PlanChanges = Partial<
   >
 > & { updatedAt: string };
 
-/** Read-modify-write guarded by the plan's version; 'stale' when it changed or vanished. */
+/** Outcome of a recorded single-item write: 'stale' when what it read changed since. */
+export type RecordedOutcome<Done extends string> = Done | 'stale' | 'project_gone';
+
+const recorded = <Done extends string>(
+  outcome: Awaited<ReturnType<typeof countedWrite>>,
+  done: Done,
+): RecordedOutcome<Done> => (outcome === 'committed' ? done : outcome === 'project_gone' ? outcome : 'stale');
+
+/**
+ * Writes the changes of a plan read at `read.version`, with its change-log entry, guarded by
+ * the project's `revision` when given (If-Match).
+ */
 export async function updatePlanItem(
-  key: ProjectKey,
-  planId: number,
-  expectedVersion: number,
+  scope: ProjectScope,
+  read: PlanItem,
   changes: PlanChanges,
-): Promise<PlanItem | 'stale'> {
-  const patch = db()
-    .entities.plan.patch({ ...key, planId })
-    .set(changes)
-    .add({ version: 1 })
-    .where(({ version }, { eq }) => eq(version, expectedVersion));
-  return itemOr(patch.go({ response: 'all_new' }), 'stale');
+  change: NewChangeEntryItem,
+  revision: number | undefined,
+): Promise<RecordedOutcome<'updated'>> {
+  const { shareId: _share, ...key } = scope;
+  const outcome = await countedWrite({
+    scope,
+    revision,
+    change,
+    actions: ({ plan }) => [
+      plan
+        .patch({ ...key, planId: read.planId })
+        .set(changes)
+        .add({ version: 1 })
+        .where(({ version }, operations) => versionIs(read.version, version, operations))
+        .commit(),
+    ],
+  });
+  return recorded(outcome, 'updated');
 }
 
 /** Deletes the plan and uncounts it in one transaction, then sweeps its assignments. */
-export const deletePlan = (key: ProjectKey, planId: number) => deleteWithAssignments(key, { planId });
+export const deletePlan = (key: ProjectKey, planId: number, recordedDelete?: RecordedDelete) =>
+  deleteWithAssignments(key, { planId }, recordedDelete);
 
-/** 'not_found' when the feature is not assigned to the plan. */
-export const updateAssignment = (key: ProjectKey, planId: number, featureId: number, multiplier: number) =>
-  itemOr(
-    db()
-      .entities.planFeature.patch({ ...key, planId, featureId })
-      .set({ multiplier })
-      .go({ response: 'all_new' }),
-    'not_found',
-  );
+type AssignmentWhere = Parameters<ReturnType<TransactionEntities['planFeature']['delete']>['where']>[0];
 
-export async function deleteAssignment(
-  key: ProjectKey,
-  planId: number,
-  featureId: number,
-): Promise<'deleted' | 'not_found'> {
-  const removal = db()
-    .entities.planFeature.delete({ ...key, planId, featureId })
-    .where(({ planFeatureId }, { exists }) => exists(planFeatureId));
-  return ifConditionFails(
-    removal.go().then(() => 'deleted' as const),
-    'not_found',
-  );
+/** The assignment as read: a write to it is refused once its multiplier is another. */
+export interface ReadAssignment {
+  planId: number;
+  featureId: number;
+  multiplier: number;
+}
+
+/**
+ * Sets an assignment's multiplier, or removes it (`multiplier` null), with its change-log
+ * entry, while its multiplier is the one read (If-Match: also guarded by `revision`).
+ */
+export async function writeAssignment(
+  scope: ProjectScope,
+  read: ReadAssignment,
+  multiplier: number | null,
+  change: NewChangeEntryItem,
+  revision: number | undefined,
+): Promise<RecordedOutcome<'written'>> {
+  const { shareId: _share, ...key } = scope;
+  const itemKey = { ...key, planId: read.planId, featureId: read.featureId };
+  const outcome = await countedWrite({
+    scope,
+    revision,
+    change,
+    actions: ({ planFeature }) => {
+      const unchanged: AssignmentWhere = ({ multiplier: current }, { eq }) => eq(current, read.multiplier);
+      return [
+        multiplier === null
+          ? planFeature.delete(itemKey).where(unchanged).commit()
+          : planFeature.patch(itemKey).set({ multiplier }).where(unchanged).commit(),
+      ];
+    },
+  });
+  return recorded(outcome, 'written');
 }

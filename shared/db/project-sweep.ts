@@ -3,12 +3,14 @@
 // removes the rest.
 
 import { deleteAll } from './batch.ts';
+import { sweepChanges } from './changes.ts';
 import { sweepCustomers } from './customers.ts';
 import type { ProjectSweepItem } from './entities/project-sweep.ts';
 import { getProjectItem, type ProjectEntity } from './projects.ts';
 import { db } from './service.ts';
 import { writeTransaction } from './transactions.ts';
 import type { ProjectKey } from './types.ts';
+import { versionIs } from './versions.ts';
 
 export type { ProjectSweepItem };
 
@@ -31,6 +33,11 @@ export const outsidePartitionSweeps: OutsideSweep[] = [
     await sweepCustomers(project.projectId);
     return 'done';
   },
+  // Its change log, in its own partition too.
+  async (project) => {
+    await sweepChanges(project.projectId);
+    return 'done';
+  },
 ];
 
 const MAX_RETIRE_ATTEMPTS = 3;
@@ -39,9 +46,13 @@ const MAX_RETIRE_ATTEMPTS = 3;
  * The first step of a delete, in one transaction: the project item goes and its sweep
  * record comes. From then on every read misses the project (they all start from the project
  * item), its slug is free, and every write into it is refused (each checks the project item
- * and its share id in its own transaction). Returns the record, or 'not_found'.
+ * and its share id in its own transaction). Returns the record, or 'not_found'; with
+ * `revision` (If-Match), only while the project's revision is still that one, else 'stale'.
  */
-export async function retireProject(key: ProjectKey): Promise<ProjectSweepItem | 'not_found'> {
+export async function retireProject(
+  key: ProjectKey,
+  revision?: number,
+): Promise<ProjectSweepItem | 'not_found' | 'stale'> {
   for (let attempt = 0; attempt < MAX_RETIRE_ATTEMPTS; attempt++) {
     const project = await getProjectItem(key);
     if (!project) return 'not_found';
@@ -55,11 +66,16 @@ export async function retireProject(key: ProjectKey): Promise<ProjectSweepItem |
     const outcome = await writeTransaction(({ project: projects, projectSweep }) => [
       projects
         .delete(key)
-        .where(({ shareId }, { eq }) => eq(shareId, project.shareId))
+        .where((attributes, operations) =>
+          revision === undefined
+            ? operations.eq(attributes.shareId, project.shareId)
+            : `${operations.eq(attributes.shareId, project.shareId)} AND ${versionIs(revision, attributes.revision, operations)}`,
+        )
         .commit(),
       projectSweep.create(sweep).commit(),
     ]);
     if (outcome.committed) return sweep;
+    if (revision !== undefined) return 'stale';
     // A concurrent delete took it first (the next read misses it), or it is another project
     // by now: look again.
   }

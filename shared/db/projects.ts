@@ -1,6 +1,8 @@
-import { itemOr } from './errors.ts';
+import { changeAction, type NewChangeEntryItem } from './changes.ts';
 import { db, type PricingService } from './service.ts';
+import { writeTransaction } from './transactions.ts';
 import type { NewProjectItem, ProjectItem, ProjectKey } from './types.ts';
+import { versionIs } from './versions.ts';
 
 /**
  * What one Query of a project's collection returns: ElectroDB keys the items by entity
@@ -75,9 +77,20 @@ export async function getProjectItem(key: ProjectKey): Promise<ProjectItem | und
   return data ?? undefined;
 }
 
-/** Creates the project unless the owner already has one with this slug. */
-export async function insertProject(item: NewProjectItem): Promise<ProjectItem | 'slug_taken'> {
-  return itemOr(db().entities.project.create(item).go(), 'slug_taken');
+/**
+ * Creates the project, with its first change-log entry in the same transaction, unless the
+ * owner already has one with this slug.
+ */
+export async function insertProject(
+  item: NewProjectItem,
+  change: NewChangeEntryItem,
+): Promise<ProjectItem | 'slug_taken'> {
+  const created = { featureCount: 0, planCount: 0, version: 1, revision: 1, ...item };
+  const outcome = await writeTransaction((entities) => [
+    entities.project.create(created).commit(),
+    changeAction(entities, change),
+  ]);
+  return outcome.committed ? created : 'slug_taken';
 }
 
 export type ProjectChanges = Partial<
@@ -112,19 +125,33 @@ export type UrlField =
 export type RemovableField = UrlField | 'paymentKeySealed' | 'paymentsMode' | 'webhookSecretSealed';
 
 /**
- * Writes a read-modify-write change, guarded by the version the caller read. Fields set
- * to null are removed (absent reads back as null).
+ * Writes a read-modify-write change with its change-log entry, in one transaction guarded by
+ * the version the caller read, and by the project's revision when given (If-Match). Fields
+ * set to null are removed (absent reads back as null). 'stale' when either moved, or the
+ * project went.
  */
 export async function updateProjectItem(
   key: ProjectKey,
-  expectedVersion: number,
+  read: Pick<ProjectItem, 'version' | 'revision'>,
   set: ProjectChanges,
   remove: RemovableField[],
-): Promise<ProjectItem | 'stale'> {
-  let update = db().entities.project.patch(key).set(set).add({ version: 1 });
-  if (remove.length > 0) update = update.remove(remove);
-  const guarded = update.where(
-    ({ version, deletingAt }, { eq, notExists }) => `${eq(version, expectedVersion)} AND ${notExists(deletingAt)}`,
-  );
-  return itemOr(guarded.go({ response: 'all_new' }), 'stale');
+  change: NewChangeEntryItem,
+  revision: number | undefined,
+): Promise<'updated' | 'stale'> {
+  const outcome = await writeTransaction((entities) => {
+    const update = entities.project.patch(key).set(set).add({ version: 1, revision: 1 });
+    return [
+      (remove.length > 0 ? update.remove(remove) : update)
+        .where((attributes, operations) =>
+          [
+            operations.eq(attributes.version, read.version),
+            operations.notExists(attributes.deletingAt),
+            ...(revision === undefined ? [] : [versionIs(revision, attributes.revision, operations)]),
+          ].join(' AND '),
+        )
+        .commit(),
+      changeAction(entities, change),
+    ];
+  });
+  return outcome.committed ? 'updated' : 'stale';
 }

@@ -3,6 +3,7 @@ import { Service } from 'electrodb';
 import { type RuntimeConfig, runtimeConfig } from '#shared/config.ts';
 import { createDocumentClient, dynamoOptions } from './client.ts';
 import { ApiKey } from './entities/api-key.ts';
+import { ChangeEntry } from './entities/change-entry.ts';
 import { Counter } from './entities/counter.ts';
 import { Customer } from './entities/customer.ts';
 import { Feature } from './entities/feature.ts';
@@ -25,6 +26,7 @@ export const entities = {
   checkoutSession: CheckoutSession,
   projectSweep: ProjectSweep,
   customer: Customer,
+  changeEntry: ChangeEntry,
 };
 
 /**
@@ -33,7 +35,8 @@ export const entities = {
  * other entity joins the `projectData` collection (tests/integration/project-sweep.test.ts
  * fails otherwise): that is what reads it with its project and sweeps it on delete.
  * `customer` belongs to a project but lives in a partition of its own (keyed by project id),
- * which the project sweep deletes with a Query of its own (shared/db/customers.ts).
+ * which the project sweep deletes with a Query of its own (shared/db/customers.ts); so does
+ * `changeEntry`, the project's change log (shared/db/changes.ts).
  */
 export const unscopedEntities = [
   'apiKey',
@@ -43,6 +46,7 @@ export const unscopedEntities = [
   'checkoutSession',
   'projectSweep',
   'customer',
+  'changeEntry',
 ] as const satisfies readonly (keyof typeof entities)[];
 
 function createService(client: DynamoDBDocumentClient, table: string) {

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { changeAction, type NewChangeEntryItem } from './changes.ts';
 import { db, type PricingService } from './service.ts';
 import type { ProjectScope } from './types.ts';
 
@@ -50,51 +51,72 @@ export function failedConditions(outcome: TransactionOutcome, from = 0): number[
   return outcome.reasons.flatMap((r, i) => (i >= from && r.code === 'ConditionalCheckFailed' ? [i - from] : []));
 }
 
-export type CountedWriteOutcome = 'committed' | 'project_gone' | 'limit_reached' | { failedAt: number[] };
+export type CountedWriteOutcome = 'committed' | 'project_gone' | 'limit_reached' | 'stale' | { failedAt: number[] };
 
 export interface CountedWrite {
   /** The project written to: its share id tells it from a later project with the same slug. */
   scope: ProjectScope;
-  counter: 'featureCount' | 'planCount';
+  /** The count a create or delete moves; none for an update. */
+  counter?: 'featureCount' | 'planCount';
   /** +1 for a create, -1 for a delete. */
-  delta: 1 | -1;
+  delta?: 1 | -1;
   /** The per-project limit a create must stay under; deletes have none. */
   max?: number;
+  /**
+   * The project's revision the caller read (0: none stored yet): the write commits only while
+   * it is still that ('stale' otherwise). How `If-Match` is made atomic.
+   */
+  revision?: number | undefined;
   /** The child item writes; `failedAt` counts positions in this list. */
   actions: (entities: TransactionEntities) => Actions;
+  /** The change-log entry of this write, put in the same transaction (after `actions`). */
+  change?: NewChangeEntryItem;
 }
 
 /**
- * Creates or deletes children of a project and moves its count by `delta` in the same
- * transaction, so the denormalised count is exact and the limit holds under concurrent
- * creates. The project patch is refused once the project is deleted (its item is gone, or
+ * Every write inside a project goes through here: it writes the project item in the same
+ * transaction as the children it creates, changes or deletes, and
+ * - moves its count by `delta`, so the denormalised count is exact and the limit holds
+ *   under concurrent creates;
+ * - adds 1 to its `revision`, so a write guarded by the revision a reader saw (`revision`,
+ *   If-Match) fails when anything in the project changed since;
+ * - puts the write's change-log entry (`change`), so an entry never lacks its write.
+ * The project patch is refused once the project is deleted (its item is gone, or
  * marked `deletingAt` by an older delete) or its slug belongs to a newer project (another
  * share id), which is what keeps the project sweep from racing new children. Which condition failed comes
- * back as a tag: 'project_gone', 'limit_reached', or the positions of the failed actions.
+ * back as a tag: 'project_gone', 'stale', 'limit_reached', or the positions of the failed actions.
  */
 export async function countedWrite({
   scope,
   counter,
   delta,
   max,
+  revision,
   actions,
+  change,
 }: CountedWrite): Promise<CountedWriteOutcome> {
   const { shareId, ...key } = scope;
   const outcome = await writeTransaction((entities) => [
     entities.project
       .patch(key)
-      .add({ [counter]: delta })
+      .add({ revision: 1, ...(counter && delta ? { [counter]: delta } : {}) })
       .where((attributes, { notExists, eq, lt }) => {
-        const open = `${notExists(attributes.deletingAt)} AND ${eq(attributes.shareId, shareId)}`;
-        return max === undefined ? open : `${open} AND ${lt(attributes[counter], max)}`;
+        const conditions = [notExists(attributes.deletingAt), eq(attributes.shareId, shareId)];
+        if (counter && max !== undefined) conditions.push(lt(attributes[counter], max));
+        if (revision !== undefined)
+          conditions.push(revision === 0 ? notExists(attributes.revision) : eq(attributes.revision, revision));
+        return conditions.join(' AND ');
       })
       .commit({ response: 'all_old' }),
     ...actions(entities),
+    ...(change ? [changeAction(entities, change)] : []),
   ]);
   if (outcome.committed) return 'committed';
   if (outcome.reasons[0]?.code === 'ConditionalCheckFailed') {
     const project = outcome.reasons[0].item;
-    return !project || project.deletingAt || project.shareId !== shareId ? 'project_gone' : 'limit_reached';
+    if (!project || project.deletingAt || project.shareId !== shareId) return 'project_gone';
+    if (revision !== undefined && (project.revision ?? 0) !== revision) return 'stale';
+    return 'limit_reached';
   }
   return { failedAt: failedConditions(outcome, 1) };
 }

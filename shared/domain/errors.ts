@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'forbidden'
   | 'not_found'
   | 'conflict'
+  | 'precondition_failed'
   | 'limit_exceeded'
   | 'payments_not_configured'
   | 'rate_limited'
@@ -55,6 +56,12 @@ export const ForbiddenError = errorClass(
 );
 export const NotFoundError = errorClass('not_found', 'NotFoundError');
 export const ConflictError = errorClass('conflict', 'ConflictError');
+/** An If-Match that names a version the resource no longer has (or never had). */
+export const PreconditionFailedError = errorClass(
+  'precondition_failed',
+  'PreconditionFailedError',
+  'If-Match names a version this resource no longer has: GET it again, redo the change, and send its current ETag.',
+);
 export const LimitExceededError = errorClass('limit_exceeded', 'LimitExceededError');
 /** The project cannot take payments: no payment key, or no redirect URL for the key's mode. */
 export const PaymentsNotConfiguredError = errorClass('payments_not_configured', 'PaymentsNotConfiguredError');

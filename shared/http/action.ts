@@ -68,6 +68,13 @@ export interface RouteDoc {
   /** Success answers by status: the JSON body's schema (its output), or what else it sends. */
   responses: { [status: number]: z.ZodType | OtherResponse };
   errors?: readonly (ErrorCode | HttpErrorCode)[];
+  /**
+   * Its ETags (shared/http/etag.ts): 'read', a GET that answers with one and 304 to an
+   * If-None-Match that names it; 'write', a PUT or DELETE that takes If-Match (412 when stale)
+   * and, when it answers with the resource, its new ETag; 'tagged', a create answering with
+   * the new resource's ETag.
+   */
+  etag?: 'read' | 'write' | 'tagged';
 }
 
 /**

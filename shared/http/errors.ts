@@ -13,6 +13,7 @@ export const statusByCode: Record<ErrorCode | HttpErrorCode, number> = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  precondition_failed: 412,
   limit_exceeded: 409,
   payload_too_large: 413,
   payments_not_configured: 409,

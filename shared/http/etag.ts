@@ -1,15 +1,23 @@
-import { createHash } from 'node:crypto';
+import type { Writer } from '#domain/versions.ts';
+import { etagOf, ifNoneMatchHits } from '#domain/versions.ts';
+import type { HttpResult } from './responses.ts';
 
-/** A strong ETag over the JSON the response will carry. */
-export function etagOf(body: unknown): string {
-  return `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 32)}"`;
+export { etagOf, ifNoneMatchHits };
+
+type Headers = Record<string, string | undefined>;
+
+/**
+ * A v1 answer that returns one resource (or a list) with its ETag; a GET whose
+ * If-None-Match names it is 304 with no body.
+ */
+export function tagged(status: 200 | 201, body: unknown, headers: Headers = {}, method = 'GET'): HttpResult {
+  const etag = etagOf(body);
+  if (method === 'GET' && ifNoneMatchHits(headers['if-none-match'], etag)) return { status: 304, headers: { etag } };
+  return { status, body, headers: { etag } };
 }
 
-/** If-None-Match may list several tags, weak ones (W/"...") included, or be "*". */
-export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  return header
-    .split(',')
-    .map((tag) => tag.trim().replace(/^W\//, ''))
-    .some((tag) => tag === '*' || tag === etag);
-}
+/** What a write action hands the domain: the key's id, and If-Match when sent. */
+export const writerOf = (principal: { keyId: string }, headers: Headers): Writer => ({
+  keyId: principal.keyId,
+  ifMatch: headers['if-match'],
+});

@@ -74,6 +74,17 @@ describe('real answers match the document', () => {
     expect((await server.client(null).get('/health')).status).toBe(200);
     expect((await api.delete(`${base}/plans/${copy.body.id}`)).status).toBe(200);
     expect((await api.delete(`${base}/features/${sso.id}`)).status).toBe(200);
+    const log = await reader.get(`${base}/changes?limit=2`);
+    expect(log.status).toBe(200);
+    const again = await reader.get(`${base}/changes?limit=2`, {
+      headers: { 'if-none-match': log.headers.get('etag') ?? '' },
+    });
+    expect(again.status).toBe(304);
+    const tagged = await reader.get(base);
+    expect((await reader.get(base, { headers: { 'if-none-match': tagged.headers.get('etag') ?? '' } })).status).toBe(
+      304,
+    );
+    expect((await api.put(base, { name: 'Stale' }, { headers: { 'if-match': '"stale"' } })).status).toBe(412);
 
     // Errors, each a documented status with the documented body.
     expect((await server.client(null).get(base)).status).toBe(401);

@@ -4,6 +4,7 @@ import { pendingSweeps, retireProject } from '#db/project-sweep.ts';
 import { db } from '#db/service.ts';
 import { type LocalServer, startLocalServer } from '#dev/local-server.ts';
 import { LocalSweeper } from '#dev/local-sweeper.ts';
+import { changeEntry } from '#domain/changes.ts';
 import type { SweepQueue } from '#domain/ports.ts';
 import { systemClock } from '#domain/ports.ts';
 import { runProjectSweep } from '#domain/projects/delete.ts';
@@ -223,7 +224,7 @@ describe('the sweeper function (SQS and the periodic check)', () => {
     const project = await makeProject(api, { slug: 'lost-hand-over' });
     await makeFeature(api, 'lost-hand-over');
     const retired = await retireProject({ ownerId, slug: 'lost-hand-over' });
-    if (retired === 'not_found') throw new Error('not retired');
+    if (typeof retired === 'string') throw new Error('not retired');
     const queue = new HeldSweeps();
     const sweeper = createSweeper(queue);
     const scheduled = { source: 'aws.events' };
@@ -246,9 +247,10 @@ describe('writes racing a delete', () => {
     const scope = { ownerId, slug: 'raced', shareId: old.shareId };
     expect((await api.delete('/api/v1/projects/raced')).status).toBe(200);
     const late = featureItem({ ...scope, featureId: 8_000_000_000 + Math.floor(Math.random() * 1e9) });
-    expect(await insertFeature(late, 200)).toBe('project_gone');
+    const entry = await changeEntry(old.id, { keyId: 'k' }, { type: 'feature', id: late.featureId }, null, {});
+    expect(await insertFeature(late, 200, entry)).toBe('project_gone');
     await makeProject(api, { slug: 'raced' });
-    expect(await insertFeature(late, 200)).toBe('project_gone');
+    expect(await insertFeature(late, 200, entry)).toBe('project_gone');
     const listed = (await api.get('/api/v1/projects')).body.projects.find((p: { slug: string }) => p.slug === 'raced');
     expect(listed._count).toEqual({ features: 0, pricingPlans: 0 });
     // Nothing of it but the record its sweep (held here) will remove.

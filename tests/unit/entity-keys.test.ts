@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { ApiKey } from '#db/entities/api-key.ts';
+import { ChangeEntry } from '#db/entities/change-entry.ts';
 import { Counter } from '#db/entities/counter.ts';
 import { Customer } from '#db/entities/customer.ts';
 import { Feature } from '#db/entities/feature.ts';
@@ -25,6 +26,27 @@ const projectPk = '$pricing#ownerId_Owner-1#slug_acme';
 const sharePk = '$pricing#shareId_Share0000000000000000000001';
 
 describe('key shapes (ElectroDB .params(), no I/O)', () => {
+  test('change entry: a partition per project id outside the payment prefix, sorted by entry id', () => {
+    const entry = {
+      projectId: 7,
+      changeId: 42,
+      at: '2026-01-01T00:00:00.000Z',
+      keyId: 'abc123def456',
+      action: 'update',
+      resourceType: 'plan',
+      resourceId: 3,
+      before: {},
+      after: {},
+      expiresAt: 1,
+    } as const;
+    const { pk, sk } = keysOf(ChangeEntry.put(entry).params(table));
+    expect({ pk, sk }).toEqual({
+      pk: '$pricing#changeLog#projectId_000000000007',
+      sk: '$changeEntry_1#changeId_000000000042',
+    });
+    expect(String(pk).startsWith(paymentRecordsKeyPrefix)).toBe(false);
+  });
+
   test('customer: a partition per project id, sorted by the case-kept customer id', () => {
     const item = { projectId: 7, customerId: 'User_42@x', version: 1, createdAt: 'c', updatedAt: 'u' };
     expect(keysOf(Customer.create(item).params(table))).toEqual({

@@ -18,6 +18,9 @@ export const Feature = new Entity({
     condition: { type: 'string', required: true },
     countPrice: { type: 'number', required: true },
     eventAggregationMethod: { type: aggregationMethods, required: true },
+    // Each update adds 1 and names the version it read, so the change log's `before` is exactly
+    // what it replaced. Absent on features from before it: read as 0.
+    version: { type: 'number' },
     ...timestamps,
   },
   indexes: projectScopeIndexes(['featureId']),

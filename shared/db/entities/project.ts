@@ -60,6 +60,10 @@ export const Project = new Entity({
     planCount: { type: 'number', required: true, default: 0 },
     // Optimistic lock for read-modify-write updates (theme merge).
     version: { type: 'number', required: true, default: 1 },
+    // Every write in the project (its own fields, or any feature, plan or plan feature) adds
+    // 1 in the same transaction: a write guarded by the revision a reader saw (If-Match)
+    // fails if anything changed since. Absent on projects from before it: read as 0.
+    revision: { type: 'number' },
     // Set when a delete starts: from then on the project is invisible and no child item can
     // be created, so the cascade can sweep the partition without racing writers.
     deletingAt: { type: 'string' },

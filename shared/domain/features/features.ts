@@ -1,12 +1,14 @@
 import { limits } from '#contract/limits.ts';
-import { deleteFeature as deleteFeatureItem, insertFeature, patchFeature } from '#db/features.ts';
+import { deleteFeature as deleteFeatureItem, insertFeature, updateFeatureItem } from '#db/features.ts';
 import { allocateIds } from '#db/ids.ts';
 import { getProjectItem } from '#db/projects.ts';
-import type { ProjectKey } from '#db/types.ts';
+import type { FeatureItem, ProjectKey } from '#db/types.ts';
+import { childChange } from '../changes.ts';
 import { countRefused, featureNotFound, projectNotFound } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
 import { loadProject } from '../projects/load.ts';
 import { slugPattern } from '../projects/slug.ts';
+import { checkIfMatch, guardOf, untilWritten, type Writer } from '../versions.ts';
 import { type CreateFeatureInput, type FeatureView, featureDefaults, type UpdateFeatureInput } from './schemas.ts';
 import { toFeatureView } from './view.ts';
 
@@ -15,7 +17,7 @@ export async function listFeatures(key: ProjectKey): Promise<FeatureView[]> {
   return features.sort((a, b) => a.featureId - b.featureId).map(toFeatureView);
 }
 
-export async function createFeature(key: ProjectKey, input: CreateFeatureInput): Promise<FeatureView> {
+export async function createFeature(key: ProjectKey, input: CreateFeatureInput, writer: Writer): Promise<FeatureView> {
   // Only the project item is needed (it must exist, and its share id goes on the feature):
   // one GetItem, not the whole partition. The create transaction re-checks it anyway.
   const project = slugPattern.test(key.slug) ? await getProjectItem(key) : undefined;
@@ -23,7 +25,7 @@ export async function createFeature(key: ProjectKey, input: CreateFeatureInput):
   const [featureId] = await allocateIds('feature');
   if (featureId === undefined) throw new Error('No feature id allocated');
   const now = new Date().toISOString();
-  const item = {
+  const item: FeatureItem = {
     ...featureDefaults,
     ...definedOnly(input),
     name: input.name,
@@ -34,30 +36,42 @@ export async function createFeature(key: ProjectKey, input: CreateFeatureInput):
     createdAt: now,
     updatedAt: now,
   };
-  const outcome = await insertFeature(item, limits.featuresPerProject);
+  const entry = await childChange(project.projectId, writer, { type: 'feature', id: featureId }, null, item);
+  const outcome = await insertFeature(item, limits.featuresPerProject, entry);
   if (outcome !== 'created') throw countRefused(outcome, key.slug, limits.featuresPerProject, 'features');
   return toFeatureView(item);
 }
 
-/** Partial update: only fields present change. */
+/** The caller's feature as one consistent read finds it, with its project: 404 for either missing. */
+async function readFeature(key: ProjectKey, featureId: number) {
+  const { project, features } = await loadProject(key);
+  const feature = features.find((f) => f.featureId === featureId);
+  if (!feature) throw featureNotFound(featureId);
+  return { project, feature };
+}
+
+/** Partial update: only fields present change. With If-Match, only while it names the feature as it is. */
 export async function updateFeature(
   key: ProjectKey,
   featureId: number,
   input: UpdateFeatureInput,
+  writer: Writer,
 ): Promise<FeatureView> {
-  const changes = definedOnly(input);
-  if (Object.keys(changes).length === 0) {
-    const { features } = await loadProject(key);
-    const feature = features.find((f) => f.featureId === featureId);
-    if (!feature) throw featureNotFound(featureId);
-    return toFeatureView(feature);
-  }
-  const updated = await patchFeature(key, featureId, { ...changes, updatedAt: new Date().toISOString() });
-  if (updated === 'not_found') {
-    await loadProject(key); // says "project not found" when that is the reason
-    throw featureNotFound(featureId);
-  }
-  return toFeatureView(updated);
+  return untilWritten('feature', async () => {
+    const { project, feature } = await readFeature(key, featureId);
+    checkIfMatch(writer.ifMatch, toFeatureView(feature));
+    const changed = Object.entries(definedOnly(input)).filter(
+      ([field, value]) => feature[field as keyof FeatureItem] !== value,
+    );
+    if (changed.length === 0) return toFeatureView(feature);
+    const changes = { ...Object.fromEntries(changed), updatedAt: new Date().toISOString() };
+    const after: FeatureItem = { ...feature, ...changes, version: (feature.version ?? 0) + 1 };
+    const entry = await childChange(project.projectId, writer, { type: 'feature', id: featureId }, feature, after);
+    const scope = { ...key, shareId: project.shareId };
+    const outcome = await updateFeatureItem(scope, feature, changes, entry, guardOf(writer, project.revision));
+    if (outcome === 'project_gone') throw projectNotFound(key.slug);
+    return outcome === 'updated' ? toFeatureView(after) : 'stale';
+  });
 }
 
 /**
@@ -65,8 +79,21 @@ export async function updateFeature(
  * that is already gone is a 404, after removing what a delete cut short left of its
  * assignments.
  */
-export async function deleteFeature(key: ProjectKey, featureId: number): Promise<void> {
-  const outcome = await deleteFeatureItem(key, featureId);
-  if (outcome === 'project_gone') throw projectNotFound(key.slug);
-  if (outcome === 'feature_missing') throw featureNotFound(featureId);
+export async function deleteFeature(key: ProjectKey, featureId: number, writer: Writer): Promise<void> {
+  await untilWritten('feature', async () => {
+    const { project, features } = await loadProject(key);
+    const feature = features.find((f) => f.featureId === featureId);
+    if (feature) checkIfMatch(writer.ifMatch, toFeatureView(feature));
+    const entry = feature
+      ? await childChange(project.projectId, writer, { type: 'feature', id: featureId }, feature, null)
+      : undefined;
+    const outcome = await deleteFeatureItem(
+      key,
+      featureId,
+      entry && { change: entry, version: feature?.version, revision: guardOf(writer, project.revision) },
+    );
+    if (outcome === 'project_gone') throw projectNotFound(key.slug);
+    if (outcome === 'feature_missing') throw featureNotFound(featureId);
+    return outcome === 'stale' ? 'stale' : 'deleted';
+  });
 }

@@ -3,10 +3,11 @@ import type { NewAssignment } from '#db/assignments.ts';
 import { allocateIds } from '#db/ids.ts';
 import { deletePlan as deletePlanItems, insertPlan, updatePlanItem } from '#db/plans.ts';
 import type { FeatureItem, PlanItem, ProjectKey, ProjectPartition } from '#db/types.ts';
-import { ConflictError, countRefused, featureNotFound, planNotFound, projectNotFound } from '../errors.ts';
+import { changeEntry, childChange, childFields } from '../changes.ts';
+import { countRefused, featureNotFound, planNotFound, projectNotFound } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
 import { findPlan, loadProject } from '../projects/load.ts';
-import { slugPattern } from '../projects/slug.ts';
+import { checkIfMatch, guardOf, untilWritten, type Writer } from '../versions.ts';
 import {
   type CreatePlanInput,
   type FeatureRefInput,
@@ -17,7 +18,6 @@ import {
 } from './schemas.ts';
 import { type Assignment, assignmentsByPlan, planViews, toPlanView } from './view.ts';
 
-const MAX_UPDATE_ATTEMPTS = 5;
 const COPY_SUFFIX = ' (Copy)';
 
 export async function listPlans(key: ProjectKey): Promise<PlanView[]> {
@@ -54,6 +54,7 @@ async function writeNewPlan(
   fields: Omit<PlanItem, 'ownerId' | 'slug' | 'shareId' | 'planId' | 'version' | 'createdAt' | 'updatedAt'>,
   refs: FeatureRefInput[],
   features: Map<number, FeatureItem>,
+  writer: Writer,
 ): Promise<PlanView> {
   const { ownerId, slug, shareId } = partition.project;
   const scope = { ownerId, slug, shareId };
@@ -66,7 +67,12 @@ async function writeNewPlan(
     multiplier: ref.multiplier,
     planFeatureId: planFeatureIds[i] as number,
   }));
-  const outcome = await insertPlan(scope, plan, assignments, limits.plansPerProject);
+  // One entry for the plan and what it assigns.
+  const entry = await changeEntry(partition.project.projectId, writer, { type: 'plan', id: planId }, null, {
+    ...childFields({ ...plan, version: 1 }),
+    planFeatures: assignments.map((a) => ({ id: a.planFeatureId, featureId: a.featureId, multiplier: a.multiplier })),
+  });
+  const outcome = await insertPlan(scope, plan, assignments, limits.plansPerProject, entry);
   if (typeof outcome === 'object') throw featureNotFound(outcome.missingFeatureId);
   if (outcome !== 'created') throw countRefused(outcome, slug, limits.plansPerProject, 'plans');
   const joined: Assignment[] = assignments.map((a) => ({
@@ -76,12 +82,18 @@ async function writeNewPlan(
   return toPlanView({ ...plan, version: 1 }, joined);
 }
 
-export async function createPlan(key: ProjectKey, input: CreatePlanInput): Promise<PlanView> {
+export async function createPlan(key: ProjectKey, input: CreatePlanInput, writer: Writer): Promise<PlanView> {
   const partition = await loadProject(key);
   const { features: requested, ...fields } = input;
   const refs = uniqueRefs(requested ?? []);
   const features = resolveFeatures(partition, refs);
-  return writeNewPlan(partition, { ...planDefaults, ...definedOnly(fields), name: fields.name }, refs, features);
+  return writeNewPlan(
+    partition,
+    { ...planDefaults, ...definedOnly(fields), name: fields.name },
+    refs,
+    features,
+    writer,
+  );
 }
 
 /** Copies every field and assignment under new ids; the copy is never popular. */
@@ -89,6 +101,7 @@ export async function duplicatePlan(
   key: ProjectKey,
   planId: number,
   input: { name?: string | undefined },
+  writer: Writer,
 ): Promise<PlanView> {
   const partition = await loadProject(key);
   const source = findPlan(partition, planId);
@@ -99,38 +112,72 @@ export async function duplicatePlan(
     { ...fields, name: input.name ?? copyName(source.name), isPopular: false },
     assignments.map(({ assignment }) => ({ featureId: assignment.featureId, multiplier: assignment.multiplier })),
     new Map(assignments.map(({ feature }) => [feature.featureId, feature])),
+    writer,
   );
 }
 
-/** Partial update; assignments are not touched here. */
-export async function updatePlan(key: ProjectKey, planId: number, input: UpdatePlanInput): Promise<PlanView> {
-  for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+/**
+ * Partial update; assignments are not touched here. With If-Match, only while it names the
+ * plan as it is (with its features as the plan shows them).
+ */
+export async function updatePlan(
+  key: ProjectKey,
+  planId: number,
+  input: UpdatePlanInput,
+  writer: Writer,
+): Promise<PlanView> {
+  return untilWritten('plan', async () => {
     const partition = await loadProject(key);
     const plan = findPlan(partition, planId);
+    const assignments = assignmentsByPlan(partition).get(planId) ?? [];
+    checkIfMatch(writer.ifMatch, toPlanView(plan, assignments));
     const next = priced({ ...plan, ...definedOnly(input) });
     const changes = Object.fromEntries(
       updatablePlanFields
         .filter((field) => next[field as keyof PlanItem] !== plan[field as keyof PlanItem])
         .map((field) => [field, next[field as keyof PlanItem]]),
     );
-    const assignments = assignmentsByPlan(partition).get(planId) ?? [];
     if (Object.keys(changes).length === 0) return toPlanView(plan, assignments);
-    const updated = await updatePlanItem(key, planId, plan.version, {
-      ...changes,
-      updatedAt: new Date().toISOString(),
-    });
-    if (updated !== 'stale') return toPlanView(updated, assignments);
-  }
-  throw new ConflictError('The plan kept changing while this update was applied; retry it.');
+    const after: PlanItem = { ...plan, ...changes, updatedAt: new Date().toISOString(), version: plan.version + 1 };
+    const { project } = partition;
+    const entry = await childChange(project.projectId, writer, { type: 'plan', id: planId }, plan, after);
+    const scope = { ...key, shareId: project.shareId };
+    const outcome = await updatePlanItem(
+      scope,
+      plan,
+      { ...changes, updatedAt: after.updatedAt },
+      entry,
+      guardOf(writer, project.revision),
+    );
+    if (outcome === 'project_gone') throw projectNotFound(key.slug);
+    return outcome === 'updated' ? toPlanView(after, assignments) : 'stale';
+  });
 }
 
 /**
- * Deletes the plan and its assignments. Deleting a plan that is already gone is a 404,
- * after removing what a delete cut short left of its assignments.
+ * Deletes the plan and its assignments (one change-log entry). Deleting a plan that is
+ * already gone is a 404, after removing what a delete cut short left of its assignments.
  */
-export async function deletePlan(key: ProjectKey, planId: number): Promise<void> {
-  if (!slugPattern.test(key.slug)) throw projectNotFound(key.slug);
-  const outcome = await deletePlanItems(key, planId);
-  if (outcome === 'project_gone') throw projectNotFound(key.slug);
-  if (outcome === 'plan_missing') throw planNotFound(planId);
+export async function deletePlan(key: ProjectKey, planId: number, writer: Writer): Promise<void> {
+  await untilWritten('plan', async () => {
+    const partition = await loadProject(key);
+    const plan = partition.plans.find((p) => p.planId === planId);
+    let recorded: Parameters<typeof deletePlanItems>[2];
+    if (plan) {
+      checkIfMatch(writer.ifMatch, toPlanView(plan, assignmentsByPlan(partition).get(planId) ?? []));
+      const { project } = partition;
+      const change = await changeEntry(
+        project.projectId,
+        writer,
+        { type: 'plan', id: planId },
+        childFields(plan),
+        null,
+      );
+      recorded = { change, version: plan.version, revision: guardOf(writer, project.revision) };
+    }
+    const outcome = await deletePlanItems(key, planId, recorded);
+    if (outcome === 'project_gone') throw projectNotFound(key.slug);
+    if (outcome === 'plan_missing') throw planNotFound(planId);
+    return outcome === 'stale' ? 'stale' : 'deleted';
+  });
 }

@@ -3,7 +3,10 @@ import type { ProjectKey } from '#db/types.ts';
 import { log } from '#shared/logger.ts';
 import { projectNotFound } from '../errors.ts';
 import type { SweepQueue } from '../ports.ts';
+import { checkIfMatch, untilWritten } from '../versions.ts';
+import { loadProject } from './load.ts';
 import { slugPattern } from './slug.ts';
+import { toProjectView } from './view.ts';
 
 export type { SweepBudget, SweepOutcome };
 
@@ -15,8 +18,19 @@ export type { SweepBudget, SweepOutcome };
  * A failed hand-over does not fail the delete, which has happened: the sweep's record waits
  * in the table for the periodic resume (resumableSweeps).
  */
-export async function deleteProject(sweeps: SweepQueue, key: ProjectKey): Promise<void> {
-  const retired = slugPattern.test(key.slug) ? await retireProject(key) : 'not_found';
+export async function deleteProject(
+  sweeps: SweepQueue,
+  key: ProjectKey,
+  ifMatch?: { header: string; publicBaseUrl: string },
+): Promise<void> {
+  const retired = await untilWritten('project', async () => {
+    if (!ifMatch) return slugPattern.test(key.slug) ? retireProject(key) : 'not_found';
+    // With If-Match: only while it names the project as GET answers it, read at the revision
+    // the delete is then guarded by.
+    const partition = await loadProject(key);
+    checkIfMatch(ifMatch.header, toProjectView(partition, ifMatch.publicBaseUrl));
+    return retireProject(key, partition.project.revision ?? 0);
+  });
   if (retired === 'not_found') throw projectNotFound(key.slug);
   try {
     await sweeps.enqueue(retired.projectId);

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import type { NewChangeEntryItem } from '#db/changes.ts';
 import { allocateIds } from '#db/ids.ts';
 import { retireProject } from '#db/project-sweep.ts';
 import {
@@ -11,12 +12,14 @@ import {
   updateProjectItem,
 } from '#db/projects.ts';
 import type { NewProjectItem, ProjectItem, ProjectKey } from '#db/types.ts';
+import { changeEntry, projectFields } from '../changes.ts';
 import { ConflictError } from '../errors.ts';
 import { definedOnly, withoutNulls } from '../fields.ts';
 import { sealPaymentKey } from '../payments/account.ts';
 import { sealWebhookSecret } from '../payments/webhook-secret.ts';
 import type { Keyring } from '../ports.ts';
 import { LOWER_ALNUM, randomToken } from '../random.ts';
+import { checkIfMatch, guardOf, untilWritten, type Writer } from '../versions.ts';
 import { loadProject } from './load.ts';
 import {
   type CreateProjectInput,
@@ -37,7 +40,6 @@ const urlFields: UrlField[] = [
   'signupUrl',
 ];
 const MAX_SLUG_ATTEMPTS = 50;
-const MAX_UPDATE_ATTEMPTS = 5;
 
 /** 26 characters of [a-z0-9]: about 134 random bits, unguessable and URL-safe. */
 const newShareId = () => randomToken(26, LOWER_ALNUM);
@@ -59,6 +61,7 @@ export async function createProject(
   ownerId: string,
   input: CreateProjectInput,
   publicBaseUrl: string,
+  writer: Writer,
 ): Promise<ProjectView> {
   const [projectId] = await allocateIds('project');
   if (projectId === undefined) throw new Error('No project id allocated');
@@ -82,21 +85,31 @@ export async function createProject(
     createdAt: now,
     updatedAt: now,
   });
+  // The project's first change-log entry, written with it (the slug it gets is in `after`).
+  const entry = await changeEntry(projectId, writer, { type: 'project', id: projectId }, null, {});
+  const recorded = (candidate: string): Recorded => {
+    const created = item(candidate);
+    return { item: created, change: { ...entry, after: projectFields(created as ProjectItem) } };
+  };
   const project = slug
-    ? await createWithExplicitSlug(ownerId, slug, item)
-    : await createWithDerivedSlug(ownerId, slugify(fields.name), item);
+    ? await createWithExplicitSlug(ownerId, slug, recorded)
+    : await createWithDerivedSlug(ownerId, slugify(fields.name), recorded);
   return toProjectView({ project, features: [], plans: [], planFeatures: [] }, publicBaseUrl);
 }
 
-async function createWithExplicitSlug(ownerId: string, slug: string, item: (slug: string) => NewProjectItem) {
-  const created = await insertProject(item(slug));
+/** A new project item with its change-log entry. */
+type Recorded = { item: NewProjectItem; change: NewChangeEntryItem };
+const insertRecorded = ({ item, change }: Recorded) => insertProject(item, change);
+
+async function createWithExplicitSlug(ownerId: string, slug: string, item: (slug: string) => Recorded) {
+  const created = await insertRecorded(item(slug));
   if (created !== 'slug_taken') return created;
   // A delete of an older version, cut short, still holds the slug: retire that project as a
   // delete does now (its items are swept by the next resume of pending sweeps), then take the slug.
   const existing = await getProjectItem({ ownerId, slug });
   if (existing?.deletingAt) {
     await retireProject({ ownerId, slug });
-    const retried = await insertProject(item(slug));
+    const retried = await insertRecorded(item(slug));
     if (retried !== 'slug_taken') return retried;
   }
   throw new ConflictError(
@@ -104,7 +117,7 @@ async function createWithExplicitSlug(ownerId: string, slug: string, item: (slug
   );
 }
 
-async function createWithDerivedSlug(ownerId: string, base: string, item: (slug: string) => NewProjectItem) {
+async function createWithDerivedSlug(ownerId: string, base: string, item: (slug: string) => Recorded) {
   // One Query for the slugs in use, then conditional puts: a slug taken meanwhile by a
   // concurrent create just moves on to the next candidate.
   const taken = new Set((await listOwnerProjects(ownerId)).map((p) => p.slug));
@@ -112,7 +125,7 @@ async function createWithDerivedSlug(ownerId: string, base: string, item: (slug:
   for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
     while (taken.has(slugCandidate(base, n))) n++;
     const slug = slugCandidate(base, n);
-    const created = await insertProject(item(slug));
+    const created = await insertRecorded(item(slug));
     if (created !== 'slug_taken') return created;
     taken.add(slug);
   }
@@ -154,33 +167,48 @@ function projectChanges(
   return { set, remove };
 }
 
-/** Partial update: only fields present change; `theme` merges into the stored theme. */
+/**
+ * Partial update: only fields present change; `theme` merges into the stored theme. With
+ * If-Match, only while it names the project as GET answers it.
+ */
 export async function updateProject(
   keyring: Keyring,
   key: ProjectKey,
   input: UpdateProjectInput,
   publicBaseUrl: string,
+  writer: Writer,
 ): Promise<ProjectView> {
   let payment: SealedPayment | null | undefined = input.paymentSecretKey === null ? null : undefined;
   let webhook: SealedWebhook | null | undefined = input.paymentWebhookSecret === null ? null : undefined;
-  for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+  return untilWritten('project', async () => {
     const partition = await loadProject(key);
+    const current = partition.project;
+    checkIfMatch(writer.ifMatch, toProjectView(partition, publicBaseUrl));
     if (input.paymentSecretKey && !payment) {
       // Sealed anew even when it is the key already stored: comparing would mean decrypting.
-      payment = await sealPaymentKey(keyring, partition.project.projectId, input.paymentSecretKey);
+      payment = await sealPaymentKey(keyring, current.projectId, input.paymentSecretKey);
     }
     if (input.paymentWebhookSecret && !webhook) {
-      webhook = await sealWebhookSecret(keyring, partition.project.projectId, input.paymentWebhookSecret);
+      webhook = await sealWebhookSecret(keyring, current.projectId, input.paymentWebhookSecret);
     }
-    const { set, remove } = projectChanges(partition.project, input, payment, webhook);
+    const { set, remove } = projectChanges(current, input, payment, webhook);
     if (Object.keys(set).length === 0 && remove.length === 0) return toProjectView(partition, publicBaseUrl);
-    const updated = await updateProjectItem(
-      key,
-      partition.project.version,
-      { ...set, updatedAt: new Date().toISOString() },
-      remove,
+    const changes = { ...set, updatedAt: new Date().toISOString() };
+    const updated: ProjectItem = {
+      ...current,
+      ...changes,
+      version: current.version + 1,
+      revision: (current.revision ?? 0) + 1,
+    };
+    for (const field of remove) delete updated[field];
+    const entry = await changeEntry(
+      current.projectId,
+      writer,
+      { type: 'project', id: current.projectId },
+      projectFields(current),
+      projectFields(updated),
     );
-    if (updated !== 'stale') return toProjectView({ ...partition, project: updated }, publicBaseUrl);
-  }
-  throw new ConflictError('The project kept changing while this update was applied; retry it.');
+    const outcome = await updateProjectItem(key, current, changes, remove, entry, guardOf(writer, current.revision));
+    return outcome === 'updated' ? toProjectView({ ...partition, project: updated }, publicBaseUrl) : 'stale';
+  });
 }
