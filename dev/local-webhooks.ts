@@ -61,6 +61,8 @@ async function connectProject(
     { ownerId: project.ownerId, slug: project.slug },
     { paymentWebhookSecret: endpoint.secret },
     publicBaseUrl,
+    // No API key makes this write: the change log names the local server as its writer.
+    { keyId: 'npm-start' },
   );
 }
 
