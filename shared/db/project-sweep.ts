@@ -36,8 +36,8 @@ export const outsidePartitionSweeps: OutsideSweep[] = [
 const MAX_RETIRE_ATTEMPTS = 3;
 
 /**
- * The first step of a delete, in one transaction: the project item goes and its sweep
- * record comes. From then on every read misses the project (they all start from the project
+ * The first step of a delete, in one transaction: the project item (and its feature head)
+ * goes and its sweep record comes. From then on every read misses the project (they all start from the project
  * item), its slug is free, and every write into it is refused (each checks the project item
  * and its share id in its own transaction). Returns the record, or 'not_found'.
  */
@@ -52,12 +52,15 @@ export async function retireProject(key: ProjectKey): Promise<ProjectSweepItem |
       shareId: project.shareId,
       deletedAt: new Date().toISOString(),
     };
-    const outcome = await writeTransaction(({ project: projects, projectSweep }) => [
+    const outcome = await writeTransaction(({ project: projects, projectSweep, featureHead }) => [
       projects
         .delete(key)
         .where(({ shareId }, { eq }) => eq(shareId, project.shareId))
         .commit(),
       projectSweep.create(sweep).commit(),
+      // The prefix reads' stand-in for the project item goes with it (a project created
+      // before heads existed has none: deleting nothing is no failure).
+      featureHead.delete(key).commit(),
     ]);
     if (outcome.committed) return sweep;
     // A concurrent delete took it first (the next read misses it), or it is another project

@@ -6,6 +6,7 @@ import { ApiKey } from './entities/api-key.ts';
 import { Counter } from './entities/counter.ts';
 import { Customer } from './entities/customer.ts';
 import { Feature } from './entities/feature.ts';
+import { FeatureHead } from './entities/feature-head.ts';
 import { IdempotencyRecord } from './entities/idempotency.ts';
 import { CheckoutSession, RateLimit } from './entities/payment-records.ts';
 import { Plan } from './entities/plan.ts';
@@ -16,6 +17,7 @@ import { ProjectSweep } from './entities/project-sweep.ts';
 export const entities = {
   project: Project,
   feature: Feature,
+  featureHead: FeatureHead,
   plan: Plan,
   planFeature: PlanFeature,
   apiKey: ApiKey,

@@ -5,13 +5,14 @@ import { getProjectItem } from '#db/projects.ts';
 import type { ProjectKey } from '#db/types.ts';
 import { countRefused, featureNotFound, projectNotFound } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
-import { loadProject } from '../projects/load.ts';
+import { loadFeatures } from '../projects/load.ts';
 import { slugPattern } from '../projects/slug.ts';
 import { type CreateFeatureInput, type FeatureView, featureDefaults, type UpdateFeatureInput } from './schemas.ts';
 import { toFeatureView } from './view.ts';
 
+/** One Query of the feature head and the features, however many plans the project has. */
 export async function listFeatures(key: ProjectKey): Promise<FeatureView[]> {
-  const { features } = await loadProject(key);
+  const { features } = await loadFeatures(key);
   return features.sort((a, b) => a.featureId - b.featureId).map(toFeatureView);
 }
 
@@ -47,14 +48,14 @@ export async function updateFeature(
 ): Promise<FeatureView> {
   const changes = definedOnly(input);
   if (Object.keys(changes).length === 0) {
-    const { features } = await loadProject(key);
+    const { features } = await loadFeatures(key);
     const feature = features.find((f) => f.featureId === featureId);
     if (!feature) throw featureNotFound(featureId);
     return toFeatureView(feature);
   }
   const updated = await patchFeature(key, featureId, { ...changes, updatedAt: new Date().toISOString() });
   if (updated === 'not_found') {
-    await loadProject(key); // says "project not found" when that is the reason
+    await loadFeatures(key); // says "project not found" when that is the reason
     throw featureNotFound(featureId);
   }
   return toFeatureView(updated);

@@ -2,7 +2,7 @@ import { allocateIds } from '#db/ids.ts';
 import { deleteAssignment, insertAssignments, updateAssignment } from '#db/plans.ts';
 import type { ProjectKey } from '#db/types.ts';
 import { featureNotFound, NotFoundError, planNotFound, projectNotFound } from '../errors.ts';
-import { findPlan, loadProject } from '../projects/load.ts';
+import { findPlan, loadPlan, loadProject } from '../projects/load.ts';
 import { slugPattern } from '../projects/slug.ts';
 import { resolveFeatures, uniqueRefs } from './plans.ts';
 import type { AddPlanFeaturesView, FeatureRefInput, PlanFeatureDetailView } from './schemas.ts';
@@ -11,15 +11,15 @@ import { assignmentsByPlan, toPlanFeatureDetailView } from './view.ts';
 const notAssigned = (planId: number, featureId: number) =>
   new NotFoundError(`Feature ${featureId} is not assigned to plan ${planId}.`);
 
-async function currentAssignments(key: ProjectKey, planId: number) {
+/**
+ * A read endpoint stays one DynamoDB request: the whole project in one Query (pages past
+ * about 1 MB). Reading only the plan's part takes three (the features, the plan, its
+ * assignments live under three key prefixes; see docs/decisions.md, "Reads of a part").
+ */
+export async function listPlanFeatures(key: ProjectKey, planId: number): Promise<PlanFeatureDetailView[]> {
   const partition = await loadProject(key);
   findPlan(partition, planId);
-  return { partition, assignments: assignmentsByPlan(partition).get(planId) ?? [] };
-}
-
-export async function listPlanFeatures(key: ProjectKey, planId: number): Promise<PlanFeatureDetailView[]> {
-  const { assignments } = await currentAssignments(key, planId);
-  return assignments.map(toPlanFeatureDetailView);
+  return (assignmentsByPlan(partition).get(planId) ?? []).map(toPlanFeatureDetailView);
 }
 
 /**
@@ -31,25 +31,25 @@ export async function addPlanFeatures(
   planId: number,
   requested: FeatureRefInput[],
 ): Promise<AddPlanFeaturesView> {
-  const { partition, assignments } = await currentAssignments(key, planId);
+  const { scope, features, assignments } = await loadPlan(key, planId);
   const refs = uniqueRefs(requested);
-  resolveFeatures(partition, refs);
+  resolveFeatures(features, refs);
   const assigned = new Set(assignments.map((a) => a.feature.featureId));
   const toAdd = refs.filter((ref) => !assigned.has(ref.featureId));
   const ids = await allocateIds('planFeature', toAdd.length);
-  const { ownerId, slug, shareId } = partition.project;
   const result = await insertAssignments(
-    { ownerId, slug, shareId },
+    scope,
     planId,
     toAdd.map((ref, i) => ({ featureId: ref.featureId, multiplier: ref.multiplier, planFeatureId: ids[i] as number })),
   );
   if (result === 'plan_missing') throw planNotFound(planId);
   if ('missingFeatureId' in result) throw featureNotFound(result.missingFeatureId);
-  const after = await loadProject(key);
+  // Every current assignment, also those a concurrent request added.
+  const after = await loadPlan(key, planId);
   return {
     added: result.added.length,
     skipped: refs.length - toAdd.length + result.alreadyAssigned.length,
-    features: (assignmentsByPlan(after).get(planId) ?? []).map(toPlanFeatureDetailView),
+    features: after.assignments.map(toPlanFeatureDetailView),
   };
 }
 
@@ -59,7 +59,7 @@ export async function updatePlanFeature(
   featureId: number,
   multiplier: number,
 ): Promise<PlanFeatureDetailView> {
-  const { assignments } = await currentAssignments(key, planId);
+  const { assignments } = await loadPlan(key, planId);
   const current = assignments.find((a) => a.feature.featureId === featureId);
   if (!current) throw notAssigned(planId, featureId);
   const updated = await updateAssignment(key, planId, featureId, multiplier);
@@ -71,6 +71,6 @@ export async function updatePlanFeature(
 export async function removePlanFeature(key: ProjectKey, planId: number, featureId: number): Promise<void> {
   if (!slugPattern.test(key.slug)) throw projectNotFound(key.slug);
   if ((await deleteAssignment(key, planId, featureId)) === 'deleted') return;
-  await currentAssignments(key, planId); // a missing project or plan is the better answer
+  await loadPlan(key, planId); // a missing project or plan is the better answer
   throw notAssigned(planId, featureId);
 }

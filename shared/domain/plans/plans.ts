@@ -2,10 +2,10 @@ import { limits } from '#contract/limits.ts';
 import type { NewAssignment } from '#db/assignments.ts';
 import { allocateIds } from '#db/ids.ts';
 import { deletePlan as deletePlanItems, insertPlan, updatePlanItem } from '#db/plans.ts';
-import type { FeatureItem, PlanItem, ProjectKey, ProjectPartition } from '#db/types.ts';
+import type { FeatureItem, PlanItem, ProjectKey, ProjectScope } from '#db/types.ts';
 import { ConflictError, countRefused, featureNotFound, planNotFound, projectNotFound } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
-import { findPlan, loadProject } from '../projects/load.ts';
+import { loadFeatures, loadPlan, loadProject } from '../projects/load.ts';
 import { slugPattern } from '../projects/slug.ts';
 import {
   type CreatePlanInput,
@@ -15,7 +15,7 @@ import {
   type UpdatePlanInput,
   updatablePlanFields,
 } from './schemas.ts';
-import { type Assignment, assignmentsByPlan, planViews, toPlanView } from './view.ts';
+import { type Assignment, planViews, toPlanView } from './view.ts';
 
 const MAX_UPDATE_ATTEMPTS = 5;
 const COPY_SUFFIX = ' (Copy)';
@@ -31,8 +31,8 @@ export function uniqueRefs(refs: FeatureRefInput[]): FeatureRefInput[] {
 }
 
 /** The features the refs name, or a 404 for the first one this project does not have. */
-export function resolveFeatures(partition: ProjectPartition, refs: FeatureRefInput[]): Map<number, FeatureItem> {
-  const features = new Map(partition.features.map((f) => [f.featureId, f]));
+export function resolveFeatures(projectFeatures: FeatureItem[], refs: FeatureRefInput[]): Map<number, FeatureItem> {
+  const features = new Map(projectFeatures.map((f) => [f.featureId, f]));
   const missing = refs.find((ref) => !features.has(ref.featureId));
   if (missing) throw featureNotFound(missing.featureId);
   return features;
@@ -50,13 +50,11 @@ export const copyName = (name: string) =>
  * by create and duplicate.
  */
 async function writeNewPlan(
-  partition: ProjectPartition,
+  scope: ProjectScope,
   fields: Omit<PlanItem, 'ownerId' | 'slug' | 'shareId' | 'planId' | 'version' | 'createdAt' | 'updatedAt'>,
   refs: FeatureRefInput[],
   features: Map<number, FeatureItem>,
 ): Promise<PlanView> {
-  const { ownerId, slug, shareId } = partition.project;
-  const scope = { ownerId, slug, shareId };
   const [[planId], planFeatureIds] = await Promise.all([allocateIds('plan'), allocateIds('planFeature', refs.length)]);
   if (planId === undefined) throw new Error('No plan id allocated');
   const now = new Date().toISOString();
@@ -68,7 +66,7 @@ async function writeNewPlan(
   }));
   const outcome = await insertPlan(scope, plan, assignments, limits.plansPerProject);
   if (typeof outcome === 'object') throw featureNotFound(outcome.missingFeatureId);
-  if (outcome !== 'created') throw countRefused(outcome, slug, limits.plansPerProject, 'plans');
+  if (outcome !== 'created') throw countRefused(outcome, scope.slug, limits.plansPerProject, 'plans');
   const joined: Assignment[] = assignments.map((a) => ({
     assignment: { ...scope, planId, ...a, createdAt: now },
     feature: features.get(a.featureId) as FeatureItem,
@@ -76,12 +74,13 @@ async function writeNewPlan(
   return toPlanView({ ...plan, version: 1 }, joined);
 }
 
+/** Reads the feature head and the features (one Query), then writes. */
 export async function createPlan(key: ProjectKey, input: CreatePlanInput): Promise<PlanView> {
-  const partition = await loadProject(key);
+  const { scope, features: projectFeatures } = await loadFeatures(key);
   const { features: requested, ...fields } = input;
   const refs = uniqueRefs(requested ?? []);
-  const features = resolveFeatures(partition, refs);
-  return writeNewPlan(partition, { ...planDefaults, ...definedOnly(fields), name: fields.name }, refs, features);
+  const features = resolveFeatures(projectFeatures, refs);
+  return writeNewPlan(scope, { ...planDefaults, ...definedOnly(fields), name: fields.name }, refs, features);
 }
 
 /** Copies every field and assignment under new ids; the copy is never popular. */
@@ -90,12 +89,10 @@ export async function duplicatePlan(
   planId: number,
   input: { name?: string | undefined },
 ): Promise<PlanView> {
-  const partition = await loadProject(key);
-  const source = findPlan(partition, planId);
-  const assignments = assignmentsByPlan(partition).get(planId) ?? [];
+  const { scope, plan: source, assignments } = await loadPlan(key, planId);
   const { ownerId, slug, shareId, planId: _id, version, createdAt, updatedAt, ...fields } = source;
   return writeNewPlan(
-    partition,
+    scope,
     { ...fields, name: input.name ?? copyName(source.name), isPopular: false },
     assignments.map(({ assignment }) => ({ featureId: assignment.featureId, multiplier: assignment.multiplier })),
     new Map(assignments.map(({ feature }) => [feature.featureId, feature])),
@@ -105,15 +102,13 @@ export async function duplicatePlan(
 /** Partial update; assignments are not touched here. */
 export async function updatePlan(key: ProjectKey, planId: number, input: UpdatePlanInput): Promise<PlanView> {
   for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
-    const partition = await loadProject(key);
-    const plan = findPlan(partition, planId);
+    const { plan, assignments } = await loadPlan(key, planId);
     const next = priced({ ...plan, ...definedOnly(input) });
     const changes = Object.fromEntries(
       updatablePlanFields
         .filter((field) => next[field as keyof PlanItem] !== plan[field as keyof PlanItem])
         .map((field) => [field, next[field as keyof PlanItem]]),
     );
-    const assignments = assignmentsByPlan(partition).get(planId) ?? [];
     if (Object.keys(changes).length === 0) return toPlanView(plan, assignments);
     const updated = await updatePlanItem(key, planId, plan.version, {
       ...changes,

@@ -1,6 +1,8 @@
+import { readFeatureList, readPlanWithFeatures, writeFeatureHead } from '#db/project-parts.ts';
 import { readProjectPartition } from '#db/projects.ts';
-import type { PlanItem, ProjectKey, ProjectPartition } from '#db/types.ts';
+import type { FeatureItem, PlanItem, ProjectKey, ProjectPartition, ProjectScope } from '#db/types.ts';
 import { planNotFound, projectNotFound } from '../errors.ts';
+import { type Assignment, assignmentsByPlan } from '../plans/view.ts';
 import { slugPattern } from './slug.ts';
 
 export type { ProjectKey };
@@ -21,4 +23,60 @@ export function findPlan(partition: ProjectPartition, planId: number): PlanItem 
   const plan = partition.plans.find((p) => p.planId === planId);
   if (!plan) throw planNotFound(planId);
   return plan;
+}
+
+/** A project's features, and the scope (owner, slug, share id) its items are written with. */
+export interface ProjectFeatures {
+  scope: ProjectScope;
+  features: FeatureItem[];
+}
+
+const scopeOf = ({ ownerId, slug, shareId }: ProjectScope): ProjectScope => ({ ownerId, slug, shareId });
+
+/**
+ * A project created before feature heads existed has none: it is read whole (one Query at
+ * usual sizes, as every read was before) and given its head, so its next prefix read is one
+ * request. A missing project is a 404 here.
+ */
+async function loadWholeAndHeal(key: ProjectKey): Promise<ProjectPartition> {
+  const partition = await loadProject(key);
+  await writeFeatureHead(partition.project);
+  return partition;
+}
+
+/**
+ * The project's features: one Query of the feature head and the features, whatever the
+ * project's plans and assignments hold. A missing or deleted project is a 404.
+ */
+export async function loadFeatures(key: ProjectKey): Promise<ProjectFeatures> {
+  if (!slugPattern.test(key.slug)) throw projectNotFound(key.slug);
+  const list = await readFeatureList(key);
+  if (list) return { scope: scopeOf(list.head), features: list.features };
+  const { project, features } = await loadWholeAndHeal(key);
+  return { scope: scopeOf(project), features };
+}
+
+export interface LoadedPlan extends ProjectFeatures {
+  plan: PlanItem;
+  /** The plan's assignments joined to their features, in assignment order. */
+  assignments: Assignment[];
+}
+
+/**
+ * One plan with its assignments, and the project's features: the feature range, the plan
+ * item and the plan's assignment prefix, three requests in one round trip, whatever the
+ * project's other plans hold. A missing project or plan is a 404.
+ */
+export async function loadPlan(key: ProjectKey, planId: number): Promise<LoadedPlan> {
+  if (!slugPattern.test(key.slug)) throw projectNotFound(key.slug);
+  const part = await readPlanWithFeatures(key, planId);
+  if (!part) {
+    const partition = await loadWholeAndHeal(key);
+    const plan = findPlan(partition, planId);
+    const assignments = assignmentsByPlan(partition).get(planId) ?? [];
+    return { scope: scopeOf(partition.project), features: partition.features, plan, assignments };
+  }
+  if (!part.plan) throw planNotFound(planId);
+  const assignments = assignmentsByPlan({ features: part.features, planFeatures: part.assignments }).get(planId) ?? [];
+  return { scope: scopeOf(part.head), features: part.features, plan: part.plan, assignments };
 }

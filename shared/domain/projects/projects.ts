@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { allocateIds } from '#db/ids.ts';
+import { writeFeatureHead } from '#db/project-parts.ts';
 import { retireProject } from '#db/project-sweep.ts';
 import {
   getProjectItem,
@@ -85,6 +86,9 @@ export async function createProject(
   const project = slug
     ? await createWithExplicitSlug(ownerId, slug, item)
     : await createWithDerivedSlug(ownerId, slugify(fields.name), item);
+  // The head the prefix reads of features and plans start from (a delete that came first
+  // leaves none: its transaction checks the project).
+  await writeFeatureHead(project);
   return toProjectView({ project, features: [], plans: [], planFeatures: [] }, publicBaseUrl);
 }
 
