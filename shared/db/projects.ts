@@ -46,6 +46,19 @@ export async function readProjectPartition(key: ProjectKey): Promise<ProjectPart
   return toPartition(data);
 }
 
+/**
+ * The first page (up to 1 MB) of the Query `readProjectPartition` makes: the whole project
+ * when it fits in that page, else 'larger', and no more pages are read.
+ */
+export async function readSmallProjectPartition(
+  key: ProjectKey,
+): Promise<{ partition: ProjectPartition | undefined } | 'larger'> {
+  const { data, cursor } = await db()
+    .collections.projectData({ ownerId: key.ownerId, slug: key.slug })
+    .go({ pages: 1, consistent: true });
+  return cursor ? 'larger' : { partition: toPartition(data) };
+}
+
 /** Public reads: the whole project in one Query on the byShareId index. */
 export async function readSharePartition(shareId: string): Promise<ProjectPartition | undefined> {
   const { data } = await db().collections.share({ shareId }).go({ pages: 'all' });

@@ -58,7 +58,7 @@ async function addPlans(scope: ProjectScope, featureIds: number[], plans: number
 }
 
 describe('a part read touches only its part, whatever the rest of the project holds', () => {
-  test('at 1,000 and at 5,000 assignments: GET features 1 Query, PUT plan 4, POST plan 4, PUT feature 1', async () => {
+  test('at 1,000 and at 5,000 assignments: GET features 1 Query, PUT plan 4, POST plan 4, PUT feature 1, GET plan features at most 4', async () => {
     const project = await makeProject(api);
     const scope = { ownerId, slug: project.slug, shareId: project.shareId };
     const base = `/api/v1/projects/${project.slug}`;
@@ -112,6 +112,10 @@ describe('a part read touches only its part, whatever the rest of the project ho
     }
     // GET project reads what it returns: the whole partition, now past one page.
     expect(big.whole.calls.length).toBeGreaterThan(1);
+    // GET plan features stops after the first page and reads the plan's part instead.
+    expect(big.planFeatures.names).toEqual(['GetCommand', 'QueryCommand', 'QueryCommand', 'QueryCommand']);
+    const ids = (r: { body: { features: { id: number }[] } }) => r.body.features.map((f) => f.id);
+    expect(ids(big.planFeatures.response)).toEqual(ids(small.planFeatures.response));
   }, 120_000);
 });
 

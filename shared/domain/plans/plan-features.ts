@@ -2,7 +2,7 @@ import { allocateIds } from '#db/ids.ts';
 import { deleteAssignment, insertAssignments, updateAssignment } from '#db/plans.ts';
 import type { ProjectKey } from '#db/types.ts';
 import { featureNotFound, NotFoundError, planNotFound, projectNotFound } from '../errors.ts';
-import { findPlan, loadPlan, loadProject } from '../projects/load.ts';
+import { findPlan, loadPlan, loadSmallProject } from '../projects/load.ts';
 import { slugPattern } from '../projects/slug.ts';
 import { resolveFeatures, uniqueRefs } from './plans.ts';
 import type { AddPlanFeaturesView, FeatureRefInput, PlanFeatureDetailView } from './schemas.ts';
@@ -12,14 +12,16 @@ const notAssigned = (planId: number, featureId: number) =>
   new NotFoundError(`Feature ${featureId} is not assigned to plan ${planId}.`);
 
 /**
- * A read endpoint stays one DynamoDB request: the whole project in one Query (pages past
- * about 1 MB). Reading only the plan's part takes three (the features, the plan, its
- * assignments live under three key prefixes; see docs/decisions.md, "Reads of a part").
+ * One DynamoDB request while the project fits in one Query page (about 1 MB): the whole
+ * project. Past that, the plan's part alone (the feature range, the plan, its assignments:
+ * three requests in one round trip) instead of the rest of the pages, so the cost stops
+ * growing with the project's other plans (docs/decisions.md, "Reads of a part").
  */
 export async function listPlanFeatures(key: ProjectKey, planId: number): Promise<PlanFeatureDetailView[]> {
-  const partition = await loadProject(key);
-  findPlan(partition, planId);
-  return (assignmentsByPlan(partition).get(planId) ?? []).map(toPlanFeatureDetailView);
+  const small = await loadSmallProject(key);
+  if (small === 'larger') return (await loadPlan(key, planId)).assignments.map(toPlanFeatureDetailView);
+  findPlan(small, planId);
+  return (assignmentsByPlan(small).get(planId) ?? []).map(toPlanFeatureDetailView);
 }
 
 /**
