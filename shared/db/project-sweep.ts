@@ -37,9 +37,10 @@ const MAX_RETIRE_ATTEMPTS = 3;
 
 /**
  * The first step of a delete, in one transaction: the project item (and its feature head)
- * goes and its sweep record comes. From then on every read misses the project (they all start from the project
- * item), its slug is free, and every write into it is refused (each checks the project item
- * and its share id in its own transaction). Returns the record, or 'not_found'.
+ * goes and its sweep record comes. From then on every read misses the project (they all
+ * start from the project item or its head), its slug is free, and every write into it is
+ * refused (each checks the project item and its share id in its own transaction). Returns
+ * the record, or 'not_found'.
  */
 export async function retireProject(key: ProjectKey): Promise<ProjectSweepItem | 'not_found'> {
   for (let attempt = 0; attempt < MAX_RETIRE_ATTEMPTS; attempt++) {
