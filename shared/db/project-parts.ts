@@ -68,31 +68,24 @@ export interface PlanPart {
 }
 
 /**
- * One plan and its assignments (GetItem and a prefix Query, at once, strongly consistent),
- * of the project with `shareId` only.
- */
-async function readPlan(key: ProjectKey, planId: number): Promise<(shareId: string) => PlanPart> {
-  const { plan, planFeature } = db().entities;
-  const [{ data: item }, { data: assignments }] = await Promise.all([
-    plan.get({ ...key, planId }).go({ consistent: true }),
-    planFeature.query.projectData({ ...key, planId }).go({ pages: 'all', consistent: true }),
-  ]);
-  return (shareId) => ({
-    plan: item?.shareId === shareId ? item : undefined,
-    assignments: assignments.filter((a) => a.shareId === shareId),
-  });
-}
-
-/**
- * The features (with their head) and one plan with its assignments: three requests in one
- * round trip, whatever else the project holds. Undefined when the project has no head.
+ * The features (with their head), one plan and its assignments: the feature range, a
+ * GetItem and a prefix Query, at once (strongly consistent), whatever else the project
+ * holds. The plan and the assignments are kept only with the head's share id. Undefined
+ * when the project has no head.
  */
 export async function readPlanWithFeatures(
   key: ProjectKey,
   planId: number,
 ): Promise<(FeatureList & PlanPart) | undefined> {
-  const [list, plan] = await Promise.all([readFeatureList(key), readPlan(key, planId)]);
-  return list && { ...list, ...plan(list.head.shareId) };
+  const { plan, planFeature } = db().entities;
+  const [list, { data: item }, { data: assignments }] = await Promise.all([
+    readFeatureList(key),
+    plan.get({ ...key, planId }).go({ consistent: true }),
+    planFeature.query.projectData({ ...key, planId }).go({ pages: 'all', consistent: true }),
+  ]);
+  if (!list) return undefined;
+  const ours = ({ shareId }: { shareId: string }) => shareId === list.head.shareId;
+  return { ...list, plan: item && ours(item) ? item : undefined, assignments: assignments.filter(ours) };
 }
 
 /**
