@@ -17,6 +17,7 @@ import { totalDynamoRequests } from '#shared/request-context.ts';
 import { localKeyring } from '#shared/secrets/keyring.ts';
 import { WIDGET_GZIP_BUDGET, widgetSize } from '../widget/build.ts';
 import { billingRows, type Row, summarize } from './bench-billing.ts';
+import { printScaleTable } from './bench-scale.ts';
 
 /**
  * `npm run bench`: seeds one project of 50 features and 20 plans (1,000 assignments)
@@ -227,7 +228,8 @@ async function main(): Promise<number> {
     };
     for (const { label, path, body: payload } of endpoints) await measure(label, path, payload);
 
-    const expectedItems = 1 + FEATURES + PLANS + FEATURES * PLANS;
+    // The project item, its feature head, the features, the plans and the assignments.
+    const expectedItems = 2 + FEATURES + PLANS + FEATURES * PLANS;
     const baseline = async (label: string, input: ConstructorParameters<typeof QueryCommand>[0]) => {
       const latencies: number[] = [];
       const pages: number[] = [];
@@ -291,6 +293,7 @@ async function main(): Promise<number> {
       options: { endpoint: dynamo.endpoint, region, credentials },
       iterations,
     });
+    const scaleOk = await printScaleTable(server.url, OWNER_ID);
     const widget = await widgetSize();
     const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
     console.log(
@@ -319,6 +322,10 @@ async function main(): Promise<number> {
       console.log(
         `\nFAIL: ${over.map((r) => `${r.label} (${range(r.requestsMin, r.requestsMax)})`).join(', ')} made more than 1 DynamoDB request per call on a warm cache (${seconds} s).`,
       );
+      return 1;
+    }
+    if (!scaleOk) {
+      console.log(`\nFAIL: a part read's requests grew past 1.5× between 1,000 and 20,000 assignments (${seconds} s).`);
       return 1;
     }
     console.log(

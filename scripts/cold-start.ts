@@ -27,6 +27,8 @@ const env = {
   TABLE_NAME: 'cold-start',
   AWS_REGION: 'us-east-1',
   PAYMENT_KMS_KEY_ID: 'arn:aws:kms:us-east-1:111111111111:key/cold-start',
+  // The projects function hands deletes to the sweep queue: its init checks the queue is set.
+  SWEEP_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/111111111111/cold-start',
   LOG_LEVEL: 'silent',
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };

@@ -43,11 +43,12 @@ export const outsidePartitionSweeps: OutsideSweep[] = [
 const MAX_RETIRE_ATTEMPTS = 3;
 
 /**
- * The first step of a delete, in one transaction: the project item goes and its sweep
- * record comes. From then on every read misses the project (they all start from the project
- * item), its slug is free, and every write into it is refused (each checks the project item
- * and its share id in its own transaction). Returns the record, or 'not_found'; with
- * `revision` (If-Match), only while the project's revision is still that one, else 'stale'.
+ * The first step of a delete, in one transaction: the project item (and its feature head)
+ * goes and its sweep record comes. From then on every read misses the project (they all
+ * start from the project item or its head), its slug is free, and every write into it is
+ * refused (each checks the project item and its share id in its own transaction). Returns
+ * the record, or 'not_found'; with `revision` (If-Match), only while the project's revision
+ * is still that one, else 'stale'.
  */
 export async function retireProject(
   key: ProjectKey,
@@ -63,7 +64,7 @@ export async function retireProject(
       shareId: project.shareId,
       deletedAt: new Date().toISOString(),
     };
-    const outcome = await writeTransaction(({ project: projects, projectSweep }) => [
+    const outcome = await writeTransaction(({ project: projects, projectSweep, featureHead }) => [
       projects
         .delete(key)
         .where((attributes, operations) =>
@@ -73,6 +74,9 @@ export async function retireProject(
         )
         .commit(),
       projectSweep.create(sweep).commit(),
+      // The prefix reads' stand-in for the project item goes with it (a project created
+      // before heads existed has none: deleting nothing is no failure).
+      featureHead.delete(key).commit(),
     ]);
     if (outcome.committed) return sweep;
     if (revision !== undefined) return 'stale';

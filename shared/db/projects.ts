@@ -11,19 +11,23 @@ import { versionIs } from './versions.ts';
 type ProjectData = Awaited<ReturnType<ReturnType<PricingService['collections']['projectData']>['go']>>['data'];
 /** The entities of the `projectData` collection: the project and everything in it. */
 export type ProjectEntity = keyof ProjectData;
-type ChildAlias = Exclude<ProjectEntity, 'project'>;
+type ChildAlias = Exclude<ProjectEntity, 'project' | 'featureHead'>;
 
 /**
  * Everything stored for one project, as one Query returns it: the project item, and the
  * items of every other entity of the `projectData` collection under its alias plus "s"
  * (`features`, `plans`, `planFeatures`). An entity that joins the collection appears here
- * without an edit.
+ * without an edit; the feature head (the project item's stand-in for the prefix reads of
+ * shared/db/project-parts.ts) says nothing the project item does not, and is left out.
  */
 export type ProjectPartition = { project: ProjectItem } & { [A in ChildAlias as `${A}s`]: ProjectData[A] };
 
-function toPartition(data: { project: ProjectItem[] } & Record<ChildAlias, unknown[]>): ProjectPartition | undefined {
+function toPartition(
+  data: { project: ProjectItem[]; featureHead: unknown[] } & Record<ChildAlias, unknown[]>,
+): ProjectPartition | undefined {
   const {
     project: [project],
+    featureHead: _head,
     ...children
   } = data;
   if (!project) return undefined;
@@ -42,6 +46,19 @@ export async function readProjectPartition(key: ProjectKey): Promise<ProjectPart
     .collections.projectData({ ownerId: key.ownerId, slug: key.slug })
     .go({ pages: 'all', consistent: true });
   return toPartition(data);
+}
+
+/**
+ * The first page (up to 1 MB) of the Query `readProjectPartition` makes: the whole project
+ * when it fits in that page, else 'larger', and no more pages are read.
+ */
+export async function readSmallProjectPartition(
+  key: ProjectKey,
+): Promise<{ partition: ProjectPartition | undefined } | 'larger'> {
+  const { data, cursor } = await db()
+    .collections.projectData({ ownerId: key.ownerId, slug: key.slug })
+    .go({ pages: 1, consistent: true });
+  return cursor ? 'larger' : { partition: toPartition(data) };
 }
 
 /** Public reads: the whole project in one Query on the byShareId index. */

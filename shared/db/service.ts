@@ -7,6 +7,7 @@ import { ChangeEntry } from './entities/change-entry.ts';
 import { Counter } from './entities/counter.ts';
 import { Customer } from './entities/customer.ts';
 import { Feature } from './entities/feature.ts';
+import { FeatureHead } from './entities/feature-head.ts';
 import { IdempotencyRecord } from './entities/idempotency.ts';
 import { CheckoutSession, RateLimit } from './entities/payment-records.ts';
 import { Plan } from './entities/plan.ts';
@@ -17,6 +18,7 @@ import { ProjectSweep } from './entities/project-sweep.ts';
 export const entities = {
   project: Project,
   feature: Feature,
+  featureHead: FeatureHead,
   plan: Plan,
   planFeature: PlanFeature,
   apiKey: ApiKey,

@@ -4,6 +4,7 @@ import { ChangeEntry } from '#db/entities/change-entry.ts';
 import { Counter } from '#db/entities/counter.ts';
 import { Customer } from '#db/entities/customer.ts';
 import { Feature } from '#db/entities/feature.ts';
+import { FeatureHead } from '#db/entities/feature-head.ts';
 import { CheckoutSession, RateLimit } from '#db/entities/payment-records.ts';
 import { Plan } from '#db/entities/plan.ts';
 import { PlanFeature } from '#db/entities/plan-feature.ts';
@@ -73,6 +74,26 @@ describe('key shapes (ElectroDB .params(), no I/O)', () => {
       gsi1pk: sharePk,
       gsi1sk: '$share#feature_1#featureId_000000000042',
     });
+  });
+
+  test('feature head: one per project partition, sorting just before the features', () => {
+    const head = keysOf(FeatureHead.put({ ...scope, projectId: 7 }).params(table));
+    expect(head).toEqual({
+      pk: projectPk,
+      sk: '$projectData#featureHead_1',
+      gsi1pk: sharePk,
+      gsi1sk: '$share#featureHead_1',
+    });
+    // The part reads Query the range from the head to the last feature: nothing else of the
+    // partition may sort inside it.
+    const sks = [
+      Feature.create(featureItem({ ...scope, featureId: 1 })).params(table).Item.sk,
+      Plan.create(planItem({ ...scope, planId: 1 })).params(table).Item.sk,
+      PlanFeature.create(planFeatureItem({ ...scope, planId: 1, featureId: 1 })).params(table).Item.sk,
+      Project.create(projectItem({ ...scope, projectId: 7 })).params(table).Item.sk,
+    ];
+    const inRange = (sk: string) => sk >= (head.sk as string) && sk <= `$projectData#feature_1#featureId_\uffff`;
+    expect(sks.map(inRange)).toEqual([true, false, false, false]);
   });
 
   test('plan: in the project partition, sorted by zero-padded id', () => {

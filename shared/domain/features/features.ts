@@ -6,14 +6,15 @@ import type { FeatureItem, ProjectKey } from '#db/types.ts';
 import { childChange } from '../changes.ts';
 import { countRefused, featureNotFound, projectNotFound } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
-import { loadProject } from '../projects/load.ts';
+import { guardFor, loadFeatures } from '../projects/load.ts';
 import { slugPattern } from '../projects/slug.ts';
-import { checkIfMatch, guardOf, untilWritten, type Writer } from '../versions.ts';
+import { checkIfMatch, untilWritten, type Writer } from '../versions.ts';
 import { type CreateFeatureInput, type FeatureView, featureDefaults, type UpdateFeatureInput } from './schemas.ts';
 import { toFeatureView } from './view.ts';
 
+/** One Query of the feature head and the features, however many plans the project has. */
 export async function listFeatures(key: ProjectKey): Promise<FeatureView[]> {
-  const { features } = await loadProject(key);
+  const { features } = await loadFeatures(key);
   return features.sort((a, b) => a.featureId - b.featureId).map(toFeatureView);
 }
 
@@ -42,12 +43,21 @@ export async function createFeature(key: ProjectKey, input: CreateFeatureInput, 
   return toFeatureView(item);
 }
 
-/** The caller's feature as one consistent read finds it, with its project: 404 for either missing. */
-async function readFeature(key: ProjectKey, featureId: number) {
-  const { project, features } = await loadProject(key);
+/**
+ * The project's features as one consistent Query finds them (the feature head's range), and
+ * the guard of a write with If-Match, read before them: 404 for a missing project.
+ */
+async function readFeatures(key: ProjectKey, writer: Writer) {
+  const guard = await guardFor(key, writer.ifMatch);
+  return { guard, ...(await loadFeatures(key)) };
+}
+
+/** The caller's feature, as readFeatures finds it: 404 for a missing project or feature. */
+async function readFeature(key: ProjectKey, featureId: number, writer: Writer) {
+  const { features, ...rest } = await readFeatures(key, writer);
   const feature = features.find((f) => f.featureId === featureId);
   if (!feature) throw featureNotFound(featureId);
-  return { project, feature };
+  return { ...rest, feature };
 }
 
 /** Partial update: only fields present change. With If-Match, only while it names the feature as it is. */
@@ -58,7 +68,7 @@ export async function updateFeature(
   writer: Writer,
 ): Promise<FeatureView> {
   return untilWritten('feature', async () => {
-    const { project, feature } = await readFeature(key, featureId);
+    const { guard, projectId, scope, feature } = await readFeature(key, featureId, writer);
     checkIfMatch(writer.ifMatch, toFeatureView(feature));
     const changed = Object.entries(definedOnly(input)).filter(
       ([field, value]) => feature[field as keyof FeatureItem] !== value,
@@ -66,9 +76,8 @@ export async function updateFeature(
     if (changed.length === 0) return toFeatureView(feature);
     const changes = { ...Object.fromEntries(changed), updatedAt: new Date().toISOString() };
     const after: FeatureItem = { ...feature, ...changes, version: (feature.version ?? 0) + 1 };
-    const entry = await childChange(project.projectId, writer, { type: 'feature', id: featureId }, feature, after);
-    const scope = { ...key, shareId: project.shareId };
-    const outcome = await updateFeatureItem(scope, feature, changes, entry, guardOf(writer, project.revision));
+    const entry = await childChange(projectId, writer, { type: 'feature', id: featureId }, feature, after);
+    const outcome = await updateFeatureItem(scope, feature, changes, entry, guard);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     return outcome === 'updated' ? toFeatureView(after) : 'stale';
   });
@@ -81,16 +90,16 @@ export async function updateFeature(
  */
 export async function deleteFeature(key: ProjectKey, featureId: number, writer: Writer): Promise<void> {
   await untilWritten('feature', async () => {
-    const { project, features } = await loadProject(key);
+    const { guard, projectId, features } = await readFeatures(key, writer);
     const feature = features.find((f) => f.featureId === featureId);
     if (feature) checkIfMatch(writer.ifMatch, toFeatureView(feature));
     const entry = feature
-      ? await childChange(project.projectId, writer, { type: 'feature', id: featureId }, feature, null)
+      ? await childChange(projectId, writer, { type: 'feature', id: featureId }, feature, null)
       : undefined;
     const outcome = await deleteFeatureItem(
       key,
       featureId,
-      entry && { change: entry, version: feature?.version, revision: guardOf(writer, project.revision) },
+      entry && { change: entry, version: feature?.version, revision: guard },
     );
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     if (outcome === 'feature_missing') throw featureNotFound(featureId);

@@ -3,8 +3,8 @@ import { insertAssignments, writeAssignment } from '#db/plans.ts';
 import type { ProjectKey } from '#db/types.ts';
 import { changeEntries, childChange } from '../changes.ts';
 import { featureNotFound, NotFoundError, planNotFound, projectNotFound } from '../errors.ts';
-import { findPlan, loadProject } from '../projects/load.ts';
-import { checkIfMatch, guardOf, untilWritten, type Writer } from '../versions.ts';
+import { findPlan, guardFor, loadPlan, loadSmallProject } from '../projects/load.ts';
+import { checkIfMatch, untilWritten, type Writer } from '../versions.ts';
 import { resolveFeatures, uniqueRefs } from './plans.ts';
 import type { AddPlanFeaturesView, FeatureRefInput, PlanFeatureDetailView } from './schemas.ts';
 import { assignmentsByPlan, toPlanFeatureDetailView } from './view.ts';
@@ -12,15 +12,17 @@ import { assignmentsByPlan, toPlanFeatureDetailView } from './view.ts';
 const notAssigned = (planId: number, featureId: number) =>
   new NotFoundError(`Feature ${featureId} is not assigned to plan ${planId}.`);
 
-async function currentAssignments(key: ProjectKey, planId: number) {
-  const partition = await loadProject(key);
-  findPlan(partition, planId);
-  return { partition, assignments: assignmentsByPlan(partition).get(planId) ?? [] };
-}
-
+/**
+ * One DynamoDB request while the project fits in one Query page (about 1 MB): the whole
+ * project. Past that, the plan's part alone (the feature range, the plan, its assignments:
+ * three requests in one round trip) instead of the rest of the pages, so the cost stops
+ * growing with the project's other plans (docs/decisions.md, "Reads of a part").
+ */
 export async function listPlanFeatures(key: ProjectKey, planId: number): Promise<PlanFeatureDetailView[]> {
-  const { assignments } = await currentAssignments(key, planId);
-  return assignments.map(toPlanFeatureDetailView);
+  const small = await loadSmallProject(key);
+  if (small === 'larger') return (await loadPlan(key, planId)).assignments.map(toPlanFeatureDetailView);
+  findPlan(small, planId);
+  return (assignmentsByPlan(small).get(planId) ?? []).map(toPlanFeatureDetailView);
 }
 
 /**
@@ -33,13 +35,12 @@ export async function addPlanFeatures(
   requested: FeatureRefInput[],
   writer: Writer,
 ): Promise<AddPlanFeaturesView> {
-  const { partition, assignments } = await currentAssignments(key, planId);
+  const { scope, projectId, features, assignments } = await loadPlan(key, planId);
   const refs = uniqueRefs(requested);
-  resolveFeatures(partition, refs);
+  resolveFeatures(features, refs);
   const assigned = new Set(assignments.map((a) => a.feature.featureId));
   const toAdd = refs.filter((ref) => !assigned.has(ref.featureId));
   const ids = await allocateIds('planFeature', toAdd.length);
-  const { ownerId, slug, shareId, projectId } = partition.project;
   const createdAt = new Date().toISOString();
   const adding = toAdd.map((ref, i) => ({
     featureId: ref.featureId,
@@ -55,25 +56,29 @@ export async function addPlanFeatures(
       after: { planId, ...a, createdAt },
     })),
   );
-  const result = await insertAssignments({ ownerId, slug, shareId }, planId, adding, entries);
+  const result = await insertAssignments(scope, planId, adding, entries);
   if (result === 'project_gone') throw projectNotFound(key.slug);
   if (result === 'plan_missing') throw planNotFound(planId);
   if ('missingFeatureId' in result) throw featureNotFound(result.missingFeatureId);
-  const after = await loadProject(key);
+  // Every current assignment, also those a concurrent request added.
+  const after = await loadPlan(key, planId);
   return {
     added: result.added.length,
     skipped: refs.length - toAdd.length + result.alreadyAssigned.length,
-    features: (assignmentsByPlan(after).get(planId) ?? []).map(toPlanFeatureDetailView),
+    features: after.assignments.map(toPlanFeatureDetailView),
   };
 }
 
-/** The assignment as one consistent read finds it, with its project; 404 for any of them missing. */
-async function readAssignment(key: ProjectKey, planId: number, featureId: number) {
-  const { partition, assignments } = await currentAssignments(key, planId);
+/**
+ * The assignment as the plan's part finds it, with the guard of a write with If-Match (read
+ * before it); 404 for a missing project, plan or assignment.
+ */
+async function readAssignment(key: ProjectKey, planId: number, featureId: number, writer: Writer) {
+  const guard = await guardFor(key, writer.ifMatch);
+  const { scope, projectId, assignments } = await loadPlan(key, planId);
   const current = assignments.find((a) => a.feature.featureId === featureId);
   if (!current) throw notAssigned(planId, featureId);
-  const { project } = partition;
-  return { project, current, scope: { ...key, shareId: project.shareId } };
+  return { guard, projectId, current, scope };
 }
 
 /** With If-Match, only while it names the assignment as it is (with its feature's details). */
@@ -85,19 +90,13 @@ export async function updatePlanFeature(
   writer: Writer,
 ): Promise<PlanFeatureDetailView> {
   return untilWritten('plan feature', async () => {
-    const { project, current, scope } = await readAssignment(key, planId, featureId);
+    const { guard, projectId, current, scope } = await readAssignment(key, planId, featureId, writer);
     checkIfMatch(writer.ifMatch, toPlanFeatureDetailView(current));
     if (current.assignment.multiplier === multiplier) return toPlanFeatureDetailView(current);
     const after = { ...current.assignment, multiplier };
     const resource = { type: 'planFeature', id: after.planFeatureId } as const;
-    const entry = await childChange(project.projectId, writer, resource, current.assignment, after);
-    const outcome = await writeAssignment(
-      scope,
-      current.assignment,
-      multiplier,
-      entry,
-      guardOf(writer, project.revision),
-    );
+    const entry = await childChange(projectId, writer, resource, current.assignment, after);
+    const outcome = await writeAssignment(scope, current.assignment, multiplier, entry, guard);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     return outcome === 'written' ? toPlanFeatureDetailView({ assignment: after, feature: current.feature }) : 'stale';
   });
@@ -111,11 +110,11 @@ export async function removePlanFeature(
   writer: Writer,
 ): Promise<void> {
   await untilWritten('plan feature', async () => {
-    const { project, current, scope } = await readAssignment(key, planId, featureId);
+    const { guard, projectId, current, scope } = await readAssignment(key, planId, featureId, writer);
     checkIfMatch(writer.ifMatch, toPlanFeatureDetailView(current));
     const resource = { type: 'planFeature', id: current.assignment.planFeatureId } as const;
-    const entry = await childChange(project.projectId, writer, resource, current.assignment, null);
-    const outcome = await writeAssignment(scope, current.assignment, null, entry, guardOf(writer, project.revision));
+    const entry = await childChange(projectId, writer, resource, current.assignment, null);
+    const outcome = await writeAssignment(scope, current.assignment, null, entry, guard);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     return outcome;
   });

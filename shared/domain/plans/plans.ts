@@ -2,12 +2,12 @@ import { limits } from '#contract/limits.ts';
 import type { NewAssignment } from '#db/assignments.ts';
 import { allocateIds } from '#db/ids.ts';
 import { deletePlan as deletePlanItems, insertPlan, updatePlanItem } from '#db/plans.ts';
-import type { FeatureItem, PlanItem, ProjectKey, ProjectPartition } from '#db/types.ts';
+import type { FeatureItem, PlanItem, ProjectKey, ProjectScope } from '#db/types.ts';
 import { changeEntry, childChange, childFields } from '../changes.ts';
 import { countRefused, featureNotFound, planNotFound, projectNotFound } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
-import { findPlan, loadProject } from '../projects/load.ts';
-import { checkIfMatch, guardOf, untilWritten, type Writer } from '../versions.ts';
+import { guardFor, loadFeatures, loadPlan, loadPlanPart, loadProject } from '../projects/load.ts';
+import { checkIfMatch, untilWritten, type Writer } from '../versions.ts';
 import {
   type CreatePlanInput,
   type FeatureRefInput,
@@ -16,7 +16,7 @@ import {
   type UpdatePlanInput,
   updatablePlanFields,
 } from './schemas.ts';
-import { type Assignment, assignmentsByPlan, planViews, toPlanView } from './view.ts';
+import { type Assignment, planViews, toPlanView } from './view.ts';
 
 const COPY_SUFFIX = ' (Copy)';
 
@@ -31,8 +31,8 @@ export function uniqueRefs(refs: FeatureRefInput[]): FeatureRefInput[] {
 }
 
 /** The features the refs name, or a 404 for the first one this project does not have. */
-export function resolveFeatures(partition: ProjectPartition, refs: FeatureRefInput[]): Map<number, FeatureItem> {
-  const features = new Map(partition.features.map((f) => [f.featureId, f]));
+export function resolveFeatures(projectFeatures: FeatureItem[], refs: FeatureRefInput[]): Map<number, FeatureItem> {
+  const features = new Map(projectFeatures.map((f) => [f.featureId, f]));
   const missing = refs.find((ref) => !features.has(ref.featureId));
   if (missing) throw featureNotFound(missing.featureId);
   return features;
@@ -50,14 +50,12 @@ export const copyName = (name: string) =>
  * by create and duplicate.
  */
 async function writeNewPlan(
-  partition: ProjectPartition,
+  { scope, projectId }: { scope: ProjectScope; projectId: number },
   fields: Omit<PlanItem, 'ownerId' | 'slug' | 'shareId' | 'planId' | 'version' | 'createdAt' | 'updatedAt'>,
   refs: FeatureRefInput[],
   features: Map<number, FeatureItem>,
   writer: Writer,
 ): Promise<PlanView> {
-  const { ownerId, slug, shareId } = partition.project;
-  const scope = { ownerId, slug, shareId };
   const [[planId], planFeatureIds] = await Promise.all([allocateIds('plan'), allocateIds('planFeature', refs.length)]);
   if (planId === undefined) throw new Error('No plan id allocated');
   const now = new Date().toISOString();
@@ -68,13 +66,13 @@ async function writeNewPlan(
     planFeatureId: planFeatureIds[i] as number,
   }));
   // One entry for the plan and what it assigns.
-  const entry = await changeEntry(partition.project.projectId, writer, { type: 'plan', id: planId }, null, {
+  const entry = await changeEntry(projectId, writer, { type: 'plan', id: planId }, null, {
     ...childFields({ ...plan, version: 1 }),
     planFeatures: assignments.map((a) => ({ id: a.planFeatureId, featureId: a.featureId, multiplier: a.multiplier })),
   });
   const outcome = await insertPlan(scope, plan, assignments, limits.plansPerProject, entry);
   if (typeof outcome === 'object') throw featureNotFound(outcome.missingFeatureId);
-  if (outcome !== 'created') throw countRefused(outcome, slug, limits.plansPerProject, 'plans');
+  if (outcome !== 'created') throw countRefused(outcome, scope.slug, limits.plansPerProject, 'plans');
   const joined: Assignment[] = assignments.map((a) => ({
     assignment: { ...scope, planId, ...a, createdAt: now },
     feature: features.get(a.featureId) as FeatureItem,
@@ -82,18 +80,13 @@ async function writeNewPlan(
   return toPlanView({ ...plan, version: 1 }, joined);
 }
 
+/** Reads the feature head and the features (one Query), then writes. */
 export async function createPlan(key: ProjectKey, input: CreatePlanInput, writer: Writer): Promise<PlanView> {
-  const partition = await loadProject(key);
+  const { features: projectFeatures, ...target } = await loadFeatures(key);
   const { features: requested, ...fields } = input;
   const refs = uniqueRefs(requested ?? []);
-  const features = resolveFeatures(partition, refs);
-  return writeNewPlan(
-    partition,
-    { ...planDefaults, ...definedOnly(fields), name: fields.name },
-    refs,
-    features,
-    writer,
-  );
+  const features = resolveFeatures(projectFeatures, refs);
+  return writeNewPlan(target, { ...planDefaults, ...definedOnly(fields), name: fields.name }, refs, features, writer);
 }
 
 /** Copies every field and assignment under new ids; the copy is never popular. */
@@ -103,12 +96,10 @@ export async function duplicatePlan(
   input: { name?: string | undefined },
   writer: Writer,
 ): Promise<PlanView> {
-  const partition = await loadProject(key);
-  const source = findPlan(partition, planId);
-  const assignments = assignmentsByPlan(partition).get(planId) ?? [];
+  const { plan: source, assignments, ...target } = await loadPlan(key, planId);
   const { ownerId, slug, shareId, planId: _id, version, createdAt, updatedAt, ...fields } = source;
   return writeNewPlan(
-    partition,
+    target,
     { ...fields, name: input.name ?? copyName(source.name), isPopular: false },
     assignments.map(({ assignment }) => ({ featureId: assignment.featureId, multiplier: assignment.multiplier })),
     new Map(assignments.map(({ feature }) => [feature.featureId, feature])),
@@ -127,9 +118,8 @@ export async function updatePlan(
   writer: Writer,
 ): Promise<PlanView> {
   return untilWritten('plan', async () => {
-    const partition = await loadProject(key);
-    const plan = findPlan(partition, planId);
-    const assignments = assignmentsByPlan(partition).get(planId) ?? [];
+    const guard = await guardFor(key, writer.ifMatch);
+    const { plan, assignments, scope, projectId } = await loadPlan(key, planId);
     checkIfMatch(writer.ifMatch, toPlanView(plan, assignments));
     const next = priced({ ...plan, ...definedOnly(input) });
     const changes = Object.fromEntries(
@@ -139,16 +129,8 @@ export async function updatePlan(
     );
     if (Object.keys(changes).length === 0) return toPlanView(plan, assignments);
     const after: PlanItem = { ...plan, ...changes, updatedAt: new Date().toISOString(), version: plan.version + 1 };
-    const { project } = partition;
-    const entry = await childChange(project.projectId, writer, { type: 'plan', id: planId }, plan, after);
-    const scope = { ...key, shareId: project.shareId };
-    const outcome = await updatePlanItem(
-      scope,
-      plan,
-      { ...changes, updatedAt: after.updatedAt },
-      entry,
-      guardOf(writer, project.revision),
-    );
+    const entry = await childChange(projectId, writer, { type: 'plan', id: planId }, plan, after);
+    const outcome = await updatePlanItem(scope, plan, { ...changes, updatedAt: after.updatedAt }, entry, guard);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     return outcome === 'updated' ? toPlanView(after, assignments) : 'stale';
   });
@@ -160,20 +142,13 @@ export async function updatePlan(
  */
 export async function deletePlan(key: ProjectKey, planId: number, writer: Writer): Promise<void> {
   await untilWritten('plan', async () => {
-    const partition = await loadProject(key);
-    const plan = partition.plans.find((p) => p.planId === planId);
+    const guard = await guardFor(key, writer.ifMatch);
+    const { plan, assignments, projectId } = await loadPlanPart(key, planId);
     let recorded: Parameters<typeof deletePlanItems>[2];
     if (plan) {
-      checkIfMatch(writer.ifMatch, toPlanView(plan, assignmentsByPlan(partition).get(planId) ?? []));
-      const { project } = partition;
-      const change = await changeEntry(
-        project.projectId,
-        writer,
-        { type: 'plan', id: planId },
-        childFields(plan),
-        null,
-      );
-      recorded = { change, version: plan.version, revision: guardOf(writer, project.revision) };
+      checkIfMatch(writer.ifMatch, toPlanView(plan, assignments));
+      const change = await changeEntry(projectId, writer, { type: 'plan', id: planId }, childFields(plan), null);
+      recorded = { change, version: plan.version, revision: guard };
     }
     const outcome = await deletePlanItems(key, planId, recorded);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);

@@ -1,6 +1,8 @@
-import { readProjectPartition } from '#db/projects.ts';
-import type { PlanItem, ProjectKey, ProjectPartition } from '#db/types.ts';
+import { readFeatureList, readPlanWithFeatures, writeFeatureHead } from '#db/project-parts.ts';
+import { getProjectItem, readProjectPartition, readSmallProjectPartition } from '#db/projects.ts';
+import type { FeatureItem, PlanItem, ProjectKey, ProjectPartition, ProjectScope } from '#db/types.ts';
 import { planNotFound, projectNotFound } from '../errors.ts';
+import { type Assignment, assignmentsByPlan } from '../plans/view.ts';
 import { slugPattern } from './slug.ts';
 
 export type { ProjectKey };
@@ -17,8 +19,101 @@ export async function loadProject(key: ProjectKey): Promise<ProjectPartition> {
   return partition;
 }
 
+/** The whole project when it fits in one Query page; 'larger' (after that one page) when not. */
+export async function loadSmallProject(key: ProjectKey): Promise<ProjectPartition | 'larger'> {
+  if (!slugPattern.test(key.slug)) throw projectNotFound(key.slug);
+  const read = await readSmallProjectPartition(key);
+  if (read === 'larger') return read;
+  if (!read.partition || read.partition.project.deletingAt) throw projectNotFound(key.slug);
+  return read.partition;
+}
+
 export function findPlan(partition: ProjectPartition, planId: number): PlanItem {
   const plan = partition.plans.find((p) => p.planId === planId);
   if (!plan) throw planNotFound(planId);
   return plan;
+}
+
+/**
+ * A project's features, the scope (owner, slug, share id) its items are written with, and its
+ * id (for the change log).
+ */
+export interface ProjectFeatures {
+  scope: ProjectScope;
+  projectId: number;
+  features: FeatureItem[];
+}
+
+const scopeOf = ({ ownerId, slug, shareId, projectId }: ProjectScope & { projectId: number }) => ({
+  scope: { ownerId, slug, shareId },
+  projectId,
+});
+
+/**
+ * What a write with If-Match is guarded by: the project's revision, read BEFORE the part the
+ * write compares with If-Match, so any write in between moves it and fails the guarded write
+ * (which then reads again). Without If-Match: no guard and no read.
+ */
+export async function guardFor(key: ProjectKey, ifMatch: string | undefined): Promise<number | undefined> {
+  if (ifMatch === undefined) return undefined;
+  const project = slugPattern.test(key.slug) ? await getProjectItem(key) : undefined;
+  if (!project || project.deletingAt) throw projectNotFound(key.slug);
+  return project.revision ?? 0;
+}
+
+/**
+ * A project created before feature heads existed has none: it is read whole (one Query at
+ * usual sizes, as every read was before) and given its head, so its next prefix read is one
+ * request. A missing project is a 404 here.
+ */
+async function loadWholeAndHeal(key: ProjectKey): Promise<ProjectPartition> {
+  const partition = await loadProject(key);
+  await writeFeatureHead(partition.project);
+  return partition;
+}
+
+/**
+ * The project's features: one Query of the feature head and the features, whatever the
+ * project's plans and assignments hold. A missing or deleted project is a 404.
+ */
+export async function loadFeatures(key: ProjectKey): Promise<ProjectFeatures> {
+  if (!slugPattern.test(key.slug)) throw projectNotFound(key.slug);
+  const list = await readFeatureList(key);
+  if (list) return { ...scopeOf(list.head), features: list.features };
+  const { project, features } = await loadWholeAndHeal(key);
+  return { ...scopeOf(project), features };
+}
+
+export interface LoadedPlan extends ProjectFeatures {
+  plan: PlanItem;
+  /** The plan's assignments joined to their features, in assignment order. */
+  assignments: Assignment[];
+}
+
+/**
+ * One plan with its assignments, and the project's features: the feature range, the plan
+ * item and the plan's assignment prefix, three requests in one round trip, whatever the
+ * project's other plans hold. A missing project or plan is a 404.
+ */
+export async function loadPlan(key: ProjectKey, planId: number): Promise<LoadedPlan> {
+  const { plan, ...part } = await loadPlanPart(key, planId);
+  if (!plan) throw planNotFound(planId);
+  return { ...part, plan };
+}
+
+/** loadPlan, with no plan (and the assignments a cut-short delete left) when it is missing. */
+export async function loadPlanPart(
+  key: ProjectKey,
+  planId: number,
+): Promise<ProjectFeatures & { plan: PlanItem | undefined; assignments: Assignment[] }> {
+  if (!slugPattern.test(key.slug)) throw projectNotFound(key.slug);
+  const part = await readPlanWithFeatures(key, planId);
+  if (!part) {
+    const partition = await loadWholeAndHeal(key);
+    const plan = partition.plans.find((p) => p.planId === planId);
+    const assignments = assignmentsByPlan(partition).get(planId) ?? [];
+    return { ...scopeOf(partition.project), features: partition.features, plan, assignments };
+  }
+  const assignments = assignmentsByPlan({ features: part.features, planFeatures: part.assignments }).get(planId) ?? [];
+  return { ...scopeOf(part.head), features: part.features, plan: part.plan, assignments };
 }

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { NewChangeEntryItem } from '#db/changes.ts';
 import { allocateIds } from '#db/ids.ts';
+import { writeFeatureHead } from '#db/project-parts.ts';
 import { retireProject } from '#db/project-sweep.ts';
 import {
   getProjectItem,
@@ -94,6 +95,9 @@ export async function createProject(
   const project = slug
     ? await createWithExplicitSlug(ownerId, slug, recorded)
     : await createWithDerivedSlug(ownerId, slugify(fields.name), recorded);
+  // The head the prefix reads of features and plans start from (a delete that came first
+  // leaves none: its transaction checks the project).
+  await writeFeatureHead(project);
   return toProjectView({ project, features: [], plans: [], planFeatures: [] }, publicBaseUrl);
 }
 

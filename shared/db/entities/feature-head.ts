@@ -1,0 +1,25 @@
+import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
+import { entityModel } from './model.ts';
+import { idAttribute, projectScopeAttributes, projectScopeIndexes } from './project-scope.ts';
+
+/**
+ * The head of a project's feature list: one small item per project, present exactly while
+ * the project is (written after its create in a transaction that checks the project item,
+ * deleted in the delete's own transaction), carrying the project's share id. Its sort key
+ * (`$projectData#featureHead_1`) sorts just before the features (`$projectData#feature_1#…`),
+ * so one Query of that key range reads the features and learns, in the same request, that
+ * the project is there and which items are its own (a deleted project's items wait for
+ * their sweep in the same partition, with another share id). A project without one (created
+ * before it existed) is read whole and given one (shared/db/project-parts.ts).
+ */
+export const FeatureHead = new Entity({
+  model: entityModel('featureHead'),
+  attributes: {
+    ...projectScopeAttributes,
+    projectId: idAttribute,
+  },
+  indexes: projectScopeIndexes([]),
+});
+
+export type FeatureHeadItem = EntityItem<typeof FeatureHead>;
+export type NewFeatureHeadItem = CreateEntityItem<typeof FeatureHead>;

@@ -1,0 +1,108 @@
+// Reads of one part of a project (its features, one plan) that touch only that part, for
+// the endpoints and writes that need no more; the whole project is read by projects.ts.
+import { type NativeAttributeValue, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { FeatureHeadItem } from './entities/feature-head.ts';
+import { db, rawTable } from './service.ts';
+import { writeTransaction } from './transactions.ts';
+import type { FeatureItem, PlanFeatureItem, PlanItem, ProjectItem, ProjectKey } from './types.ts';
+
+type Item = Record<string, NativeAttributeValue>;
+
+/** Every item of a key condition, page by page (strongly consistent). */
+async function queryAll(input: Omit<ConstructorParameters<typeof QueryCommand>[0], 'TableName'>): Promise<Item[]> {
+  const { client, table } = rawTable();
+  const items: Item[] = [];
+  let ExclusiveStartKey: Item | undefined;
+  do {
+    const page = await client.send(new QueryCommand({ ...input, TableName: table, ExclusiveStartKey }));
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}
+
+/**
+ * The sort-key range from the feature head to the last feature, taken from ElectroDB's own
+ * keys: the head's sort key, and the features' prefix followed by the highest character.
+ */
+function featureRange(key: ProjectKey) {
+  const { entities } = db();
+  const head = entities.featureHead.get(key).params().Key as { pk: string; sk: string };
+  const features = entities.feature.query.projectData(key).params().ExpressionAttributeValues as {
+    ':sk1': string;
+  };
+  return { pk: head.pk, from: head.sk, to: `${features[':sk1']}\uffff` };
+}
+
+export interface FeatureList {
+  head: FeatureHeadItem;
+  /** The features of the project the head names, in id order. */
+  features: FeatureItem[];
+}
+
+/**
+ * The project's features and its feature head, in one Query of their key range (strongly
+ * consistent; one page up to about 1 MB of features). Only the features with the head's
+ * share id are the project's: a deleted project's may still wait for their sweep.
+ * Undefined when there is no head: no project, or one created before heads existed.
+ */
+export async function readFeatureList(key: ProjectKey): Promise<FeatureList | undefined> {
+  const { pk, from, to } = featureRange(key);
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': pk, ':from': from, ':to': to },
+    ConsistentRead: true,
+  });
+  const { entities } = db();
+  const [head] = entities.featureHead.parse({ Items: items.filter((i) => i.__edb_e__ === 'featureHead') }).data;
+  if (!head) return undefined;
+  const features = entities.feature
+    .parse({ Items: items.filter((i) => i.__edb_e__ === 'feature') })
+    .data.filter((feature) => feature.shareId === head.shareId);
+  return { head, features };
+}
+
+export interface PlanPart {
+  plan: PlanItem | undefined;
+  assignments: PlanFeatureItem[];
+}
+
+/**
+ * The features (with their head), one plan and its assignments: the feature range, a
+ * GetItem and a prefix Query, at once (strongly consistent), whatever else the project
+ * holds. The plan and the assignments are kept only with the head's share id. Undefined
+ * when the project has no head.
+ */
+export async function readPlanWithFeatures(
+  key: ProjectKey,
+  planId: number,
+): Promise<(FeatureList & PlanPart) | undefined> {
+  const { plan, planFeature } = db().entities;
+  const [list, { data: item }, { data: assignments }] = await Promise.all([
+    readFeatureList(key),
+    plan.get({ ...key, planId }).go({ consistent: true }),
+    planFeature.query.projectData({ ...key, planId }).go({ pages: 'all', consistent: true }),
+  ]);
+  if (!list) return undefined;
+  const ours = ({ shareId }: { shareId: string }) => shareId === list.head.shareId;
+  return { ...list, plan: item && ours(item) ? item : undefined, assignments: assignments.filter(ours) };
+}
+
+/**
+ * Writes the project's feature head, in a transaction that checks the project item is still
+ * there with its share id (so no head outlives its project: the delete removes the head in
+ * its own transaction). Idempotent; 'project_gone' when the project is not there.
+ */
+export async function writeFeatureHead(project: ProjectItem): Promise<'written' | 'project_gone'> {
+  const { ownerId, slug, shareId, projectId } = project;
+  const outcome = await writeTransaction(({ project: projects, featureHead }) => [
+    projects
+      .check({ ownerId, slug })
+      .where(
+        (attributes, { eq, notExists }) => `${eq(attributes.shareId, shareId)} AND ${notExists(attributes.deletingAt)}`,
+      )
+      .commit(),
+    featureHead.put({ ownerId, slug, shareId, projectId }).commit(),
+  ]);
+  return outcome.committed ? 'written' : 'project_gone';
+}
