@@ -9,6 +9,7 @@ import { getProjectItem, type ProjectEntity } from './projects.ts';
 import { db } from './service.ts';
 import { writeTransaction } from './transactions.ts';
 import type { ProjectKey } from './types.ts';
+import { sweepUsage } from './usage.ts';
 
 export type { ProjectSweepItem };
 
@@ -29,6 +30,11 @@ export const outsidePartitionSweeps: OutsideSweep[] = [
   // The project's customers and subscriptions, in their own partition (billing).
   async (project) => {
     await sweepCustomers(project.projectId);
+    return 'done';
+  },
+  // Its usage: aggregates and unique markers beside the customers, event ids in their shards.
+  async (project) => {
+    await sweepUsage(project.projectId);
     return 'done';
   },
 ];

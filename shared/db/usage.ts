@@ -1,0 +1,481 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { AggregationMethod } from '#contract/enums.ts';
+import { deleteAll } from './batch.ts';
+import { USAGE_EVENT_SHARDS } from './entities/usage.ts';
+import { db, rawTable } from './service.ts';
+import type { CustomerItem } from './types.ts';
+
+/** One usage event as storage sees it: validated, with its timestamp in epoch ms. */
+export interface MeteredEvent {
+  eventId: string;
+  value: number | undefined;
+  property: string | undefined;
+  at: number;
+}
+
+/** The events of one batch for one aggregate (customer × feature × UTC month), in received order. */
+export interface AggregateEvents {
+  customerId: string;
+  featureId: number;
+  /** `YYYY-MM`, UTC. */
+  month: string;
+  method: AggregationMethod;
+  events: MeteredEvent[];
+}
+
+const DAY_SECONDS = 86_400;
+/** billing.md: an event id seen in the last 35 days is a duplicate. */
+export const EVENT_ID_KEPT_DAYS = 35;
+/** How long an aggregate stays after its month began (a year of history and more). */
+const AGGREGATE_KEPT_DAYS = 400;
+/** TransactWriteItems takes at most 100 actions. */
+const TRANSACTION_ITEMS = 100;
+/** Transactions of one batch in flight at once. */
+const CONCURRENCY = 4;
+const MAX_ATTEMPTS = 25;
+
+// The keys ElectroDB gives these entities (shared/db/entities/usage.ts), built here without
+// it: a batch writes up to a thousand of them. tests/unit/entity-keys.test.ts pins both.
+const pad = (id: number) => String(id).padStart(12, '0');
+export const customerPartition = (projectId: number) => `$pricing#projectId_${pad(projectId)}`;
+const customerSk = (customerId: string) => `$customer_1#customerId_${customerId}`;
+const aggregateSk = (customerId: string, month: string, featureId: number) =>
+  `$usage_1#customerId_${customerId}#month_${month}#featureId_${pad(featureId)}`;
+const uniqueSk = (customerId: string, month: string, featureId: number, property: string) =>
+  `$usageunique_1#customerId_${customerId}#month_${month}#featureId_${pad(featureId)}#property_${property}`;
+
+/** FNV-1a of the event id: which of the project's event partitions holds its dedupe entry. */
+export function eventShard(eventId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < eventId.length; i++) {
+    hash ^= eventId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % USAGE_EVENT_SHARDS;
+}
+
+export const usageKeys = {
+  aggregate: (projectId: number, customerId: string, month: string, featureId: number) => ({
+    pk: customerPartition(projectId),
+    sk: aggregateSk(customerId, month, featureId),
+  }),
+  unique: (projectId: number, customerId: string, month: string, featureId: number, property: string) => ({
+    pk: customerPartition(projectId),
+    sk: uniqueSk(customerId, month, featureId, property),
+  }),
+  event: (projectId: number, eventId: string) => ({
+    pk: `${customerPartition(projectId)}#shard_${eventShard(eventId)}`,
+    sk: `$usageevent_1#eventId_${eventId}`,
+  }),
+};
+
+const monthStart = (month: string) => Date.parse(`${month}-01T00:00:00Z`) / 1000;
+function nextMonthStart(month: string): number {
+  const [year, m] = month.split('-').map(Number) as [number, number];
+  return Date.UTC(year, m, 1) / 1000;
+}
+
+/** A slice of one aggregate's events, written in one transaction with one update of it. */
+interface Chunk {
+  group: AggregateEvents;
+  events: MeteredEvent[];
+  /** Event ids found already stored (counted by an earlier batch or a concurrent one). */
+  duplicates: Set<string>;
+  /** unique_count: properties whose marker exists already. */
+  knownProperties: Set<string>;
+  /** max and latest: the aggregate as stored, once a condition told us. */
+  stored?: { amount: number | undefined; at: number | undefined };
+}
+
+type ItemRef =
+  | { kind: 'event'; chunk: Chunk; eventId: string }
+  | { kind: 'unique'; chunk: Chunk; property: string }
+  | { kind: 'aggregate'; chunk: Chunk };
+
+/** The largest number of a chunk's events its transaction items can take (unique_count: a marker each). */
+const eventsPerChunk = (method: AggregationMethod) =>
+  method === 'unique_count' ? Math.floor((TRANSACTION_ITEMS - 1) / 2) : TRANSACTION_ITEMS - 1;
+
+const worstCaseItems = (chunk: Chunk) => chunk.events.length * (chunk.group.method === 'unique_count' ? 2 : 1) + 1;
+
+/**
+ * Chunks in waves: the k-th chunk of every aggregate is in wave k, so no two transactions in
+ * flight at once write the same aggregate (they would cancel each other). Within a wave,
+ * chunks are packed first-fit into transactions of at most 100 items.
+ */
+function plan(groups: AggregateEvents[]): Chunk[][][] {
+  const waves: Chunk[][] = [];
+  for (const group of groups) {
+    const size = eventsPerChunk(group.method);
+    const knownProperties = new Set<string>();
+    for (let i = 0, wave = 0; i < group.events.length; i += size, wave++) {
+      const chunk: Chunk = {
+        group,
+        events: group.events.slice(i, i + size),
+        duplicates: new Set(),
+        // Shared by the aggregate's chunks: a marker one wrote, the next need not try.
+        knownProperties,
+      };
+      const chunks = waves[wave] ?? [];
+      chunks.push(chunk);
+      waves[wave] = chunks;
+    }
+  }
+  return waves.map((chunks) => {
+    const transactions: { items: number; chunks: Chunk[] }[] = [];
+    for (const chunk of [...chunks].sort((a, b) => worstCaseItems(b) - worstCaseItems(a))) {
+      const items = worstCaseItems(chunk);
+      const fit = transactions.find((t) => t.items + items <= TRANSACTION_ITEMS);
+      if (fit) {
+        fit.items += items;
+        fit.chunks.push(chunk);
+      } else transactions.push({ items, chunks: [chunk] });
+    }
+    return transactions.map((t) => t.chunks);
+  });
+}
+
+type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+
+/** The update of a chunk's aggregate, or undefined when it would change nothing. */
+function aggregateUpdate(
+  table: string,
+  projectId: number,
+  chunk: Chunk,
+  live: MeteredEvent[],
+  newProperties: number,
+): TransactItem | undefined {
+  const { customerId, month, featureId, method } = chunk.group;
+  const identity = {
+    ':projectId': projectId,
+    ':customerId': customerId,
+    ':month': month,
+    ':featureId': featureId,
+    ':entity': 'usage',
+    ':version': '1',
+    ':expiresAt': monthStart(month) + AGGREGATE_KEPT_DAYS * DAY_SECONDS,
+  };
+  const set =
+    'projectId = :projectId, customerId = :customerId, #month = :month, featureId = :featureId, ' +
+    '#e = :entity, #v = :version, expiresAt = :expiresAt';
+  const base = {
+    TableName: table,
+    Key: usageKeys.aggregate(projectId, customerId, month, featureId),
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
+  const names = { '#month': 'month', '#e': '__edb_e__', '#v': '__edb_v__', '#amount': 'amount' };
+  let add: number;
+  if (method === 'count') add = live.length;
+  else if (method === 'sum') add = live.reduce((total, e) => total + (e.value ?? 0), 0);
+  else if (method === 'unique_count') add = newProperties;
+  else if (method === 'max') {
+    const max = Math.max(...live.map((e) => e.value ?? Number.NEGATIVE_INFINITY));
+    if (chunk.stored?.amount !== undefined && chunk.stored.amount >= max) return undefined;
+    return {
+      Update: {
+        ...base,
+        UpdateExpression: `SET #amount = :amount, ${set}`,
+        ConditionExpression: 'attribute_not_exists(#amount) OR #amount < :amount',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ...identity, ':amount': max },
+      },
+    };
+  } else {
+    // latest: the greatest timestamp wins; on a tie, the later received (the later in the
+    // batch, and a later batch over an earlier one: `<=`).
+    let last = live[0] as MeteredEvent;
+    for (const event of live) if (event.at >= last.at) last = event;
+    if (chunk.stored?.at !== undefined && chunk.stored.at > last.at) return undefined;
+    return {
+      Update: {
+        ...base,
+        UpdateExpression: `SET #amount = :amount, #at = :at, ${set}`,
+        ConditionExpression: 'attribute_not_exists(#at) OR #at <= :at',
+        ExpressionAttributeNames: { ...names, '#at': 'at' },
+        ExpressionAttributeValues: { ...identity, ':amount': last.value ?? 0, ':at': last.at },
+      },
+    };
+  }
+  if (add === 0 && method === 'unique_count') return undefined;
+  return {
+    Update: {
+      ...base,
+      UpdateExpression: `SET ${set} ADD #amount :amount`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: { ...identity, ':amount': add },
+    },
+  };
+}
+
+/** The transaction's items as things stand (duplicates, known markers and stored values left out). */
+function build(table: string, projectId: number, chunks: Chunk[], nowSeconds: number) {
+  const items: TransactItem[] = [];
+  const refs: ItemRef[] = [];
+  for (const chunk of chunks) {
+    const live = chunk.events.filter((e) => !chunk.duplicates.has(e.eventId));
+    if (live.length === 0) continue;
+    for (const event of live) {
+      items.push({
+        Put: {
+          TableName: table,
+          Item: {
+            ...usageKeys.event(projectId, event.eventId),
+            projectId,
+            shard: eventShard(event.eventId),
+            eventId: event.eventId,
+            expiresAt: nowSeconds + EVENT_ID_KEPT_DAYS * DAY_SECONDS,
+            __edb_e__: 'usageevent',
+            __edb_v__: '1',
+          },
+          // An entry past its expiry that TTL has not removed yet is gone all the same.
+          ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',
+          ExpressionAttributeValues: { ':now': nowSeconds },
+        },
+      });
+      refs.push({ kind: 'event', chunk, eventId: event.eventId });
+    }
+    const { customerId, month, featureId, method } = chunk.group;
+    const properties =
+      method === 'unique_count'
+        ? [...new Set(live.map((e) => e.property as string))].filter((p) => !chunk.knownProperties.has(p))
+        : [];
+    for (const property of properties) {
+      items.push({
+        Put: {
+          TableName: table,
+          Item: {
+            ...usageKeys.unique(projectId, customerId, month, featureId, property),
+            projectId,
+            customerId,
+            month,
+            featureId,
+            property,
+            // No event can reach the month once 35 days have passed since it ended.
+            expiresAt: nextMonthStart(month) + (EVENT_ID_KEPT_DAYS + 1) * DAY_SECONDS,
+            __edb_e__: 'usageunique',
+            __edb_v__: '1',
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      });
+      refs.push({ kind: 'unique', chunk, property });
+    }
+    const update = aggregateUpdate(table, projectId, chunk, live, properties.length);
+    if (update) {
+      items.push(update);
+      refs.push({ kind: 'aggregate', chunk });
+    }
+  }
+  return { items, refs };
+}
+
+interface CancellationReason {
+  Code?: string;
+  Item?: Record<string, { N?: string }>;
+}
+
+const numberOf = (attribute: { N?: string } | undefined) =>
+  attribute?.N === undefined ? undefined : Number(attribute.N);
+
+/**
+ * Writes one transaction's chunks until they are in: each failed condition tells what is
+ * stored already (an event id seen, a property counted, a greater max or later latest), the
+ * transaction is built again without it and retried; conflicts with concurrent transactions
+ * back off and retry. All or nothing each time, so a crash at any point leaves every event
+ * either counted with its id remembered, or neither.
+ */
+async function commit(projectId: number, chunks: Chunk[]): Promise<void> {
+  const { client, table } = rawTable();
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const { items, refs } = build(table, projectId, chunks, Math.floor(Date.now() / 1000));
+    if (items.length === 0) return;
+    try {
+      await client.send(new TransactWriteCommand({ TransactItems: items }));
+      for (const ref of refs) if (ref.kind === 'unique') ref.chunk.knownProperties.add(ref.property);
+      return;
+    } catch (error) {
+      const reasons = (error as { name?: string; CancellationReasons?: CancellationReason[] }).CancellationReasons;
+      if ((error as Error).name !== 'TransactionCanceledException' || !reasons) throw error;
+      let learned = false;
+      reasons.forEach((reason, i) => {
+        const ref = refs[i];
+        if (reason.Code !== 'ConditionalCheckFailed' || !ref) return;
+        learned = true;
+        if (ref.kind === 'event') ref.chunk.duplicates.add(ref.eventId);
+        else if (ref.kind === 'unique') ref.chunk.knownProperties.add(ref.property);
+        else ref.chunk.stored = { amount: numberOf(reason.Item?.amount), at: numberOf(reason.Item?.at) };
+      });
+      // Only conflicts (or throttling): wait a little, with jitter, and try again.
+      if (!learned) await sleep(Math.random() * Math.min(1_000, 10 * 2 ** attempt));
+    }
+  }
+  throw new Error(`Usage transaction not committed after ${MAX_ATTEMPTS} attempts`);
+}
+
+export interface ApplyOutcome {
+  accepted: number;
+  /** Events whose id was stored already (by an earlier or a concurrent batch). */
+  duplicates: number;
+}
+
+/**
+ * Counts a batch's events, each exactly once: every transaction writes the dedupe entries of
+ * its events with the one update of each aggregate they feed, so nothing is ever counted
+ * without its id remembered, nor remembered without being counted.
+ */
+export async function applyUsage(projectId: number, groups: AggregateEvents[]): Promise<ApplyOutcome> {
+  const waves = plan(groups);
+  for (const wave of waves) {
+    const queue = [...wave];
+    await Promise.all(
+      Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
+        for (let chunks = queue.shift(); chunks; chunks = queue.shift()) await commit(projectId, chunks);
+      }),
+    );
+  }
+  let accepted = 0;
+  let duplicates = 0;
+  for (const chunk of waves.flat(2)) {
+    duplicates += chunk.duplicates.size;
+    accepted += chunk.events.length - chunk.duplicates.size;
+  }
+  return { accepted, duplicates };
+}
+
+const BATCH_GET_KEYS = 100;
+
+/**
+ * A customer and its aggregates of one month for the given features, strongly consistent:
+ * one BatchGetItem while they fit in one (99 countable features), whatever else is stored.
+ * Items come back as stored, without ElectroDB's formatting (the entitlement read is hot).
+ */
+export async function readCustomerWithUsage(
+  projectId: number,
+  customerId: string,
+  month: string,
+  featureIds: readonly number[],
+): Promise<{ customer: CustomerItem | undefined; usage: Map<number, number> }> {
+  const { client, table } = rawTable();
+  const pk = customerPartition(projectId);
+  const keys = [
+    { pk, sk: customerSk(customerId) },
+    ...featureIds.map((featureId) => ({ pk, sk: aggregateSk(customerId, month, featureId) })),
+  ];
+  const found: Record<string, unknown>[] = [];
+  await Promise.all(
+    Array.from({ length: Math.ceil(keys.length / BATCH_GET_KEYS) }, async (_, i) => {
+      let pending = keys.slice(i * BATCH_GET_KEYS, (i + 1) * BATCH_GET_KEYS);
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 0) await sleep(Math.min(500, 10 * 2 ** attempt));
+        if (attempt >= 10) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed`);
+        const output = await client.send(
+          new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }),
+        );
+        found.push(...(output.Responses?.[table] ?? []));
+        pending = (output.UnprocessedKeys?.[table]?.Keys ?? []) as typeof pending;
+      }
+    }),
+  );
+  let customer: CustomerItem | undefined;
+  const usage = new Map<number, number>();
+  for (const item of found) {
+    if (item.__edb_e__ === 'usage') usage.set(item.featureId as number, (item.amount as number | undefined) ?? 0);
+    else if (item.__edb_e__ === 'customer') customer = item as unknown as CustomerItem;
+  }
+  return { customer, usage };
+}
+
+interface Page<K> {
+  data: K[];
+  cursor: string | null;
+}
+
+async function deletePages<K>(
+  entity: Parameters<typeof deleteAll<K>>[0],
+  page: (cursor: string | null) => Promise<Page<K>>,
+): Promise<number> {
+  let deleted = 0;
+  let cursor: string | null = null;
+  do {
+    const next: Page<K> = await page(cursor);
+    await deleteAll(entity, next.data);
+    deleted += next.data.length;
+    cursor = next.cursor;
+  } while (cursor);
+  return deleted;
+}
+
+type AggregateKey = { projectId: number; customerId: string; month: string; featureId: number };
+type UniqueKey = AggregateKey & { property: string };
+
+/** A customer's usage (aggregates and unique markers); how many items were deleted. */
+export async function deleteCustomerUsage(projectId: number, customerId: string): Promise<number> {
+  const { usage, usageUnique } = db().entities;
+  const options = (cursor: string | null) => ({ cursor, consistent: true });
+  const counts = await Promise.all([
+    deletePages<AggregateKey>(usage, (cursor) =>
+      usage.query
+        .byCustomer({ projectId, customerId })
+        .go({ ...options(cursor), attributes: ['projectId', 'customerId', 'month', 'featureId'] }),
+    ),
+    deletePages<UniqueKey>(usageUnique, (cursor) =>
+      usageUnique.query
+        .byCustomer({ projectId, customerId })
+        .go({ ...options(cursor), attributes: ['projectId', 'customerId', 'month', 'featureId', 'property'] }),
+    ),
+  ]);
+  return counts[0] + counts[1];
+}
+
+/**
+ * Every usage item of a deleted project: aggregates, markers and the event ids of each of
+ * its event partitions. Run by the project sweep (shared/db/project-sweep.ts).
+ */
+export async function sweepUsage(projectId: number): Promise<void> {
+  const { usage, usageUnique, usageEvent } = db().entities;
+  await deletePages<AggregateKey>(usage, (cursor) =>
+    usage.query
+      .byCustomer({ projectId })
+      .go({ cursor, consistent: true, attributes: ['projectId', 'customerId', 'month', 'featureId'] }),
+  );
+  await deletePages<UniqueKey>(usageUnique, (cursor) =>
+    usageUnique.query
+      .byCustomer({ projectId })
+      .go({ cursor, consistent: true, attributes: ['projectId', 'customerId', 'month', 'featureId', 'property'] }),
+  );
+  for (let shard = 0; shard < USAGE_EVENT_SHARDS; shard++) {
+    await deletePages<{ projectId: number; shard: number; eventId: string }>(usageEvent, (cursor) =>
+      usageEvent.query
+        .byShard({ projectId, shard })
+        .go({ cursor, consistent: true, attributes: ['projectId', 'shard', 'eventId'] }),
+    );
+  }
+}
+
+/** Deletes the given usage items (what a batch wrote into a project deleted meanwhile). */
+export async function deleteUsageItems(projectId: number, groups: readonly AggregateEvents[]): Promise<void> {
+  const { usage, usageUnique, usageEvent } = db().entities;
+  await deleteAll(
+    usage,
+    groups.map(({ customerId, month, featureId }) => ({ projectId, customerId, month, featureId })),
+  );
+  await deleteAll(
+    usageUnique,
+    groups.flatMap(({ customerId, month, featureId, method, events }) =>
+      method === 'unique_count'
+        ? [...new Set(events.map((e) => e.property as string))].map((property) => ({
+            projectId,
+            customerId,
+            month,
+            featureId,
+            property,
+          }))
+        : [],
+    ),
+  );
+  await deleteAll(
+    usageEvent,
+    groups.flatMap(({ events }) => events.map(({ eventId }) => ({ projectId, shard: eventShard(eventId), eventId }))),
+  );
+}
