@@ -17,6 +17,7 @@ import { totalDynamoRequests } from '#shared/request-context.ts';
 import { localKeyring } from '#shared/secrets/keyring.ts';
 import { WIDGET_GZIP_BUDGET, widgetSize } from '../widget/build.ts';
 import { billingRows, type Row, summarize } from './bench-billing.ts';
+import { usageRows } from './bench-usage.ts';
 
 /**
  * `npm run bench`: seeds one project of 50 features and 20 plans (1,000 assignments)
@@ -278,6 +279,16 @@ async function main(): Promise<number> {
     rows.push(extra.customerBaseline);
     const entitlementRow = rows.at(-2) as Row;
     rows.push(extra.webhook);
+    const usage = await usageRows({
+      client,
+      table: TABLE_NAME,
+      serverUrl: server.url,
+      key: (await createApiKey({ ownerId: OWNER_ID, permission: 'read_write' })).key,
+      ownerId: OWNER_ID,
+      iterations,
+      cacheTtlMs: config.PROJECT_CACHE_TTL_SECONDS * 1000,
+    });
+    rows.push(...usage.rows);
 
     printTable(rows);
     await printWarm({
@@ -304,6 +315,7 @@ async function main(): Promise<number> {
     console.log(
       `entitlements read: ${range(entitlementRow.requestsMin, entitlementRow.requestsMax)} DynamoDB request(s) per call (2 once per cache refresh, 10 s), p50 ${ratio.toFixed(2)}× a bare Query of the customer partition (target ≤ 1.25×); webhook p50 ${extra.webhook.p50.toFixed(2)} ms`,
     );
+    for (const note of usage.notes) console.log(note);
     const measured = rows.slice(0, endpoints.length);
     const over = measured.filter((r) => r.requestsMax > 1);
     // Every read must query DynamoDB; a zero means the counter is not wired and proves nothing.

@@ -34,6 +34,8 @@ const TRANSACTION_ITEMS = 100;
 /** Transactions of one batch in flight at once. */
 const CONCURRENCY = 4;
 const MAX_ATTEMPTS = 25;
+/** BatchGetItem takes at most 100 keys. */
+const BATCH_GET_KEYS = 100;
 
 // The keys ElectroDB gives these entities (shared/db/entities/usage.ts), built here without
 // it: a batch writes up to a thousand of them. tests/unit/entity-keys.test.ts pins both.
@@ -313,6 +315,58 @@ async function commit(projectId: number, chunks: Chunk[]): Promise<void> {
   throw new Error(`Usage transaction not committed after ${MAX_ATTEMPTS} attempts`);
 }
 
+/**
+ * What the batch's conditions will find, read first (BatchGetItem, 100 keys each, at once):
+ * the stored max and latest aggregates of its first wave and the markers of its unique_count
+ * properties. A max the batch does not beat, a latest it does not follow or a property
+ * counted already is then left out of its transaction instead of failing it: a failed
+ * condition cancels the whole transaction, which costs as much as a committed one. A
+ * concurrent write can still fail one; the transaction then learns and retries as ever.
+ */
+async function readStored(projectId: number, waves: Chunk[][][]): Promise<void> {
+  const pk = customerPartition(projectId);
+  const aggregates = new Map<string, Chunk>();
+  const markers = new Map<string, { chunk: Chunk; property: string }[]>();
+  for (const chunk of (waves[0] ?? []).flat()) {
+    const { customerId, month, featureId, method } = chunk.group;
+    if (method === 'max' || method === 'latest') aggregates.set(aggregateSk(customerId, month, featureId), chunk);
+  }
+  for (const chunk of waves.flat(2)) {
+    const { customerId, month, featureId, method } = chunk.group;
+    if (method !== 'unique_count') continue;
+    for (const property of new Set(chunk.events.map((e) => e.property as string))) {
+      const sk = uniqueSk(customerId, month, featureId, property);
+      markers.set(sk, [...(markers.get(sk) ?? []), { chunk, property }]);
+    }
+  }
+  const keys = [...aggregates.keys(), ...markers.keys()].map((sk) => ({ pk, sk }));
+  if (keys.length === 0) return;
+  const { client, table } = rawTable();
+  await Promise.all(
+    Array.from({ length: Math.ceil(keys.length / BATCH_GET_KEYS) }, async (_, i) => {
+      const output = await client.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [table]: {
+              Keys: keys.slice(i * BATCH_GET_KEYS, (i + 1) * BATCH_GET_KEYS),
+              ConsistentRead: true,
+              ProjectionExpression: 'sk, amount, #at',
+              ExpressionAttributeNames: { '#at': 'at' },
+            },
+          },
+        }),
+      );
+      // Keys left unprocessed stay unknown: their transactions find out by their condition.
+      for (const item of output.Responses?.[table] ?? []) {
+        const sk = item.sk as string;
+        const chunk = aggregates.get(sk);
+        if (chunk) chunk.stored = { amount: item.amount as number | undefined, at: item.at as number | undefined };
+        for (const marker of markers.get(sk) ?? []) marker.chunk.knownProperties.add(marker.property);
+      }
+    }),
+  );
+}
+
 export interface ApplyOutcome {
   accepted: number;
   /** Events whose id was stored already (by an earlier or a concurrent batch). */
@@ -326,6 +380,7 @@ export interface ApplyOutcome {
  */
 export async function applyUsage(projectId: number, groups: AggregateEvents[]): Promise<ApplyOutcome> {
   const waves = plan(groups);
+  await readStored(projectId, waves);
   for (const wave of waves) {
     const queue = [...wave];
     await Promise.all(
@@ -343,7 +398,14 @@ export async function applyUsage(projectId: number, groups: AggregateEvents[]): 
   return { accepted, duplicates };
 }
 
-const BATCH_GET_KEYS = 100;
+/** The keys an entitlement read gets: the customer, and its month's aggregate of each feature. */
+export function entitlementKeys(projectId: number, customerId: string, month: string, featureIds: readonly number[]) {
+  const pk = customerPartition(projectId);
+  return [
+    { pk, sk: customerSk(customerId) },
+    ...featureIds.map((featureId) => ({ pk, sk: aggregateSk(customerId, month, featureId) })),
+  ];
+}
 
 /**
  * A customer and its aggregates of one month for the given features, strongly consistent:
@@ -357,11 +419,7 @@ export async function readCustomerWithUsage(
   featureIds: readonly number[],
 ): Promise<{ customer: CustomerItem | undefined; usage: Map<number, number> }> {
   const { client, table } = rawTable();
-  const pk = customerPartition(projectId);
-  const keys = [
-    { pk, sk: customerSk(customerId) },
-    ...featureIds.map((featureId) => ({ pk, sk: aggregateSk(customerId, month, featureId) })),
-  ];
+  const keys = entitlementKeys(projectId, customerId, month, featureIds);
   const found: Record<string, unknown>[] = [];
   await Promise.all(
     Array.from({ length: Math.ceil(keys.length / BATCH_GET_KEYS) }, async (_, i) => {
