@@ -3074,7 +3074,7 @@ export interface operations {
                         featureId: number;
                         value?: number;
                         property?: string;
-                        /** Format: date-time */
+                        /** @description ISO 8601 date-time with Z or an offset; default now */
                         timestamp?: string;
                     }[];
                 };

@@ -27,6 +27,8 @@ const storable = (max: number) =>
     .max(max)
     .refine((value) => !/\p{Cs}/u.test(value), 'must be valid Unicode: it holds a lone surrogate');
 
+const isoDateTime = z.iso.datetime({ offset: true });
+
 export const UsageEventBody = z.strictObject({
   eventId: storable(usageLimits.eventIdMax),
   customerId: z.string().regex(customerIdPattern, 'must be 1-128 characters of letters, digits and . _ : @ -'),
@@ -43,8 +45,10 @@ export const UsageEventBody = z.strictObject({
     )
     .optional(),
   property: storable(usageLimits.propertyMax).optional(),
-  timestamp: z.iso
-    .datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2026-11-23T10:00:00Z' })
+  timestamp: z
+    .string()
+    .refine((value) => isoDateTime.safeParse(value).success, 'must be an ISO 8601 date-time, e.g. 2026-11-23T10:00:00Z')
+    .meta({ description: 'ISO 8601 date-time with Z or an offset; default now' })
     .optional(),
 });
 export type UsageEventBody = z.infer<typeof UsageEventBody>;
