@@ -201,8 +201,9 @@ export async function entitlementReads(options: {
     Row,
   ];
   // The ratio of each round (its three rows ran back to back), then the median round's.
+  const bareRounds = rounds[0] as Row[];
   const ratio = (of: Row[]) =>
-    (of.map((row, i) => row.p50 / (rounds[0]?.[i] as Row).p50).sort((a, b) => a - b)[1] as number).toFixed(2);
+    (of.map((row, i) => row.p50 / (bareRounds[i] as Row).p50).sort((a, b) => a - b)[1] as number).toFixed(2);
   const note = `in process p50 ${ratio(rounds[1] ?? [])}× the bare BatchGetItem of the same keys (target ≤ 1.25×), ${inProcess.requestsMax} request(s); over HTTP ${ratio(rounds[2] ?? [])}× (median of 3 rounds)`;
   return { rows: [inProcess, bare, http], note };
 }
