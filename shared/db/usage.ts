@@ -108,13 +108,15 @@ export async function sweepUsage(projectId: number): Promise<void> {
       .byCustomer({ projectId })
       .go({ cursor, consistent: true, attributes: ['projectId', 'customerId', 'month', 'featureId', 'property'] }),
   );
-  for (let shard = 0; shard < USAGE_EVENT_SHARDS; shard++) {
-    await deletePages<{ projectId: number; shard: number; eventId: string }>(usageEvent, (cursor) =>
-      usageEvent.query
-        .byShard({ projectId, shard })
-        .go({ cursor, consistent: true, attributes: ['projectId', 'shard', 'eventId'] }),
-    );
-  }
+  await Promise.all(
+    Array.from({ length: USAGE_EVENT_SHARDS }, (_, shard) =>
+      deletePages<{ projectId: number; shard: number; eventId: string }>(usageEvent, (cursor) =>
+        usageEvent.query
+          .byShard({ projectId, shard })
+          .go({ cursor, consistent: true, attributes: ['projectId', 'shard', 'eventId'] }),
+      ),
+    ),
+  );
 }
 
 /** Deletes the given usage items (what a batch wrote into a project deleted meanwhile). */
