@@ -466,6 +466,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{slug}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send usage events (1 to 1,000): each event id counts once
+         * @description Aggregated per customer, feature and UTC month by the feature's eventAggregationMethod. A batch is all or nothing for validation (a 400 names each bad event by its index and stores nothing); an event id seen in the last 35 days, or earlier in the batch, is a duplicate, so a batch cut short or answered with a 5xx is safe to resend as it was.
+         */
+        post: operations["recordEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3231,6 +3251,57 @@ export interface operations {
             400: components["responses"]["validation_error"];
             401: components["responses"]["unauthorized"];
             404: components["responses"]["not_found"];
+            500: components["responses"]["internal_error"];
+        };
+    };
+    recordEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    events: {
+                        eventId: string;
+                        customerId: string;
+                        featureId: number;
+                        value?: number;
+                        property?: string;
+                        /** @description ISO 8601 date-time with Z or an offset; default now */
+                        timestamp?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accepted: number;
+                        duplicates: number;
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict"];
+            413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
         };
     };

@@ -16,12 +16,13 @@ import { functionBundling } from './bundling.ts';
 import type { StageSettings } from './stages.ts';
 
 /**
- * What shared/db does with the base table: GetItem and Query to read; PutItem, UpdateItem
+ * What shared/db does with the base table: GetItem, BatchGetItem (an entitlement read with
+ * its usage, a batch of usage events) and Query to read; PutItem, UpdateItem
  * and DeleteItem (ElectroDB create, patch/update, delete), BatchWriteItem (sweeps) and
  * ConditionCheckItem (the checks inside TransactWriteItems) to write. An index only takes Query.
  */
 export const tableActions = {
-  read: ['dynamodb:GetItem', 'dynamodb:Query'],
+  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
   write: [
     'dynamodb:PutItem',
     'dynamodb:UpdateItem',
@@ -46,7 +47,8 @@ export const tableActionsFor = (access: GroupSpec['table']): string[] =>
     none: [],
     read: tableActions.read,
     readWrite: [...tableActions.read, ...tableActions.write],
-    readDelete: [...tableActions.read, 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+    // The sweeper reads keys page by page (GetItem, Query) and deletes: no BatchGetItem.
+    readDelete: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
   })[access];
 
 /** The KMS operation a spec's `paymentKeys` use needs: sealing a new key or opening a stored one. */

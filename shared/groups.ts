@@ -10,7 +10,7 @@ import type { Group } from './routes.ts';
  */
 export interface GroupSpec {
   /**
-   * The base table (pk/sk), named in TABLE_NAME. `read`: GetItem and Query; `readWrite`:
+   * The base table (pk/sk), named in TABLE_NAME. `read`: GetItem, BatchGetItem and Query; `readWrite`:
    * those and the writes of shared/db (PutItem, UpdateItem, DeleteItem, BatchWriteItem,
    * ConditionCheckItem; TransactWriteItems needs nothing more); `readDelete`: the reads and
    * the deletes (DeleteItem, BatchWriteItem), no more (the sweeper). Every group with a route that
@@ -122,8 +122,9 @@ export const groupSpecs = {
     assets: [],
   },
   // Auth, project reads (Query projectData), customers (GetItem, Query of the project's
-  // customer partition, the grant's TransactWriteItems with a ConditionCheck, DeleteItem):
-  // the base table only, no key.
+  // customer partition, the grant's TransactWriteItems with a ConditionCheck, DeleteItem),
+  // entitlements with usage (BatchGetItem) and usage events (BatchGetItem, TransactWriteItems
+  // of Puts and Updates, BatchWriteItem for deletes): the base table only, no key.
   customers: { ...baseTableOnly },
 } as const satisfies Record<Group, GroupSpec>;
 

@@ -73,6 +73,8 @@ export const routes = [
     group: 'customers',
     auth: 'read',
   },
+  // Usage events (billing.md): aggregated per customer, feature and month, read back in entitlements.
+  { method: 'POST', path: '/api/v1/projects/{slug}/events', group: 'customers', auth: 'write' },
 ] as const satisfies readonly RouteDefinition[];
 
 /**

@@ -16,6 +16,8 @@ import {
   GrantBody,
   ListCustomersQuery,
 } from '#domain/customers/schemas.ts';
+import { recordEvents } from '#domain/usage/record.ts';
+import { EventsBody, EventsResultView } from '#domain/usage/schemas.ts';
 import { defineGroup, route } from '#http/action.ts';
 import { ok, SuccessView, success } from '#http/responses.ts';
 import type { RuntimeConfig } from '#shared/config.ts';
@@ -74,5 +76,19 @@ export const customers = defineGroup('customers', [
     },
     run: async ({ project, path, query, config }) =>
       ok(await getEntitlement(project, path.customerId, path.featureId, query.required, reads(config))),
+  }),
+  route('POST /api/v1/projects/{slug}/events', {
+    body: EventsBody,
+    doc: {
+      operationId: 'recordEvents',
+      summary: 'Send usage events (1 to 1,000): each event id counts once',
+      description:
+        "Aggregated per customer, feature and UTC month by the feature's eventAggregationMethod. " +
+        'A batch is all or nothing for validation (a 400 names each bad event by its index and stores ' +
+        'nothing); an event id seen in the last 35 days, or earlier in the batch, is a duplicate, so a ' +
+        'batch cut short or answered with a 5xx is safe to resend as it was.',
+      responses: { 200: EventsResultView },
+    },
+    run: async ({ project, body, config }) => ok(await recordEvents(project, body, reads(config))),
   }),
 ]);

@@ -10,6 +10,7 @@ import { getProjectItem, type ProjectEntity } from './projects.ts';
 import { db } from './service.ts';
 import { writeTransaction } from './transactions.ts';
 import type { ProjectKey } from './types.ts';
+import { sweepUsage } from './usage.ts';
 import { versionIs } from './versions.ts';
 
 export type { ProjectSweepItem };
@@ -36,6 +37,11 @@ export const outsidePartitionSweeps: OutsideSweep[] = [
   // Its change log, in its own partition too.
   async (project) => {
     await sweepChanges(project.projectId);
+    return 'done';
+  },
+  // Its usage: aggregates and unique markers beside the customers, event ids in their shards.
+  async (project) => {
+    await sweepUsage(project.projectId);
     return 'done';
   },
 ];

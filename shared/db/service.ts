@@ -14,6 +14,7 @@ import { Plan } from './entities/plan.ts';
 import { PlanFeature } from './entities/plan-feature.ts';
 import { Project } from './entities/project.ts';
 import { ProjectSweep } from './entities/project-sweep.ts';
+import { UsageAggregate, UsageEvent, UsageUnique } from './entities/usage.ts';
 
 export const entities = {
   project: Project,
@@ -29,6 +30,9 @@ export const entities = {
   projectSweep: ProjectSweep,
   customer: Customer,
   changeEntry: ChangeEntry,
+  usage: UsageAggregate,
+  usageUnique: UsageUnique,
+  usageEvent: UsageEvent,
 };
 
 /**
@@ -37,8 +41,9 @@ export const entities = {
  * other entity joins the `projectData` collection (tests/integration/project-sweep.test.ts
  * fails otherwise): that is what reads it with its project and sweeps it on delete.
  * `customer` belongs to a project but lives in a partition of its own (keyed by project id),
- * which the project sweep deletes with a Query of its own (shared/db/customers.ts); so does
- * `changeEntry`, the project's change log (shared/db/changes.ts).
+ * which the project sweep deletes with a Query of its own (shared/db/customers.ts); so do
+ * `changeEntry`, the project's change log (shared/db/changes.ts), and the usage entities
+ * (shared/db/entities/usage.ts, swept by shared/db/usage.ts).
  */
 export const unscopedEntities = [
   'apiKey',
@@ -49,6 +54,9 @@ export const unscopedEntities = [
   'projectSweep',
   'customer',
   'changeEntry',
+  'usage',
+  'usageUnique',
+  'usageEvent',
 ] as const satisfies readonly (keyof typeof entities)[];
 
 function createService(client: DynamoDBDocumentClient, table: string) {

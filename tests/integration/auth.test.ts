@@ -26,6 +26,7 @@ const validBodies: Record<string, unknown> = {
   'PUT /api/v1/projects/{slug}/plans/{planId}/features/{featureId}': { multiplier: 2 },
   'PUT /api/v1/projects/{slug}/customers/{customerId}': { planId: 1 },
   'DELETE /api/v1/projects/{slug}/customers/{customerId}': undefined,
+  'POST /api/v1/projects/{slug}/events': { events: [{ eventId: 'e1', customerId: 'user_1', featureId: 1 }] },
 };
 
 interface Target {

@@ -33,13 +33,14 @@ test('an entitlement read is 2 DynamoDB requests cold, 1 warm; a list page is 1 
   const path = `/api/v1/projects/${project.slug}/customers/c1/entitlements`;
   calls = [];
   expect((await api.get(path)).body.planId).toBe(plan.id);
-  expect(calls).toEqual(['QueryCommand', 'GetCommand']);
+  // The customer and this month's usage of each countable feature: one BatchGetItem.
+  expect(calls).toEqual(['QueryCommand', 'BatchGetCommand']);
   calls = [];
   expect((await api.get(path)).body.planId).toBe(plan.id);
-  expect(calls).toEqual(['GetCommand']);
+  expect(calls).toEqual(['BatchGetCommand']);
   calls = [];
   expect((await api.get(`${path}/${feature.id}`)).body.allowed).toBe(true);
-  expect(calls).toEqual(['GetCommand']);
+  expect(calls).toEqual(['BatchGetCommand']);
   calls = [];
   expect((await api.get(`/api/v1/projects/${project.slug}/customers`)).body.customers).toHaveLength(1);
   expect(calls).toEqual(['QueryCommand']);

@@ -382,6 +382,8 @@ describe('DELETE /api/v1/projects/{slug}', () => {
   });
 
   test('owner-scoped item check: other owners are untouched', async () => {
+    // The earlier tests' deletes are swept in the background: count once they are done.
+    await sweepsFinished(ownerId);
     const before = await itemsOfOwner(ownerId);
     const project = await makeProject(api);
     await api.delete(`/api/v1/projects/${project.slug}`);

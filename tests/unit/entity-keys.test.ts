@@ -9,7 +9,9 @@ import { CheckoutSession, RateLimit } from '#db/entities/payment-records.ts';
 import { Plan } from '#db/entities/plan.ts';
 import { PlanFeature } from '#db/entities/plan-feature.ts';
 import { Project } from '#db/entities/project.ts';
+import { UsageAggregate, UsageEvent, UsageUnique } from '#db/entities/usage.ts';
 import { paymentRecordsKeyPrefix } from '#db/table.ts';
+import { eventShard, usageKeys } from '#db/usage.ts';
 import { apiKeyItem, featureItem, planFeatureItem, planItem, projectItem } from '../fixtures/factories.ts';
 
 /**
@@ -54,6 +56,36 @@ describe('key shapes (ElectroDB .params(), no I/O)', () => {
       pk: '$pricing#projectId_000000000007',
       sk: '$customer_1#customerId_User_42@x',
     });
+  });
+
+  test('usage: aggregates and markers beside the customers, event ids in 16 shards; raw writes use the same keys', () => {
+    const aggregate = { projectId: 7, customerId: 'User_42@x', month: '2026-11', featureId: 5 };
+    expect(keysOf(UsageAggregate.create({ ...aggregate, amount: 1 }).params(table))).toEqual({
+      pk: '$pricing#projectId_000000000007',
+      sk: '$usage_1#customerId_User_42@x#month_2026-11#featureId_000000000005',
+    });
+    expect(usageKeys.aggregate(7, 'User_42@x', '2026-11', 5)).toEqual(
+      keysOf(UsageAggregate.create({ ...aggregate, amount: 1 }).params(table)),
+    );
+    const marker = { ...aggregate, property: 'p#1' };
+    expect(keysOf(UsageUnique.create(marker).params(table))).toEqual({
+      pk: '$pricing#projectId_000000000007',
+      sk: '$usageunique_1#customerId_User_42@x#month_2026-11#featureId_000000000005#property_p#1',
+    });
+    expect(usageKeys.unique(7, 'User_42@x', '2026-11', 5, 'p#1')).toEqual(
+      keysOf(UsageUnique.create(marker).params(table)),
+    );
+    const shard = eventShard('evt_1');
+    expect(shard).toBe(eventShard('evt_1'));
+    expect(keysOf(UsageEvent.create({ projectId: 7, shard, eventId: 'evt_1', expiresAt: 1 }).params(table))).toEqual({
+      pk: `$pricing#projectId_000000000007#shard_${shard}`,
+      sk: '$usageevent_1#eventId_evt_1',
+    });
+    expect(usageKeys.event(7, 'evt_1')).toEqual(
+      keysOf(UsageEvent.create({ projectId: 7, shard, eventId: 'evt_1', expiresAt: 1 }).params(table)),
+    );
+    const shards = new Set(Array.from({ length: 1000 }, (_, i) => eventShard(`evt_${i}`)));
+    expect(shards.size).toBe(16);
   });
 
   test('project: its partition, the share index and the owner index', () => {

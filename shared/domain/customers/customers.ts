@@ -1,7 +1,9 @@
 import { deleteCustomerItem, getCustomerItem, listCustomerItems } from '#db/customers.ts';
 import type { ProjectKey } from '#db/types.ts';
+import { deleteCustomerUsage, readCustomerWithUsage } from '#db/usage.ts';
 import { echo, featureNotFound, NotFoundError, projectNotFound, ValidationError } from '../errors.ts';
 import { findPlan, loadProject } from '../projects/load.ts';
+import { utcMonth } from '../usage/record.ts';
 import { computeEntitlements, isAllowed } from './entitlements.ts';
 import { loadProjectCached } from './project-cache.ts';
 import {
@@ -96,19 +98,44 @@ export async function grantPlan(key: ProjectKey, customerId: string, input: Gran
   throw projectNotFound(key.slug);
 }
 
-/** The customer, its subscription (and, once metered, its usage); Stripe is not touched. */
+/**
+ * The customer, its subscription and its usage; Stripe is not touched. A customer known only
+ * by its usage events is found too (its usage goes).
+ */
 export async function deleteCustomer(key: ProjectKey, customerId: string): Promise<void> {
   knownShape(customerId);
   const { project } = await loadProject(key);
-  if (!(await deleteCustomerItem(project.projectId, customerId))) throw customerNotFound(customerId);
+  const [removed, usageItems] = await Promise.all([
+    deleteCustomerItem(project.projectId, customerId),
+    deleteCustomerUsage(project.projectId, customerId),
+  ]);
+  if (!removed && usageItems === 0) throw customerNotFound(customerId);
+}
+
+/** The ids of the project's countable features, kept with the cached definition. */
+const countableIds = new WeakMap<object, number[]>();
+function countableFeatureIds(partition: { features: readonly { featureId: number; isCountable: boolean }[] }) {
+  let ids = countableIds.get(partition);
+  if (!ids) {
+    ids = partition.features.filter((f) => f.isCountable).map((f) => f.featureId);
+    countableIds.set(partition, ids);
+  }
+  return ids;
 }
 
 async function entitlementsOf(key: ProjectKey, customerId: string, options: ReadOptions) {
   knownShape(customerId);
   const partition = await loadProjectCached(key, options.cacheTtlMs);
-  // An unknown customer is not an error: it has no subscription.
-  const item = await getCustomerItem(partition.project.projectId, customerId, { consistent: true });
-  return { partition, view: computeEntitlements(partition, customerId, storedSubscription(item)) };
+  const now = new Date();
+  // The customer and this month's aggregates of every countable feature, in one request. An
+  // unknown customer is not an error: it has no subscription (and may have usage).
+  const { customer, usage } = await readCustomerWithUsage(
+    partition.project.projectId,
+    customerId,
+    utcMonth(now.getTime()),
+    countableFeatureIds(partition),
+  );
+  return { partition, view: computeEntitlements(partition, customerId, storedSubscription(customer), usage, now) };
 }
 
 /** Every feature's entitlement: one DynamoDB request with the project cached, two cold. */

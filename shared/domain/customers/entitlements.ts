@@ -18,15 +18,42 @@ type Grant =
   | { kind: 'custom'; status: SubscriptionStatus; quantities: Map<number, number | null> }
   | { kind: 'none' };
 
-/** Usage per feature id this month (metering is a later issue: none yet). */
+/** Usage per feature id this month (shared/domain/usage). */
 export type Usage = ReadonlyMap<number, number>;
 
 const isUnlimited = (feature: FeatureItem) =>
   !feature.isCountable || feature.condition.trim().toLowerCase() === 'unlimited';
 
+/**
+ * What every read of a definition derives from it, computed once per definition object: the
+ * project cache hands the same object to every read for up to 10 s, so a warm read does not
+ * walk the plans' assignments again (50 features × 20 plans: a third of its CPU).
+ */
+interface Prepared {
+  multipliersByPlan: Map<number, Map<number, number>>;
+  featuresInOrder: FeatureItem[];
+}
+const preparedDefinitions = new WeakMap<ProjectDefinition, Prepared>();
+
+function prepared(definition: ProjectDefinition): Prepared {
+  let entry = preparedDefinitions.get(definition);
+  if (!entry) {
+    const multipliersByPlan = new Map<number, Map<number, number>>();
+    for (const [planId, assignments] of assignmentsByPlan(definition)) {
+      multipliersByPlan.set(
+        planId,
+        new Map(assignments.map(({ feature, assignment }) => [feature.featureId, assignment.multiplier])),
+      );
+    }
+    const featuresInOrder = [...definition.features].sort((a, b) => a.featureId - b.featureId);
+    entry = { multipliersByPlan, featuresInOrder };
+    preparedDefinitions.set(definition, entry);
+  }
+  return entry;
+}
+
 function planGrant(definition: ProjectDefinition, planId: number, status: SubscriptionStatus | null): Grant {
-  const assignments = assignmentsByPlan(definition).get(planId) ?? [];
-  const multipliers = new Map(assignments.map(({ feature, assignment }) => [feature.featureId, assignment.multiplier]));
+  const multipliers = prepared(definition).multipliersByPlan.get(planId) ?? new Map<number, number>();
   return { kind: 'plan', planId, status, multipliers };
 }
 
@@ -89,7 +116,7 @@ export function computeEntitlements(
 ): EntitlementsView {
   const grant = currentGrant(definition, subscription);
   const resetsAt = nextMonthStart(now);
-  const features = [...definition.features].sort((a, b) => a.featureId - b.featureId);
+  const features = prepared(definition).featuresInOrder;
   return {
     customerId,
     planId: grant.kind === 'plan' ? grant.planId : null,

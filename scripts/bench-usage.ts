@@ -1,0 +1,209 @@
+import { randomBytes } from 'node:crypto';
+import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { entitlementKeys } from '#db/usage.ts';
+import { apiRequest } from '#dev/api-request.ts';
+import { getEntitlements } from '#domain/customers/customers.ts';
+import { utcMonth } from '#domain/usage/record.ts';
+import { totalDynamoRequests } from '#shared/request-context.ts';
+import { type Row, summarize } from './bench-billing.ts';
+
+/**
+ * The usage rows of `npm run bench` (issue 13): a batch of 1,000 events over 10 customers ×
+ * 5 features (one feature per aggregation method), sustained events/s from 4 senders, and
+ * the entitlement read beside a bare BatchGetItem of the very keys it reads.
+ */
+
+const CUSTOMERS = 10;
+const METHODS = ['count', 'sum', 'max', 'unique_count', 'latest'] as const;
+const BATCH = 1_000;
+const SENDERS = 4;
+const BATCHES_PER_SENDER = 6;
+
+class UsageBenchError extends Error {}
+
+export async function usageRows(options: {
+  client: DynamoDBDocumentClient;
+  table: string;
+  serverUrl: string;
+  key: string;
+  ownerId: string;
+  iterations: number;
+  cacheTtlMs: number;
+}): Promise<{ rows: Row[]; notes: string[] }> {
+  const { client, table, serverUrl, key, ownerId, iterations } = options;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const { status, text } = await apiRequest(`${serverUrl}${path}`, key, method, body);
+    if (status >= 300) throw new UsageBenchError(`${method} ${path}: ${status} ${text}`);
+    return JSON.parse(text);
+  };
+  const project = await call('POST', '/api/v1/projects', { name: 'Usage bench' });
+  const base = `/api/v1/projects/${project.slug}`;
+  const features: { id: number }[] = [];
+  for (const method of METHODS) {
+    features.push(
+      await call('POST', `${base}/features`, {
+        name: `M ${method}`,
+        basePrice: 0,
+        isCountable: true,
+        usageCount: 1_000_000,
+        eventAggregationMethod: method,
+      }),
+    );
+  }
+  const plan = await call('POST', `${base}/plans`, {
+    name: 'Metered',
+    basePrice: 10,
+    features: features.map((f) => ({ featureId: f.id })),
+  });
+  for (let c = 0; c < CUSTOMERS; c++) await call('PUT', `${base}/customers/user-${c}`, { planId: plan.id });
+
+  let serial = 0;
+  const batch = () => {
+    const run = randomBytes(4).toString('hex');
+    return Array.from({ length: BATCH }, (_, i) => ({
+      eventId: `${run}-${serial++}`,
+      customerId: `user-${i % CUSTOMERS}`,
+      featureId: (features[Math.floor(i / CUSTOMERS) % METHODS.length] as { id: number }).id,
+      value: (i % 17) + 1,
+      property: `seat-${i % 97}`,
+    }));
+  };
+  const post = async (events: unknown[]) => {
+    const response = await fetch(`${serverUrl}${base}/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ events }),
+    });
+    const text = await response.text();
+    if (response.status !== 200) throw new UsageBenchError(`POST …/events: ${response.status} ${text}`);
+    return JSON.parse(text) as { accepted: number; duplicates: number };
+  };
+
+  // One batch at a time: DynamoDB requests and latency of a fresh batch, and of it resent.
+  const fresh = { latencies: [] as number[], requests: [] as number[] };
+  const resent = { latencies: [] as number[], requests: [] as number[] };
+  const rounds = Math.max(3, Math.min(10, Math.ceil(iterations / 20)));
+  for (let i = 0; i < rounds + 1; i++) {
+    const events = batch();
+    for (const [target, expected] of [
+      [fresh, { accepted: BATCH, duplicates: 0 }],
+      [resent, { accepted: 0, duplicates: BATCH }],
+    ] as const) {
+      const before = totalDynamoRequests();
+      const start = performance.now();
+      const outcome = await post(events);
+      if (outcome.accepted !== expected.accepted || outcome.duplicates !== expected.duplicates) {
+        throw new UsageBenchError(`POST …/events: ${JSON.stringify(outcome)}, expected ${JSON.stringify(expected)}`);
+      }
+      if (i === 0) continue; // warm-up (caches, JIT)
+      target.latencies.push(performance.now() - start);
+      target.requests.push(totalDynamoRequests() - before);
+    }
+  }
+  const rows = [
+    summarize('POST …/events (1,000 events, 10 cust × 5 feat)', fresh.latencies, fresh.requests, '1,000 new'),
+    summarize('POST …/events, the same batch resent', resent.latencies, resent.requests, '1,000 dup'),
+  ];
+
+  // Sustained: 4 senders, each sending batches of 1,000 new events back to back.
+  const sustainedStart = performance.now();
+  const before = totalDynamoRequests();
+  let accepted = 0;
+  await Promise.all(
+    Array.from({ length: SENDERS }, async () => {
+      for (let b = 0; b < BATCHES_PER_SENDER; b++) accepted += (await post(batch())).accepted;
+    }),
+  );
+  const seconds = (performance.now() - sustainedStart) / 1000;
+  const sustainedRequests = totalDynamoRequests() - before;
+
+  const reads = await entitlementReads({
+    client,
+    table,
+    serverUrl,
+    key,
+    projectKey: { ownerId, slug: project.slug as string },
+    projectId: project.id,
+    customerId: 'user-3',
+    featureIds: features.map((f) => f.id),
+    iterations,
+    cacheTtlMs: options.cacheTtlMs,
+  });
+  rows.push(...reads.rows);
+  const notes = [
+    `usage: ${accepted} events in ${seconds.toFixed(1)} s from ${SENDERS} concurrent senders (batches of ${BATCH}) = ${Math.round(accepted / seconds)} events/s sustained, ${(sustainedRequests / (SENDERS * BATCHES_PER_SENDER)).toFixed(1)} DynamoDB requests per batch (DynamoDB Local in memory, this machine; target ≥ 2,000 events/s)`,
+    `usage: a batch of 1,000 events over 10 customers × 5 features costs ${fresh.requests.join('/')} DynamoDB requests (target ≤ 25)`,
+    `entitlements with usage (5 countable features): ${reads.note}`,
+  ];
+  return { rows, notes };
+}
+
+/**
+ * One customer's entitlement read three ways, in interleaved rounds (so a noisy neighbour
+ * on the machine hits all alike; the median round is kept): the bare BatchGetItem of the
+ * very keys it reads, the use case in process with a warm project cache (as a warm Lambda
+ * runs it, without HTTP), and over HTTP through the local server.
+ */
+export async function entitlementReads(options: {
+  client: DynamoDBDocumentClient;
+  table: string;
+  serverUrl: string;
+  key: string;
+  projectKey: { ownerId: string; slug: string };
+  projectId: number;
+  customerId: string;
+  featureIds: number[];
+  iterations: number;
+  cacheTtlMs: number;
+}): Promise<{ rows: Row[]; note: string }> {
+  const { client, table, serverUrl, key, projectKey, customerId, iterations } = options;
+  const path = `${serverUrl}/api/v1/projects/${projectKey.slug}/customers/${customerId}/entitlements`;
+  const keys = entitlementKeys(options.projectId, customerId, utcMonth(Date.now()), options.featureIds);
+  const size = `${options.featureIds.length} features`;
+  const timed = async (label: string, work: () => Promise<unknown>) => {
+    const latencies: number[] = [];
+    const requests: number[] = [];
+    for (let i = 0; i < 20 + iterations; i++) {
+      const count = totalDynamoRequests();
+      const start = performance.now();
+      await work();
+      if (i < 20) continue;
+      latencies.push(performance.now() - start);
+      requests.push(totalDynamoRequests() - count);
+    }
+    return summarize(label, latencies, requests, size);
+  };
+  const rounds: Row[][] = [[], [], []];
+  for (let round = 0; round < 3; round++) {
+    rounds[0]?.push(
+      await timed(`baseline: BatchGetItem of the same ${keys.length} keys`, async () => {
+        const output = await client.send(
+          new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }),
+        );
+        if ((output.Responses?.[table]?.length ?? 0) === 0) throw new UsageBenchError('bare read: no item');
+      }),
+    );
+    rounds[1]?.push(
+      await timed('entitlements, in process (use case, warm cache)', () =>
+        getEntitlements(projectKey, customerId, { cacheTtlMs: options.cacheTtlMs }),
+      ),
+    );
+    rounds[2]?.push(
+      await timed('GET …/customers/{customerId}/entitlements (HTTP)', async () => {
+        const { status } = await apiRequest(path, key, 'GET');
+        if (status !== 200) throw new UsageBenchError(`entitlements: ${status}`);
+      }),
+    );
+  }
+  const [bare, inProcess, http] = rounds.map((list) => [...list].sort((a, b) => a.p50 - b.p50)[1] as Row) as [
+    Row,
+    Row,
+    Row,
+  ];
+  // The ratio of each round (its three rows ran back to back), then the median round's.
+  const bareRounds = rounds[0] as Row[];
+  const ratio = (of: Row[]) =>
+    (of.map((row, i) => row.p50 / (bareRounds[i] as Row).p50).sort((a, b) => a - b)[1] as number).toFixed(2);
+  const note = `in process p50 ${ratio(rounds[1] ?? [])}× the bare BatchGetItem of the same keys (target ≤ 1.25×), ${inProcess.requestsMax} request(s); over HTTP ${ratio(rounds[2] ?? [])}× (median of 3 rounds)`;
+  return { rows: [inProcess, bare, http], note };
+}

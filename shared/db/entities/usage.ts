@@ -1,0 +1,84 @@
+import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
+import { entityModel } from './model.ts';
+import { idAttribute } from './project-scope.ts';
+
+/**
+ * Usage metering (billing.md "Usage events"). Three entities, none in the project's
+ * partition (a project's v1 reads stay one Query whatever its traffic):
+ *
+ * - `usage`: one aggregate per customer, feature and UTC month, in the project's customer
+ *   partition (beside the customers, under its own sort-key prefix, so a page of the customer
+ *   list never reads one). An entitlement read gets the customer and this month's aggregates
+ *   of every countable feature in one BatchGetItem: every key is known.
+ * - `usageUnique`: one marker per distinct `property` of a `unique_count` aggregate, created
+ *   in the same transaction that counts it, so a property is counted once, also under
+ *   concurrency. It expires once no event can reach its month any more.
+ * - `usageEvent`: one dedupe entry per event id, in one of `USAGE_EVENT_SHARDS` partitions
+ *   of the project (by a hash of the id, so a project's event stream is not one hot
+ *   partition), created in the same transaction as the aggregate it feeds: an event id
+ *   counts once, whatever is resent. The table's TTL removes it after 35 days.
+ *
+ * The writes are raw TransactWriteItems (shared/db/usage.ts builds these very keys; the key
+ * shapes are pinned in tests/unit/entity-keys.test.ts); the entities read and sweep them.
+ */
+export const USAGE_EVENT_SHARDS = 16;
+
+export const UsageAggregate = new Entity({
+  model: entityModel('usage'),
+  attributes: {
+    projectId: idAttribute,
+    customerId: { type: 'string', required: true, readOnly: true },
+    /** The UTC month, `YYYY-MM`. */
+    month: { type: 'string', required: true, readOnly: true },
+    featureId: idAttribute,
+    /** The aggregate: a count, a sum, a max, a number of distinct properties or the latest value. */
+    amount: { type: 'number' },
+    /** `latest`: the timestamp (epoch ms) of the event whose value `amount` is. */
+    at: { type: 'number' },
+    /** Epoch seconds: the table's TTL attribute (usage is kept 400 days). */
+    expiresAt: { type: 'number' },
+  },
+  indexes: {
+    byCustomer: {
+      pk: { field: 'pk', composite: ['projectId'], casing: 'none' },
+      sk: { field: 'sk', composite: ['customerId', 'month', 'featureId'], casing: 'none' },
+    },
+  },
+});
+
+export const UsageUnique = new Entity({
+  model: entityModel('usageunique'),
+  attributes: {
+    projectId: idAttribute,
+    customerId: { type: 'string', required: true, readOnly: true },
+    month: { type: 'string', required: true, readOnly: true },
+    featureId: idAttribute,
+    property: { type: 'string', required: true, readOnly: true },
+    expiresAt: { type: 'number' },
+  },
+  indexes: {
+    byCustomer: {
+      pk: { field: 'pk', composite: ['projectId'], casing: 'none' },
+      sk: { field: 'sk', composite: ['customerId', 'month', 'featureId', 'property'], casing: 'none' },
+    },
+  },
+});
+
+export const UsageEvent = new Entity({
+  model: entityModel('usageevent'),
+  attributes: {
+    projectId: idAttribute,
+    shard: { type: 'number', required: true, readOnly: true },
+    eventId: { type: 'string', required: true, readOnly: true },
+    expiresAt: { type: 'number', required: true },
+  },
+  indexes: {
+    byShard: {
+      pk: { field: 'pk', composite: ['projectId', 'shard'], casing: 'none' },
+      sk: { field: 'sk', composite: ['eventId'], casing: 'none' },
+    },
+  },
+});
+
+export type UsageAggregateItem = EntityItem<typeof UsageAggregate>;
+export type NewUsageAggregateItem = CreateEntityItem<typeof UsageAggregate>;

@@ -1,0 +1,362 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { AggregationMethod } from '#contract/enums.ts';
+import { rawTable } from './service.ts';
+import { aggregateSk, customerPartition, eventShard, uniqueSk, usageKeys } from './usage-keys.ts';
+
+/** One usage event as storage sees it: validated, with its timestamp in epoch ms. */
+export interface MeteredEvent {
+  eventId: string;
+  value: number | undefined;
+  property: string | undefined;
+  at: number;
+}
+
+/** The events of one batch for one aggregate (customer × feature × UTC month), in received order. */
+export interface AggregateEvents {
+  customerId: string;
+  featureId: number;
+  /** `YYYY-MM`, UTC. */
+  month: string;
+  method: AggregationMethod;
+  events: MeteredEvent[];
+}
+
+const DAY_SECONDS = 86_400;
+/** billing.md: an event id seen in the last 35 days is a duplicate. */
+export const EVENT_ID_KEPT_DAYS = 35;
+/** How long an aggregate stays after its month began (a year of history and more). */
+const AGGREGATE_KEPT_DAYS = 400;
+/** TransactWriteItems takes at most 100 actions. */
+const TRANSACTION_ITEMS = 100;
+/** Transactions of one batch in flight at once. */
+const CONCURRENCY = 4;
+const MAX_ATTEMPTS = 25;
+/** BatchGetItem takes at most 100 keys. */
+const BATCH_GET_KEYS = 100;
+
+const monthStart = (month: string) => Date.parse(`${month}-01T00:00:00Z`) / 1000;
+function nextMonthStart(month: string): number {
+  const [year, m] = month.split('-').map(Number) as [number, number];
+  return Date.UTC(year, m, 1) / 1000;
+}
+
+/** A slice of one aggregate's events, written in one transaction with one update of it. */
+interface Chunk {
+  group: AggregateEvents;
+  events: MeteredEvent[];
+  /** Event ids found already stored (counted by an earlier batch or a concurrent one). */
+  duplicates: Set<string>;
+  /** unique_count: properties whose marker exists already. */
+  knownProperties: Set<string>;
+  /** max and latest: the aggregate as stored, once a condition told us. */
+  stored?: { amount: number | undefined; at: number | undefined };
+}
+
+type ItemRef =
+  | { kind: 'event'; chunk: Chunk; eventId: string }
+  | { kind: 'unique'; chunk: Chunk; property: string }
+  | { kind: 'aggregate'; chunk: Chunk };
+
+/** The largest number of a chunk's events its transaction items can take (unique_count: a marker each). */
+const eventsPerChunk = (method: AggregationMethod) =>
+  method === 'unique_count' ? Math.floor((TRANSACTION_ITEMS - 1) / 2) : TRANSACTION_ITEMS - 1;
+
+const worstCaseItems = (chunk: Chunk) => chunk.events.length * (chunk.group.method === 'unique_count' ? 2 : 1) + 1;
+
+/**
+ * Chunks in waves: the k-th chunk of every aggregate is in wave k, so no two transactions in
+ * flight at once write the same aggregate (they would cancel each other). Within a wave,
+ * chunks are packed first-fit into transactions of at most 100 items.
+ */
+function plan(groups: AggregateEvents[]): Chunk[][][] {
+  const waves: Chunk[][] = [];
+  for (const group of groups) {
+    const size = eventsPerChunk(group.method);
+    const knownProperties = new Set<string>();
+    for (let i = 0, wave = 0; i < group.events.length; i += size, wave++) {
+      const chunk: Chunk = {
+        group,
+        events: group.events.slice(i, i + size),
+        duplicates: new Set(),
+        // Shared by the aggregate's chunks: a marker one wrote, the next need not try.
+        knownProperties,
+      };
+      const chunks = waves[wave] ?? [];
+      chunks.push(chunk);
+      waves[wave] = chunks;
+    }
+  }
+  return waves.map((chunks) => {
+    const transactions: { items: number; chunks: Chunk[] }[] = [];
+    for (const chunk of [...chunks].sort((a, b) => worstCaseItems(b) - worstCaseItems(a))) {
+      const items = worstCaseItems(chunk);
+      const fit = transactions.find((t) => t.items + items <= TRANSACTION_ITEMS);
+      if (fit) {
+        fit.items += items;
+        fit.chunks.push(chunk);
+      } else transactions.push({ items, chunks: [chunk] });
+    }
+    return transactions.map((t) => t.chunks);
+  });
+}
+
+type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+
+/** The update of a chunk's aggregate, or undefined when it would change nothing. */
+function aggregateUpdate(
+  table: string,
+  projectId: number,
+  chunk: Chunk,
+  live: MeteredEvent[],
+  newProperties: number,
+): TransactItem | undefined {
+  const { customerId, month, featureId, method } = chunk.group;
+  const identity = {
+    ':projectId': projectId,
+    ':customerId': customerId,
+    ':month': month,
+    ':featureId': featureId,
+    ':entity': 'usage',
+    ':version': '1',
+    ':expiresAt': monthStart(month) + AGGREGATE_KEPT_DAYS * DAY_SECONDS,
+  };
+  const set =
+    'projectId = :projectId, customerId = :customerId, #month = :month, featureId = :featureId, ' +
+    '#e = :entity, #v = :version, expiresAt = :expiresAt';
+  const base = {
+    TableName: table,
+    Key: usageKeys.aggregate(projectId, customerId, month, featureId),
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
+  const names = { '#month': 'month', '#e': '__edb_e__', '#v': '__edb_v__', '#amount': 'amount' };
+  let add: number;
+  if (method === 'count') add = live.length;
+  else if (method === 'sum') add = live.reduce((total, e) => total + (e.value ?? 0), 0);
+  else if (method === 'unique_count') add = newProperties;
+  else if (method === 'max') {
+    const max = Math.max(...live.map((e) => e.value ?? Number.NEGATIVE_INFINITY));
+    if (chunk.stored?.amount !== undefined && chunk.stored.amount >= max) return undefined;
+    return {
+      Update: {
+        ...base,
+        UpdateExpression: `SET #amount = :amount, ${set}`,
+        ConditionExpression: 'attribute_not_exists(#amount) OR #amount < :amount',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ...identity, ':amount': max },
+      },
+    };
+  } else {
+    // latest: the greatest timestamp wins; on a tie, the later received (the later in the
+    // batch, and a later batch over an earlier one: `<=`).
+    let last = live[0] as MeteredEvent;
+    for (const event of live) if (event.at >= last.at) last = event;
+    if (chunk.stored?.at !== undefined && chunk.stored.at > last.at) return undefined;
+    return {
+      Update: {
+        ...base,
+        UpdateExpression: `SET #amount = :amount, #at = :at, ${set}`,
+        ConditionExpression: 'attribute_not_exists(#at) OR #at <= :at',
+        ExpressionAttributeNames: { ...names, '#at': 'at' },
+        ExpressionAttributeValues: { ...identity, ':amount': last.value ?? 0, ':at': last.at },
+      },
+    };
+  }
+  if (add === 0 && method === 'unique_count') return undefined;
+  return {
+    Update: {
+      ...base,
+      UpdateExpression: `SET ${set} ADD #amount :amount`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: { ...identity, ':amount': add },
+    },
+  };
+}
+
+/** The transaction's items as things stand (duplicates, known markers and stored values left out). */
+function build(table: string, projectId: number, chunks: Chunk[], nowSeconds: number) {
+  const items: TransactItem[] = [];
+  const refs: ItemRef[] = [];
+  for (const chunk of chunks) {
+    const live = chunk.events.filter((e) => !chunk.duplicates.has(e.eventId));
+    if (live.length === 0) continue;
+    for (const event of live) {
+      items.push({
+        Put: {
+          TableName: table,
+          Item: {
+            ...usageKeys.event(projectId, event.eventId),
+            projectId,
+            shard: eventShard(event.eventId),
+            eventId: event.eventId,
+            expiresAt: nowSeconds + EVENT_ID_KEPT_DAYS * DAY_SECONDS,
+            __edb_e__: 'usageevent',
+            __edb_v__: '1',
+          },
+          // An entry past its expiry that TTL has not removed yet is gone all the same.
+          ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',
+          ExpressionAttributeValues: { ':now': nowSeconds },
+        },
+      });
+      refs.push({ kind: 'event', chunk, eventId: event.eventId });
+    }
+    const { customerId, month, featureId, method } = chunk.group;
+    const properties =
+      method === 'unique_count'
+        ? [...new Set(live.map((e) => e.property as string))].filter((p) => !chunk.knownProperties.has(p))
+        : [];
+    for (const property of properties) {
+      items.push({
+        Put: {
+          TableName: table,
+          Item: {
+            ...usageKeys.unique(projectId, customerId, month, featureId, property),
+            projectId,
+            customerId,
+            month,
+            featureId,
+            property,
+            // No event can reach the month once 35 days have passed since it ended.
+            expiresAt: nextMonthStart(month) + (EVENT_ID_KEPT_DAYS + 1) * DAY_SECONDS,
+            __edb_e__: 'usageunique',
+            __edb_v__: '1',
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      });
+      refs.push({ kind: 'unique', chunk, property });
+    }
+    const update = aggregateUpdate(table, projectId, chunk, live, properties.length);
+    if (update) {
+      items.push(update);
+      refs.push({ kind: 'aggregate', chunk });
+    }
+  }
+  return { items, refs };
+}
+
+interface CancellationReason {
+  Code?: string;
+  Item?: Record<string, { N?: string }>;
+}
+
+const numberOf = (attribute: { N?: string } | undefined) =>
+  attribute?.N === undefined ? undefined : Number(attribute.N);
+
+/**
+ * Writes one transaction's chunks until they are in: each failed condition tells what is
+ * stored already (an event id seen, a property counted, a greater max or later latest), the
+ * transaction is built again without it and retried; conflicts with concurrent transactions
+ * back off and retry. All or nothing each time, so a crash at any point leaves every event
+ * either counted with its id remembered, or neither.
+ */
+async function commit(projectId: number, chunks: Chunk[]): Promise<void> {
+  const { client, table } = rawTable();
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const { items, refs } = build(table, projectId, chunks, Math.floor(Date.now() / 1000));
+    if (items.length === 0) return;
+    try {
+      await client.send(new TransactWriteCommand({ TransactItems: items }));
+      for (const ref of refs) if (ref.kind === 'unique') ref.chunk.knownProperties.add(ref.property);
+      return;
+    } catch (error) {
+      const reasons = (error as { name?: string; CancellationReasons?: CancellationReason[] }).CancellationReasons;
+      if ((error as Error).name !== 'TransactionCanceledException' || !reasons) throw error;
+      let learned = false;
+      reasons.forEach((reason, i) => {
+        const ref = refs[i];
+        if (reason.Code !== 'ConditionalCheckFailed' || !ref) return;
+        learned = true;
+        if (ref.kind === 'event') ref.chunk.duplicates.add(ref.eventId);
+        else if (ref.kind === 'unique') ref.chunk.knownProperties.add(ref.property);
+        else ref.chunk.stored = { amount: numberOf(reason.Item?.amount), at: numberOf(reason.Item?.at) };
+      });
+      // Only conflicts (or throttling): wait a little, with jitter, and try again.
+      if (!learned) await sleep(Math.random() * Math.min(1_000, 10 * 2 ** attempt));
+    }
+  }
+  throw new Error(`Usage transaction not committed after ${MAX_ATTEMPTS} attempts`);
+}
+
+/**
+ * What the batch's conditions will find, read first (BatchGetItem, 100 keys each, at once):
+ * the stored max and latest aggregates of its first wave and the markers of its unique_count
+ * properties. A max the batch does not beat, a latest it does not follow or a property
+ * counted already is then left out of its transaction instead of failing it: a failed
+ * condition cancels the whole transaction, which costs as much as a committed one. A
+ * concurrent write can still fail one; the transaction then learns and retries as ever.
+ */
+async function readStored(projectId: number, waves: Chunk[][][]): Promise<void> {
+  const pk = customerPartition(projectId);
+  const aggregates = new Map<string, Chunk>();
+  const markers = new Map<string, { chunk: Chunk; property: string }[]>();
+  for (const chunk of (waves[0] ?? []).flat()) {
+    const { customerId, month, featureId, method } = chunk.group;
+    if (method === 'max' || method === 'latest') aggregates.set(aggregateSk(customerId, month, featureId), chunk);
+  }
+  for (const chunk of waves.flat(2)) {
+    const { customerId, month, featureId, method } = chunk.group;
+    if (method !== 'unique_count') continue;
+    for (const property of new Set(chunk.events.map((e) => e.property as string))) {
+      const sk = uniqueSk(customerId, month, featureId, property);
+      markers.set(sk, [...(markers.get(sk) ?? []), { chunk, property }]);
+    }
+  }
+  const keys = [...aggregates.keys(), ...markers.keys()].map((sk) => ({ pk, sk }));
+  if (keys.length === 0) return;
+  const { client, table } = rawTable();
+  await Promise.all(
+    Array.from({ length: Math.ceil(keys.length / BATCH_GET_KEYS) }, async (_, i) => {
+      const output = await client.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [table]: {
+              Keys: keys.slice(i * BATCH_GET_KEYS, (i + 1) * BATCH_GET_KEYS),
+              ConsistentRead: true,
+              ProjectionExpression: 'sk, amount, #at',
+              ExpressionAttributeNames: { '#at': 'at' },
+            },
+          },
+        }),
+      );
+      // Keys left unprocessed stay unknown: their transactions find out by their condition.
+      for (const item of output.Responses?.[table] ?? []) {
+        const sk = item.sk as string;
+        const chunk = aggregates.get(sk);
+        if (chunk) chunk.stored = { amount: item.amount as number | undefined, at: item.at as number | undefined };
+        for (const marker of markers.get(sk) ?? []) marker.chunk.knownProperties.add(marker.property);
+      }
+    }),
+  );
+}
+
+export interface ApplyOutcome {
+  accepted: number;
+  /** Events whose id was stored already (by an earlier or a concurrent batch). */
+  duplicates: number;
+}
+
+/**
+ * Counts a batch's events, each exactly once: every transaction writes the dedupe entries of
+ * its events with the one update of each aggregate they feed, so nothing is ever counted
+ * without its id remembered, nor remembered without being counted.
+ */
+export async function applyUsage(projectId: number, groups: AggregateEvents[]): Promise<ApplyOutcome> {
+  const waves = plan(groups);
+  await readStored(projectId, waves);
+  for (const wave of waves) {
+    const queue = [...wave];
+    await Promise.all(
+      Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
+        for (let chunks = queue.shift(); chunks; chunks = queue.shift()) await commit(projectId, chunks);
+      }),
+    );
+  }
+  let accepted = 0;
+  let duplicates = 0;
+  for (const chunk of waves.flat(2)) {
+    duplicates += chunk.duplicates.size;
+    accepted += chunk.events.length - chunk.duplicates.size;
+  }
+  return { accepted, duplicates };
+}

@@ -1,0 +1,147 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { deleteAll } from './batch.ts';
+import { USAGE_EVENT_SHARDS } from './entities/usage.ts';
+import { db, rawTable } from './service.ts';
+import type { CustomerItem } from './types.ts';
+import { entitlementKeys, eventShard } from './usage-keys.ts';
+import type { AggregateEvents } from './usage-write.ts';
+
+export { customerPartition, entitlementKeys, eventShard, usageKeys } from './usage-keys.ts';
+export { type AggregateEvents, type ApplyOutcome, applyUsage, type MeteredEvent } from './usage-write.ts';
+
+/** BatchGetItem takes at most 100 keys. */
+const BATCH_GET_KEYS = 100;
+
+/**
+ * A customer and its aggregates of one month for the given features, strongly consistent:
+ * one BatchGetItem while they fit in one (99 countable features), whatever else is stored.
+ * Items come back as stored, without ElectroDB's formatting (the entitlement read is hot).
+ */
+export async function readCustomerWithUsage(
+  projectId: number,
+  customerId: string,
+  month: string,
+  featureIds: readonly number[],
+): Promise<{ customer: CustomerItem | undefined; usage: Map<number, number> }> {
+  const { client, table } = rawTable();
+  const keys = entitlementKeys(projectId, customerId, month, featureIds);
+  const found: Record<string, unknown>[] = [];
+  await Promise.all(
+    Array.from({ length: Math.ceil(keys.length / BATCH_GET_KEYS) }, async (_, i) => {
+      let pending = keys.slice(i * BATCH_GET_KEYS, (i + 1) * BATCH_GET_KEYS);
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 0) await sleep(Math.min(500, 10 * 2 ** attempt));
+        if (attempt >= 10) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed`);
+        const output = await client.send(
+          new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }),
+        );
+        found.push(...(output.Responses?.[table] ?? []));
+        pending = (output.UnprocessedKeys?.[table]?.Keys ?? []) as typeof pending;
+      }
+    }),
+  );
+  let customer: CustomerItem | undefined;
+  const usage = new Map<number, number>();
+  for (const item of found) {
+    if (item.__edb_e__ === 'usage') usage.set(item.featureId as number, (item.amount as number | undefined) ?? 0);
+    else if (item.__edb_e__ === 'customer') customer = item as unknown as CustomerItem;
+  }
+  return { customer, usage };
+}
+
+interface Page<K> {
+  data: K[];
+  cursor: string | null;
+}
+
+async function deletePages<K>(
+  entity: Parameters<typeof deleteAll<K>>[0],
+  page: (cursor: string | null) => Promise<Page<K>>,
+): Promise<number> {
+  let deleted = 0;
+  let cursor: string | null = null;
+  do {
+    const next: Page<K> = await page(cursor);
+    await deleteAll(entity, next.data);
+    deleted += next.data.length;
+    cursor = next.cursor;
+  } while (cursor);
+  return deleted;
+}
+
+type AggregateKey = { projectId: number; customerId: string; month: string; featureId: number };
+type UniqueKey = AggregateKey & { property: string };
+
+/** A customer's usage (aggregates and unique markers); how many items were deleted. */
+export async function deleteCustomerUsage(projectId: number, customerId: string): Promise<number> {
+  const { usage, usageUnique } = db().entities;
+  const options = (cursor: string | null) => ({ cursor, consistent: true });
+  const counts = await Promise.all([
+    deletePages<AggregateKey>(usage, (cursor) =>
+      usage.query
+        .byCustomer({ projectId, customerId })
+        .go({ ...options(cursor), attributes: ['projectId', 'customerId', 'month', 'featureId'] }),
+    ),
+    deletePages<UniqueKey>(usageUnique, (cursor) =>
+      usageUnique.query
+        .byCustomer({ projectId, customerId })
+        .go({ ...options(cursor), attributes: ['projectId', 'customerId', 'month', 'featureId', 'property'] }),
+    ),
+  ]);
+  return counts[0] + counts[1];
+}
+
+/**
+ * Every usage item of a deleted project: aggregates, markers and the event ids of each of
+ * its event partitions. Run by the project sweep (shared/db/project-sweep.ts).
+ */
+export async function sweepUsage(projectId: number): Promise<void> {
+  const { usage, usageUnique, usageEvent } = db().entities;
+  await deletePages<AggregateKey>(usage, (cursor) =>
+    usage.query
+      .byCustomer({ projectId })
+      .go({ cursor, consistent: true, attributes: ['projectId', 'customerId', 'month', 'featureId'] }),
+  );
+  await deletePages<UniqueKey>(usageUnique, (cursor) =>
+    usageUnique.query
+      .byCustomer({ projectId })
+      .go({ cursor, consistent: true, attributes: ['projectId', 'customerId', 'month', 'featureId', 'property'] }),
+  );
+  await Promise.all(
+    Array.from({ length: USAGE_EVENT_SHARDS }, (_, shard) =>
+      deletePages<{ projectId: number; shard: number; eventId: string }>(usageEvent, (cursor) =>
+        usageEvent.query
+          .byShard({ projectId, shard })
+          .go({ cursor, consistent: true, attributes: ['projectId', 'shard', 'eventId'] }),
+      ),
+    ),
+  );
+}
+
+/** Deletes the given usage items (what a batch wrote into a project deleted meanwhile). */
+export async function deleteUsageItems(projectId: number, groups: readonly AggregateEvents[]): Promise<void> {
+  const { usage, usageUnique, usageEvent } = db().entities;
+  await deleteAll(
+    usage,
+    groups.map(({ customerId, month, featureId }) => ({ projectId, customerId, month, featureId })),
+  );
+  await deleteAll(
+    usageUnique,
+    groups.flatMap(({ customerId, month, featureId, method, events }) =>
+      method === 'unique_count'
+        ? [...new Set(events.map((e) => e.property as string))].map((property) => ({
+            projectId,
+            customerId,
+            month,
+            featureId,
+            property,
+          }))
+        : [],
+    ),
+  );
+  await deleteAll(
+    usageEvent,
+    groups.flatMap(({ events }) => events.map(({ eventId }) => ({ projectId, shard: eventShard(eventId), eventId }))),
+  );
+}

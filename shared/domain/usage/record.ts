@@ -1,0 +1,113 @@
+import type { AggregationMethod } from '#contract/enums.ts';
+import { getProjectItem } from '#db/projects.ts';
+import type { FeatureItem, ProjectKey } from '#db/types.ts';
+import { type AggregateEvents, applyUsage, deleteUsageItems, type MeteredEvent } from '#db/usage.ts';
+import { loadProjectCached } from '../customers/project-cache.ts';
+import { type ErrorDetail, projectNotFound, ValidationError } from '../errors.ts';
+import { type EventsBody, type EventsResultView, type UsageEventBody, usageLimits } from './schemas.ts';
+
+/** A 400 names at most this many events (the first ones): enough to fix a generator. */
+const MAX_DETAILS = 100;
+const DAY_MS = 86_400_000;
+
+/** The UTC month an instant counts in, `YYYY-MM`. */
+export const utcMonth = (at: number) => new Date(at).toISOString().slice(0, 7);
+
+/** What a valid event needs besides its shape, by its feature's aggregation method. */
+function eventProblem(
+  event: UsageEventBody,
+  feature: FeatureItem | undefined,
+  at: number,
+  now: number,
+): { field: string; message: string } | undefined {
+  if (!feature) return { field: 'featureId', message: `feature ${event.featureId} not found in this project` };
+  if (!feature.isCountable) {
+    return { field: 'featureId', message: `feature ${event.featureId} is not countable: it takes no usage events` };
+  }
+  const method = feature.eventAggregationMethod;
+  if ((method === 'sum' || method === 'max' || method === 'latest') && event.value === undefined) {
+    return { field: 'value', message: `is required: feature ${event.featureId} aggregates by ${method}` };
+  }
+  if (method === 'unique_count' && event.property === undefined) {
+    return { field: 'property', message: `is required: feature ${event.featureId} counts unique properties` };
+  }
+  if (at < now - usageLimits.pastDays * DAY_MS) {
+    return { field: 'timestamp', message: `must be within the last ${usageLimits.pastDays} days` };
+  }
+  if (at > now + usageLimits.aheadMs) return { field: 'timestamp', message: 'must be at most 5 minutes ahead' };
+  return undefined;
+}
+
+/**
+ * Checks every event against the project's features (all or nothing: one bad event is a 400
+ * that stores nothing, naming each bad event by its index), then groups the events by
+ * aggregate, leaving out ids seen earlier in the batch.
+ */
+function groupBatch(events: EventsBody['events'], features: readonly FeatureItem[], now: number) {
+  const byId = new Map(features.map((f) => [f.featureId, f]));
+  const details: ErrorDetail[] = [];
+  const groups = new Map<string, AggregateEvents>();
+  const seen = new Set<string>();
+  let duplicates = 0;
+  events.forEach((event, index) => {
+    const feature = byId.get(event.featureId);
+    const at = event.timestamp === undefined ? now : Date.parse(event.timestamp);
+    const problem = eventProblem(event, feature, at, now);
+    if (problem) {
+      details.push({ path: `events[${index}].${problem.field}`, message: problem.message });
+      return;
+    }
+    if (details.length > 0) return;
+    if (seen.has(event.eventId)) {
+      duplicates++;
+      return;
+    }
+    seen.add(event.eventId);
+    const method = (feature as FeatureItem).eventAggregationMethod as AggregationMethod;
+    const month = utcMonth(at);
+    const key = `${event.customerId}\u0000${event.featureId}\u0000${month}`;
+    let group = groups.get(key);
+    if (!group) {
+      group = { customerId: event.customerId, featureId: event.featureId, month, method, events: [] };
+      groups.set(key, group);
+    }
+    const metered: MeteredEvent = { eventId: event.eventId, value: event.value, property: event.property, at };
+    group.events.push(metered);
+  });
+  if (details.length > 0) {
+    const first = details[0] as ErrorDetail;
+    const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';
+    throw new ValidationError(
+      `Invalid request body: ${first.path} ${first.message}${more}; no event of the batch was stored.`,
+      details.slice(0, MAX_DETAILS),
+    );
+  }
+  return { groups: [...groups.values()], duplicates };
+}
+
+/**
+ * billing.md's usage events: each event id counts once (in the last 35 days), whatever is
+ * resent, cut short or sent at once by several senders; see shared/db/usage.ts for how.
+ */
+export async function recordEvents(
+  key: ProjectKey,
+  body: EventsBody,
+  options: { cacheTtlMs: number },
+  now = Date.now(),
+): Promise<EventsResultView> {
+  const partition = await loadProjectCached(key, options.cacheTtlMs);
+  const { groups, duplicates } = groupBatch(body.events, partition.features, now);
+  const { projectId, shareId } = partition.project;
+  const outcome = await applyUsage(projectId, groups);
+  // The project may have been deleted while the batch was written (or since it was cached):
+  // its sweep may have passed already, so what this batch wrote goes now. Checked after the
+  // writes, so either the sweep saw them or this check sees the delete.
+  if (outcome.accepted > 0) {
+    const project = await getProjectItem(key);
+    if (!project || project.shareId !== shareId || project.deletingAt) {
+      await deleteUsageItems(projectId, groups);
+      throw projectNotFound(key.slug);
+    }
+  }
+  return { accepted: outcome.accepted, duplicates: duplicates + outcome.duplicates };
+}

@@ -1,0 +1,65 @@
+import * as z from 'zod';
+import { customerIdPattern } from '../customers/schemas.ts';
+import { positiveId } from '../fields.ts';
+
+/** billing.md "Usage events": the bounds of one batch. */
+export const usageLimits = {
+  eventsPerBatch: 1_000,
+  eventIdMax: 128,
+  propertyMax: 200,
+  /** An event's timestamp may be this far in the past… */
+  pastDays: 35,
+  /** …and this far ahead of the server's clock. */
+  aheadMs: 5 * 60_000,
+  /**
+   * Our own ceiling on |value|: any month of sums stays exact in DynamoDB's 38 digits and
+   * far below its largest number; below `smallest`, DynamoDB cannot store a number at all.
+   */
+  valueMax: 1e15,
+  valueSmallest: 1e-9,
+} as const;
+
+// DynamoDB stores strings as UTF-8, which a lone surrogate cannot be.
+const storable = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .refine((value) => !/\p{Cs}/u.test(value), 'must be valid Unicode: it holds a lone surrogate');
+
+const isoDateTime = z.iso.datetime({ offset: true });
+
+export const UsageEventBody = z.strictObject({
+  eventId: storable(usageLimits.eventIdMax),
+  customerId: z.string().regex(customerIdPattern, 'must be 1-128 characters of letters, digits and . _ : @ -'),
+  featureId: positiveId,
+  value: z
+    .number()
+    .refine(
+      (v) => Math.abs(v) <= usageLimits.valueMax,
+      `must be between -${usageLimits.valueMax} and ${usageLimits.valueMax}`,
+    )
+    .refine(
+      (v) => v === 0 || Math.abs(v) >= usageLimits.valueSmallest,
+      `must be 0 or at least ${usageLimits.valueSmallest} in size`,
+    )
+    .optional(),
+  property: storable(usageLimits.propertyMax).optional(),
+  timestamp: z
+    .string()
+    .refine((value) => isoDateTime.safeParse(value).success, 'must be an ISO 8601 date-time, e.g. 2026-11-23T10:00:00Z')
+    .meta({ description: 'ISO 8601 date-time with Z or an offset; default now' })
+    .optional(),
+});
+export type UsageEventBody = z.infer<typeof UsageEventBody>;
+
+export const EventsBody = z.strictObject({
+  events: z.array(UsageEventBody).min(1).max(usageLimits.eventsPerBatch),
+});
+export type EventsBody = z.infer<typeof EventsBody>;
+
+export const EventsResultView = z.strictObject({
+  accepted: z.number().int(),
+  duplicates: z.number().int(),
+});
+export type EventsResultView = z.infer<typeof EventsResultView>;
