@@ -114,6 +114,23 @@ describe('POST …/events', () => {
     expect((await usageOf(c))[f.volume.id]?.usage).toBe(40);
   });
 
+  test("sums stay within DynamoDB's 38 digits: a large sum plus a value with many decimals is no 5xx", async () => {
+    const c = `digits-${uid()}`;
+    const event = (i: number, value: number) => ({
+      eventId: `${c}-${i}`,
+      customerId: c,
+      featureId: f.volume.id,
+      value,
+    });
+    expect((await send([event(1, 1e15)])).status).toBe(200);
+    // 1e15 + 1.23456789012345e-9 exactly is 39 digits; sums are kept to 9 decimal places.
+    const small = await send([event(2, 1.23456789012345e-9)]);
+    expect(small.status, small.text).toBe(200);
+    const floats = await send([event(3, 0.1), event(4, 0.2)]);
+    expect(floats.status, floats.text).toBe(200);
+    expect((await usageOf(c))[f.volume.id]?.usage).toBe(1e15 + 0.300000001);
+  });
+
   test('a batch cut short by a crash and resent counts every event exactly once', async () => {
     const c = `crash-${uid()}`;
     const batch = Array.from({ length: 600 }, (_, i) => ({
