@@ -196,7 +196,9 @@ function build(table: string, projectId: number, chunks: Chunk[], nowSeconds: nu
             projectId,
             shard: eventShard(event.eventId),
             eventId: event.eventId,
-            expiresAt: nowSeconds + EVENT_ID_KEPT_DAYS * DAY_SECONDS,
+            // 35 days past its receipt, or past its timestamp when that is ahead of the clock:
+            // as long as the event can be accepted again, its id is remembered.
+            expiresAt: Math.max(nowSeconds, Math.ceil(event.at / 1000)) + EVENT_ID_KEPT_DAYS * DAY_SECONDS,
             __edb_e__: 'usageevent',
             __edb_v__: '1',
           },

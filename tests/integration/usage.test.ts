@@ -199,6 +199,21 @@ describe('POST …/events', () => {
     expect(usage[f.users.id]?.usage).toBe(37);
   });
 
+  test('an event id is remembered as long as its timestamp can be sent again: 35 days past a timestamp ahead of the clock', async () => {
+    const c = `ahead-${uid()}`;
+    const at = Date.now() + 4 * 60_000;
+    const response = await send([
+      { eventId: `${c}-1`, customerId: c, featureId: f.calls.id, timestamp: new Date(at).toISOString() },
+    ]);
+    expect(response.body).toEqual({ accepted: 1, duplicates: 0 });
+    const entries = (await itemsWithPkPrefix(customerPartition(project.id))).filter(
+      (item) => item.__edb_e__ === 'usageevent' && item.eventId === `${c}-1`,
+    );
+    expect(entries).toHaveLength(1);
+    // Resent just before its timestamp leaves the 35-day window, it must still be a duplicate.
+    expect(entries[0]?.expiresAt).toBeGreaterThanOrEqual(Math.ceil(at / 1000) + 35 * 86_400);
+  });
+
   test('months are UTC: 23:59:59.999 counts in the month before, 00:00 in the new one', async () => {
     const c = `month-${uid()}`;
     const now = new Date();
