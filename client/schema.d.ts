@@ -2006,6 +2006,7 @@ export interface operations {
             401: components["responses"]["unauthorized"];
             403: components["responses"]["forbidden"];
             404: components["responses"]["not_found"];
+            409: components["responses"]["conflict"];
             412: components["responses"]["precondition_failed"];
             500: components["responses"]["internal_error"];
         };
@@ -2277,6 +2278,7 @@ export interface operations {
             401: components["responses"]["unauthorized"];
             403: components["responses"]["forbidden"];
             404: components["responses"]["not_found"];
+            409: components["responses"]["conflict"];
             412: components["responses"]["precondition_failed"];
             413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
@@ -2317,6 +2319,7 @@ export interface operations {
             401: components["responses"]["unauthorized"];
             403: components["responses"]["forbidden"];
             404: components["responses"]["not_found"];
+            409: components["responses"]["conflict"];
             412: components["responses"]["precondition_failed"];
             500: components["responses"]["internal_error"];
         };
@@ -2645,6 +2648,7 @@ export interface operations {
             401: components["responses"]["unauthorized"];
             403: components["responses"]["forbidden"];
             404: components["responses"]["not_found"];
+            409: components["responses"]["conflict"];
             412: components["responses"]["precondition_failed"];
             500: components["responses"]["internal_error"];
         };
@@ -2942,6 +2946,7 @@ export interface operations {
             401: components["responses"]["unauthorized"];
             403: components["responses"]["forbidden"];
             404: components["responses"]["not_found"];
+            409: components["responses"]["conflict"];
             412: components["responses"]["precondition_failed"];
             500: components["responses"]["internal_error"];
         };
@@ -3005,6 +3010,7 @@ export interface operations {
             401: components["responses"]["unauthorized"];
             403: components["responses"]["forbidden"];
             404: components["responses"]["not_found"];
+            409: components["responses"]["conflict"];
             412: components["responses"]["precondition_failed"];
             413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];

@@ -161,7 +161,9 @@ export function errorCodesOf(route: Route, action: RouteAction): string[] {
   // Every v1 POST takes Idempotency-Key: a malformed key is a 400, a key in use a 409.
   if (isIdempotent(route)) codes.add('validation_error').add('conflict');
   for (const code of action.doc?.errors ?? []) codes.add(code);
-  if (action.doc?.etag === 'write') codes.add('precondition_failed');
+  // A PUT or DELETE that takes If-Match re-reads and retries when its resource changes under
+  // it, and answers 409 when it never settles (shared/domain/versions.ts untilWritten).
+  if (action.doc?.etag === 'write') codes.add('conflict').add('precondition_failed');
   codes.add('internal_error');
   return [...codes];
 }

@@ -34,6 +34,12 @@ const CONCURRENCY = 4;
 const MAX_ATTEMPTS = 25;
 /** BatchGetItem takes at most 100 keys. */
 const BATCH_GET_KEYS = 100;
+/**
+ * A sum is kept to this many decimal places: DynamoDB adds exactly but refuses a result of
+ * more than 38 significant digits (1e15 + 1.23456789012345e-9 would be 39), and a sum
+ * of doubles carries binary noise (0.1 + 0.2). Values below 1e-9 are refused anyway.
+ */
+const SUM_DECIMALS = 9;
 
 const monthStart = (month: string) => Date.parse(`${month}-01T00:00:00Z`) / 1000;
 function nextMonthStart(month: string): number {
@@ -132,8 +138,9 @@ function aggregateUpdate(
   const names = { '#month': 'month', '#e': '__edb_e__', '#v': '__edb_v__', '#amount': 'amount' };
   let add: number;
   if (method === 'count') add = live.length;
-  else if (method === 'sum') add = live.reduce((total, e) => total + (e.value ?? 0), 0);
-  else if (method === 'unique_count') add = newProperties;
+  else if (method === 'sum') {
+    add = Number(live.reduce((total, e) => total + (e.value ?? 0), 0).toFixed(SUM_DECIMALS));
+  } else if (method === 'unique_count') add = newProperties;
   else if (method === 'max') {
     const max = Math.max(...live.map((e) => e.value ?? Number.NEGATIVE_INFINITY));
     if (chunk.stored?.amount !== undefined && chunk.stored.amount >= max) return undefined;
@@ -189,7 +196,9 @@ function build(table: string, projectId: number, chunks: Chunk[], nowSeconds: nu
             projectId,
             shard: eventShard(event.eventId),
             eventId: event.eventId,
-            expiresAt: nowSeconds + EVENT_ID_KEPT_DAYS * DAY_SECONDS,
+            // 35 days past its receipt, or past its timestamp when that is ahead of the clock:
+            // as long as the event can be accepted again, its id is remembered.
+            expiresAt: Math.max(nowSeconds, Math.ceil(event.at / 1000)) + EVENT_ID_KEPT_DAYS * DAY_SECONDS,
             __edb_e__: 'usageevent',
             __edb_v__: '1',
           },

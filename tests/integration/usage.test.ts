@@ -114,6 +114,23 @@ describe('POST …/events', () => {
     expect((await usageOf(c))[f.volume.id]?.usage).toBe(40);
   });
 
+  test("sums stay within DynamoDB's 38 digits: a large sum plus a value with many decimals is no 5xx", async () => {
+    const c = `digits-${uid()}`;
+    const event = (i: number, value: number) => ({
+      eventId: `${c}-${i}`,
+      customerId: c,
+      featureId: f.volume.id,
+      value,
+    });
+    expect((await send([event(1, 1e15)])).status).toBe(200);
+    // 1e15 + 1.23456789012345e-9 exactly is 39 digits; sums are kept to 9 decimal places.
+    const small = await send([event(2, 1.23456789012345e-9)]);
+    expect(small.status, small.text).toBe(200);
+    const floats = await send([event(3, 0.1), event(4, 0.2)]);
+    expect(floats.status, floats.text).toBe(200);
+    expect((await usageOf(c))[f.volume.id]?.usage).toBe(1e15 + 0.300000001);
+  });
+
   test('a batch cut short by a crash and resent counts every event exactly once', async () => {
     const c = `crash-${uid()}`;
     const batch = Array.from({ length: 600 }, (_, i) => ({
@@ -180,6 +197,21 @@ describe('POST …/events', () => {
     expect(usage[f.volume.id]?.usage).toBe((389 * 390) / 2);
     expect(usage[f.peak.id]?.usage).toBe(389);
     expect(usage[f.users.id]?.usage).toBe(37);
+  });
+
+  test('an event id is remembered as long as its timestamp can be sent again: 35 days past a timestamp ahead of the clock', async () => {
+    const c = `ahead-${uid()}`;
+    const at = Date.now() + 4 * 60_000;
+    const response = await send([
+      { eventId: `${c}-1`, customerId: c, featureId: f.calls.id, timestamp: new Date(at).toISOString() },
+    ]);
+    expect(response.body).toEqual({ accepted: 1, duplicates: 0 });
+    const entries = (await itemsWithPkPrefix(customerPartition(project.id))).filter(
+      (item) => item.__edb_e__ === 'usageevent' && item.eventId === `${c}-1`,
+    );
+    expect(entries).toHaveLength(1);
+    // Resent just before its timestamp leaves the 35-day window, it must still be a duplicate.
+    expect(entries[0]?.expiresAt).toBeGreaterThanOrEqual(Math.ceil(at / 1000) + 35 * 86_400);
   });
 
   test('months are UTC: 23:59:59.999 counts in the month before, 00:00 in the new one', async () => {

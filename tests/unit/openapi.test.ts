@@ -67,6 +67,14 @@ describe('the OpenAPI document and what is generated from it', () => {
     expect(codes('OPTIONS /api/share/{shareId}')).toEqual(['internal_error']);
   });
 
+  test('every PUT and DELETE that takes If-Match lists 409: its write retries and then gives up as conflict', () => {
+    const writes = documentedActions(groups).filter((entry) => entry.action.doc?.etag === 'write');
+    expect(writes.length).toBeGreaterThan(5);
+    for (const { route, action } of writes) {
+      expect(errorCodesOf(route, action), routeKey(route)).toContain('conflict');
+    }
+  });
+
   test('every example matches its operation (requests and answers)', () => {
     const document = openApiDocument();
     const ajv = new Ajv2020({ strict: false, allErrors: true });

@@ -11,8 +11,10 @@ import { loadProject } from '../projects/load.ts';
 const MAX_ENTRIES = 500;
 const entries = new Map<string, { partition: ProjectPartition; expires: number }>();
 
+const cacheId = (key: ProjectKey) => `${key.ownerId}\u0000${key.slug}`;
+
 export async function loadProjectCached(key: ProjectKey, ttlMs: number): Promise<ProjectPartition> {
-  const id = `${key.ownerId}\u0000${key.slug}`;
+  const id = cacheId(key);
   const now = Date.now();
   const hit = entries.get(id);
   if (hit && hit.expires > now) return hit.partition;
@@ -24,4 +26,9 @@ export async function loadProjectCached(key: ProjectKey, ttlMs: number): Promise
     entries.set(id, { partition, expires: now + ttlMs });
   }
   return partition;
+}
+
+/** Drops the project's cached definition: the next loadProjectCached reads it from the table. */
+export function forgetProjectCached(key: ProjectKey): void {
+  entries.delete(cacheId(key));
 }

@@ -6,7 +6,7 @@ import type { FeatureItem, ProjectKey } from '#db/types.ts';
 import { childChange } from '../changes.ts';
 import { countRefused, featureNotFound, projectNotFound } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
-import { guardFor, loadFeatures } from '../projects/load.ts';
+import { loadFeatures } from '../projects/load.ts';
 import { slugPattern } from '../projects/slug.ts';
 import { checkIfMatch, untilWritten, type Writer } from '../versions.ts';
 import { type CreateFeatureInput, type FeatureView, featureDefaults, type UpdateFeatureInput } from './schemas.ts';
@@ -44,17 +44,17 @@ export async function createFeature(key: ProjectKey, input: CreateFeatureInput, 
 }
 
 /**
- * The project's features as one consistent Query finds them (the feature head's range), and
- * the guard of a write with If-Match, read before them: 404 for a missing project.
+ * The project's features as one consistent Query finds them (the feature head's range): 404
+ * for a missing project. A feature's representation is its own item, so a write with
+ * If-Match needs no project revision guard: the write's condition on the item's version
+ * makes the check and the write one step, and writes elsewhere in the project (which move
+ * the revision) cannot keep it from committing.
  */
-async function readFeatures(key: ProjectKey, writer: Writer) {
-  const guard = await guardFor(key, writer.ifMatch);
-  return { guard, ...(await loadFeatures(key)) };
-}
+const readFeatures = loadFeatures;
 
 /** The caller's feature, as readFeatures finds it: 404 for a missing project or feature. */
-async function readFeature(key: ProjectKey, featureId: number, writer: Writer) {
-  const { features, ...rest } = await readFeatures(key, writer);
+async function readFeature(key: ProjectKey, featureId: number) {
+  const { features, ...rest } = await readFeatures(key);
   const feature = features.find((f) => f.featureId === featureId);
   if (!feature) throw featureNotFound(featureId);
   return { ...rest, feature };
@@ -68,7 +68,7 @@ export async function updateFeature(
   writer: Writer,
 ): Promise<FeatureView> {
   return untilWritten('feature', async () => {
-    const { guard, projectId, scope, feature } = await readFeature(key, featureId, writer);
+    const { projectId, scope, feature } = await readFeature(key, featureId);
     checkIfMatch(writer.ifMatch, toFeatureView(feature));
     const changed = Object.entries(definedOnly(input)).filter(
       ([field, value]) => feature[field as keyof FeatureItem] !== value,
@@ -77,7 +77,7 @@ export async function updateFeature(
     const changes = { ...Object.fromEntries(changed), updatedAt: new Date().toISOString() };
     const after: FeatureItem = { ...feature, ...changes, version: (feature.version ?? 0) + 1 };
     const entry = await childChange(projectId, writer, { type: 'feature', id: featureId }, feature, after);
-    const outcome = await updateFeatureItem(scope, feature, changes, entry, guard);
+    const outcome = await updateFeatureItem(scope, feature, changes, entry, undefined);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     return outcome === 'updated' ? toFeatureView(after) : 'stale';
   });
@@ -90,7 +90,7 @@ export async function updateFeature(
  */
 export async function deleteFeature(key: ProjectKey, featureId: number, writer: Writer): Promise<void> {
   await untilWritten('feature', async () => {
-    const { guard, projectId, features } = await readFeatures(key, writer);
+    const { projectId, features } = await readFeatures(key);
     const feature = features.find((f) => f.featureId === featureId);
     if (feature) checkIfMatch(writer.ifMatch, toFeatureView(feature));
     const entry = feature
@@ -99,7 +99,7 @@ export async function deleteFeature(key: ProjectKey, featureId: number, writer: 
     const outcome = await deleteFeatureItem(
       key,
       featureId,
-      entry && { change: entry, version: feature?.version, revision: guard },
+      entry && { change: entry, version: feature?.version, revision: undefined },
     );
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     if (outcome === 'feature_missing') throw featureNotFound(featureId);

@@ -1,9 +1,9 @@
 import type { AggregationMethod } from '#contract/enums.ts';
 import { getProjectItem } from '#db/projects.ts';
-import type { FeatureItem, ProjectKey } from '#db/types.ts';
+import type { FeatureItem, ProjectKey, ProjectPartition } from '#db/types.ts';
 import { type AggregateEvents, applyUsage, deleteUsageItems, type MeteredEvent } from '#db/usage.ts';
-import { loadProjectCached } from '../customers/project-cache.ts';
-import { type ErrorDetail, projectNotFound, ValidationError } from '../errors.ts';
+import { forgetProjectCached, loadProjectCached } from '../customers/project-cache.ts';
+import { type ErrorDetail, NotFoundError, projectNotFound, ValidationError } from '../errors.ts';
 import { type EventsBody, type EventsResultView, type UsageEventBody, usageLimits } from './schemas.ts';
 
 /** A 400 names at most this many events (the first ones): enough to fix a generator. */
@@ -96,6 +96,24 @@ export async function recordEvents(
   now = Date.now(),
 ): Promise<EventsResultView> {
   const partition = await loadProjectCached(key, options.cacheTtlMs);
+  try {
+    return await recordInto(key, partition, body, now);
+  } catch (error) {
+    // A cached definition may be up to 10 s old: a feature created since, or the project
+    // deleted and created again under its slug, is missing from it. Only what the project as
+    // stored now refuses is refused.
+    if (options.cacheTtlMs <= 0 || !(error instanceof ValidationError || error instanceof NotFoundError)) throw error;
+    forgetProjectCached(key);
+    return recordInto(key, await loadProjectCached(key, options.cacheTtlMs), body, now);
+  }
+}
+
+async function recordInto(
+  key: ProjectKey,
+  partition: ProjectPartition,
+  body: EventsBody,
+  now: number,
+): Promise<EventsResultView> {
   const { groups, duplicates } = groupBatch(body.events, partition.features, now);
   const { projectId, shareId } = partition.project;
   const outcome = await applyUsage(projectId, groups);
