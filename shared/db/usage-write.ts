@@ -32,6 +32,7 @@ const TRANSACTION_ITEMS = 100;
 /** Transactions of one batch in flight at once. */
 const CONCURRENCY = 4;
 const MAX_ATTEMPTS = 25;
+const CONFLICT_BUDGET_MS = 6_000;
 /** BatchGetItem takes at most 100 keys. */
 const BATCH_GET_KEYS = 100;
 /**
@@ -261,7 +262,14 @@ const numberOf = (attribute: { N?: string } | undefined) =>
  */
 async function commit(projectId: number, chunks: Chunk[]): Promise<void> {
   const { client, table } = rawTable();
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  // Only conflicts count against MAX_ATTEMPTS: a failed condition teaches something and is
+  // progress (DynamoDB may report one failed item per cancellation, so a transaction of many
+  // duplicates takes as many rounds); the total is still bounded, by the items it can learn.
+  // Conflicts with concurrent senders on one aggregate are retried for at least
+  // CONFLICT_BUDGET_MS, well inside the function's 10 s, not just MAX_ATTEMPTS times.
+  let conflicts = 0;
+  const retryUntil = Date.now() + CONFLICT_BUDGET_MS;
+  for (let round = 0; round < MAX_ATTEMPTS + 2 * TRANSACTION_ITEMS; round++) {
     const { items, refs } = build(table, projectId, chunks, Math.floor(Date.now() / 1000));
     if (items.length === 0) return;
     try {
@@ -280,11 +288,13 @@ async function commit(projectId: number, chunks: Chunk[]): Promise<void> {
         else if (ref.kind === 'unique') ref.chunk.knownProperties.add(ref.property);
         else ref.chunk.stored = { amount: numberOf(reason.Item?.amount), at: numberOf(reason.Item?.at) };
       });
+      if (learned) continue;
       // Only conflicts (or throttling): wait a little, with jitter, and try again.
-      if (!learned) await sleep(Math.random() * Math.min(1_000, 10 * 2 ** attempt));
+      if (++conflicts >= MAX_ATTEMPTS && Date.now() > retryUntil) break;
+      await sleep(Math.random() * Math.min(1_000, 10 * 2 ** conflicts));
     }
   }
-  throw new Error(`Usage transaction not committed after ${MAX_ATTEMPTS} attempts`);
+  throw new Error(`Usage transaction not committed after ${conflicts} conflicts`);
 }
 
 /**
