@@ -5,6 +5,7 @@ import { webhookUrl } from '#domain/payments/payment-key.ts';
 import { openWebhookSecret } from '#domain/payments/webhook-secret.ts';
 import type { Keyring } from '#domain/ports.ts';
 import { updateProject } from '#domain/projects/projects.ts';
+import { createWebhookEndpoint } from './webhook-endpoint.ts';
 
 export interface ConnectedWebhooks {
   /** Projects whose webhook endpoint the fake Stripe now has. */
@@ -45,21 +46,13 @@ async function connectProject(
   { keyring, stripeApiBase, publicBaseUrl }: { keyring: Keyring; stripeApiBase: string; publicBaseUrl: string },
 ): Promise<void> {
   const secretKey = await openPaymentKey(keyring, project);
-  const response = await fetch(`${stripeApiBase.replace(/\/+$/, '')}/v1/webhook_endpoints`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ url: webhookUrl(publicBaseUrl, project.shareId), 'enabled_events[0]': '*' }),
-  });
-  const endpoint = (await response.json()) as { secret?: string; error?: { message?: string } };
-  if (!response.ok || !endpoint.secret) {
-    throw new Error(endpoint.error?.message ?? `the fake Stripe answered ${response.status}`);
-  }
+  const secret = await createWebhookEndpoint(stripeApiBase, secretKey, webhookUrl(publicBaseUrl, project.shareId));
   const stored = project.webhookSecretSealed ? await openWebhookSecret(keyring, project).catch(() => '') : '';
-  if (stored === endpoint.secret) return;
+  if (stored === secret) return;
   await updateProject(
     keyring,
     { ownerId: project.ownerId, slug: project.slug },
-    { paymentWebhookSecret: endpoint.secret },
+    { paymentWebhookSecret: secret },
     publicBaseUrl,
     // No API key makes this write: the change log names the local server as its writer.
     { keyId: 'npm-start' },

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { apiRequest } from './api-request.ts';
+import { createWebhookEndpoint, WebhookEndpointError } from './webhook-endpoint.ts';
 
 /**
  * The demo project of `npm run seed`, made through API v1 over HTTP as a customer's script
@@ -123,19 +124,15 @@ export async function seedDemo({
   });
   if (stripeApiBase) {
     const { webhookUrl } = await api<{ webhookUrl: string }>('GET', `/projects/${slug}`);
-    const form = new URLSearchParams({ url: webhookUrl, 'enabled_events[0]': '*' });
-    const endpoints = `${stripeApiBase.replace(/\/+$/, '')}/v1/webhook_endpoints`;
-    const response = await fetch(endpoints, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${stripeKey}`, 'content-type': 'application/x-www-form-urlencoded' },
-      body: form,
-    }).catch(() => {
-      throw new SeedError(`No Stripe answers at ${endpoints}: set STRIPE_API_BASE to the one npm start uses.`);
+    const secret = await createWebhookEndpoint(stripeApiBase, stripeKey, webhookUrl).catch((error: unknown) => {
+      if (!(error instanceof WebhookEndpointError)) throw error;
+      throw new SeedError(
+        error.status === undefined
+          ? `${error.message}: set STRIPE_API_BASE to the one npm start uses.`
+          : `Stripe refused the webhook endpoint (${error.status}).`,
+      );
     });
-    const endpoint = (await response.json()) as { secret?: string };
-    if (!response.ok || !endpoint.secret)
-      throw new SeedError(`Stripe refused the webhook endpoint (${response.status}).`);
-    await api('PUT', `/projects/${slug}`, { paymentWebhookSecret: endpoint.secret });
+    await api('PUT', `/projects/${slug}`, { paymentWebhookSecret: secret });
   }
   return { slug, shareId, demoUrl };
 }

@@ -323,6 +323,19 @@ async function seedSharedDatabase(dataDir: string, dynamoPort: number): Promise<
   }
 }
 
+/** `npm run seed` against the service started on these ports (and DATA_DIR, when not in memory). */
+function seedBeside(options: { port: number; dynamoPort: number; stripeApiBase: string; dataDir?: string }) {
+  return runScript('scripts/seed.ts', [], {
+    PORT: String(options.port),
+    DYNAMODB_PORT: String(options.dynamoPort),
+    DYNAMODB_ENDPOINT: undefined,
+    DYNAMODB_CREDENTIAL_FILE: undefined,
+    ...(options.dataDir ? { DATA_DIR: options.dataDir } : {}),
+    TABLE_NAME: TABLE,
+    STRIPE_API_BASE: options.stripeApiBase,
+  });
+}
+
 /** Checkout as `customerId` and pays on the fake Stripe's page, as a visitor of the demo does. */
 async function buyOnFakeStripe(port: number, shareId: string, planId: number | undefined, customerId: string) {
   const bought = await fetch(`http://127.0.0.1:${port}/api/payments/checkout`, {
@@ -457,15 +470,8 @@ describe('npm start (scripts/start.ts)', () => {
       const fakeStripe = /the fake Stripe at (http:\/\/127\.0\.0\.1:\d+)/.exec(service.stdout)?.[1];
       expect(fakeStripe, service.stdout).toBeDefined();
 
-      const seeded = await runScript('scripts/seed.ts', [], {
-        PORT: String(port),
-        DYNAMODB_PORT: String(dynamoPort),
-        DYNAMODB_ENDPOINT: undefined,
-        DYNAMODB_CREDENTIAL_FILE: undefined,
-        TABLE_NAME: TABLE,
-        // The fake Stripe's port is a free one here: the seed registers the webhook there.
-        STRIPE_API_BASE: fakeStripe,
-      });
+      // The fake Stripe's port is a free one here: the seed registers the webhook there.
+      const seeded = await seedBeside({ port, dynamoPort, stripeApiBase: fakeStripe as string });
       expect(seeded.stderr).toBe('');
       expect(seeded.status).toBe(0);
       const demoUrl = new RegExp(`http://127\\.0\\.0\\.1:${port}/demo/([A-Za-z0-9_-]+)`).exec(seeded.stdout);
@@ -545,15 +551,7 @@ describe('npm start (scripts/start.ts)', () => {
       // A fresh table has no project to register.
       expect(first.stdout).not.toContain('registered with it');
       const firstStripe = /the fake Stripe at (http:\/\/127\.0\.0\.1:\d+)/.exec(first.stdout)?.[1];
-      const seeded = await runScript('scripts/seed.ts', [], {
-        PORT: String(port),
-        DYNAMODB_PORT: String(dynamoPort),
-        DYNAMODB_ENDPOINT: undefined,
-        DYNAMODB_CREDENTIAL_FILE: undefined,
-        DATA_DIR: dataDir,
-        TABLE_NAME: TABLE,
-        STRIPE_API_BASE: firstStripe,
-      });
+      const seeded = await seedBeside({ port, dynamoPort, stripeApiBase: firstStripe as string, dataDir });
       expect(seeded.status, seeded.stderr).toBe(0);
       const key = /API key for it \(shown once\): (ppk_\S+)/.exec(seeded.stdout)?.[1] as string;
       const slug = /Demo project "([^"]+)"/.exec(seeded.stdout)?.[1] as string;

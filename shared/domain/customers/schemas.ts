@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { billingIntervals, featureTypes } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
 import { positiveId } from '../fields.ts';
+import { strictObject } from '../validation.ts';
 
 /** billing.md: 1–128 characters of `A-Z a-z 0-9 . _ : @ -`, case-sensitive. */
 export const customerIdPattern = /^[A-Za-z0-9._:@-]{1,128}$/;
@@ -22,35 +23,27 @@ export type SubscriptionStatus = (typeof subscriptionStatuses)[number];
 export const grantsAccess = (status: SubscriptionStatus | null | undefined) =>
   status === 'trialing' || status === 'active' || status === 'past_due';
 
-const unknownFields = (issue: z.core.$ZodRawIssue) =>
-  issue.code === 'unrecognized_keys'
-    ? `unknown field${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((k) => `"${k}"`).join(', ')}; known: planId, status, seats, email, currentPeriodEnd`
-    : undefined;
-
 /** PUT …/customers/{customerId}: a plan granted by hand. */
-export const GrantBody = z.strictObject(
-  {
-    planId: positiveId,
-    status: z.enum(['active', 'trialing'], { error: 'must be "active" or "trialing"' }).default('active'),
-    seats: z
-      .number({ error: 'must be a whole number of seats' })
-      .int('must be a whole number of seats')
-      .min(1, 'must be at least 1')
-      .max(limits.seatsMax, `must be at most ${limits.seatsMax}`)
-      .default(1),
-    email: z
-      .email({ error: 'must be an e-mail address' })
-      .max(limits.emailMax, `must be at most ${limits.emailMax} characters`)
-      .nullable()
-      .optional(),
-    currentPeriodEnd: z.iso
-      .datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2027-01-01T00:00:00Z' })
-      .transform((value) => new Date(value).toISOString())
-      .nullable()
-      .optional(),
-  },
-  { error: unknownFields },
-);
+export const GrantBody = strictObject({
+  planId: positiveId,
+  status: z.enum(['active', 'trialing'], { error: 'must be "active" or "trialing"' }).default('active'),
+  seats: z
+    .number({ error: 'must be a whole number of seats' })
+    .int('must be a whole number of seats')
+    .min(1, 'must be at least 1')
+    .max(limits.seatsMax, `must be at most ${limits.seatsMax}`)
+    .default(1),
+  email: z
+    .email({ error: 'must be an e-mail address' })
+    .max(limits.emailMax, `must be at most ${limits.emailMax} characters`)
+    .nullable()
+    .optional(),
+  currentPeriodEnd: z.iso
+    .datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2027-01-01T00:00:00Z' })
+    .transform((value) => new Date(value).toISOString())
+    .nullable()
+    .optional(),
+});
 export type GrantInput = z.infer<typeof GrantBody>;
 
 const pageLimit = z

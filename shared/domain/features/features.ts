@@ -44,17 +44,15 @@ export async function createFeature(key: ProjectKey, input: CreateFeatureInput, 
 }
 
 /**
- * The project's features as one consistent Query finds them (the feature head's range): 404
- * for a missing project. A feature's representation is its own item, so a write with
- * If-Match needs no project revision guard: the write's condition on the item's version
- * makes the check and the write one step, and writes elsewhere in the project (which move
- * the revision) cannot keep it from committing.
+ * A feature's representation is its own item, so a write with If-Match needs no project
+ * revision guard: the write's condition on the item's version makes the check and the write
+ * one step, and writes elsewhere in the project (which move the revision) cannot keep it from
+ * committing.
  */
-const readFeatures = loadFeatures;
 
-/** The caller's feature, as readFeatures finds it: 404 for a missing project or feature. */
+/** The caller's feature, as loadFeatures finds it: 404 for a missing project or feature. */
 async function readFeature(key: ProjectKey, featureId: number) {
-  const { features, ...rest } = await readFeatures(key);
+  const { features, ...rest } = await loadFeatures(key);
   const feature = features.find((f) => f.featureId === featureId);
   if (!feature) throw featureNotFound(featureId);
   return { ...rest, feature };
@@ -90,7 +88,7 @@ export async function updateFeature(
  */
 export async function deleteFeature(key: ProjectKey, featureId: number, writer: Writer): Promise<void> {
   await untilWritten('feature', async () => {
-    const { projectId, features } = await readFeatures(key);
+    const { projectId, features } = await loadFeatures(key);
     const feature = features.find((f) => f.featureId === featureId);
     if (feature) checkIfMatch(writer.ifMatch, toFeatureView(feature));
     const entry = feature

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { customerIdPattern } from '../customers/schemas.ts';
 import { positiveId } from '../fields.ts';
+import { strictObject } from '../validation.ts';
 
 /** billing.md "Usage events": the bounds of one batch. */
 export const usageLimits = {
@@ -29,7 +30,7 @@ const storable = (max: number) =>
 
 const isoDateTime = z.iso.datetime({ offset: true });
 
-export const UsageEventBody = z.strictObject({
+export const UsageEventBody = strictObject({
   eventId: storable(usageLimits.eventIdMax),
   customerId: z.string().regex(customerIdPattern, 'must be 1-128 characters of letters, digits and . _ : @ -'),
   featureId: positiveId,
@@ -53,7 +54,7 @@ export const UsageEventBody = z.strictObject({
 });
 export type UsageEventBody = z.infer<typeof UsageEventBody>;
 
-export const EventsBody = z.strictObject({
+export const EventsBody = strictObject({
   events: z.array(UsageEventBody).min(1).max(usageLimits.eventsPerBatch),
 });
 export type EventsBody = z.infer<typeof EventsBody>;
