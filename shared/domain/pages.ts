@@ -29,26 +29,35 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-const CursorBody = z.strictObject({ after: z.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
-
-export function encodeCursor(after: number): string {
-  return Buffer.from(JSON.stringify({ after })).toString('base64url');
+/**
+ * A cursor codec: `after` (the last item of a page, checked with `after`'s schema on the way
+ * in) as base64url JSON. Every paged list uses one, so a forged cursor gets one answer.
+ */
+export function cursorCodec<T>(after: z.ZodType<T>) {
+  const Body = z.strictObject({ after });
+  return {
+    encode: (value: T): string => Buffer.from(JSON.stringify({ after: value })).toString('base64url'),
+    /** What the page starts after: undefined for the first page. */
+    decode(cursor: string | undefined): T | undefined {
+      if (cursor === undefined) return undefined;
+      try {
+        const parsed = Body.safeParse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
+        if (parsed.success) return parsed.data.after;
+      } catch {
+        // Not base64url JSON: answered below like any other cursor this API did not give.
+      }
+      throw new ValidationError('Invalid query string: cursor is not a cursor this API gave.', [
+        { path: 'cursor', message: 'is not a cursor this API gave' },
+      ]);
+    },
+  };
 }
+
+const idCursor = cursorCodec(z.number().int().positive().max(Number.MAX_SAFE_INTEGER));
+export const encodeCursor = idCursor.encode;
 
 /** The id after which a page starts: 0 for the first page. */
-export function decodeCursor(cursor: string | undefined): number {
-  if (cursor === undefined) return 0;
-  try {
-    const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    const parsed = CursorBody.safeParse(decoded);
-    if (parsed.success) return parsed.data.after;
-  } catch {
-    // Not base64url JSON: answered below like any other cursor this API did not give.
-  }
-  throw new ValidationError('Invalid query string: cursor is not a cursor this API gave.', [
-    { path: 'cursor', message: 'is not a cursor this API gave' },
-  ]);
-}
+export const decodeCursor = (cursor: string | undefined): number => idCursor.decode(cursor) ?? 0;
 
 /**
  * Fills one page from id-ordered reads: `read(afterId, count)` returns up to `count` items

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test, vi } from 'vitest';
 import { db } from '#db/service.ts';
+import { encodeCursor } from '#domain/pages.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
 import { deliver, eventId, newWebhookSecret, stripeEvent, subscriptionObject } from '../fixtures/stripe-events.ts';
@@ -543,8 +544,20 @@ describe('listing', () => {
     expect(seen).toEqual([...ids].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
     const first = await reader.get(`/api/v1/projects/${listed.slug}/customers`);
     expect(first.body.customers).toHaveLength(50);
-    for (const bad of ['?limit=0', '?limit=101', '?limit=x', '?cursor=***', '?cursor=AAAA']) {
-      expect((await reader.get(`/api/v1/projects/${listed.slug}/customers${bad}`)).status, bad).toBe(400);
+    // A cursor of another list (the projects list pages by numeric id) is not one of this list's.
+    const projectsCursor = `?cursor=${encodeCursor(1)}`;
+    for (const bad of [
+      '?limit=0',
+      '?limit=101',
+      '?limit=x',
+      '?limit=050',
+      '?cursor=***',
+      '?cursor=AAAA',
+      projectsCursor,
+    ]) {
+      const answer = await reader.get(`/api/v1/projects/${listed.slug}/customers${bad}`);
+      expect(answer.status, bad).toBe(400);
+      expect(answer.body.error.code, bad).toBe('validation_error');
     }
   });
 });

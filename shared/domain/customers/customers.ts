@@ -1,7 +1,9 @@
+import * as z from 'zod';
 import { deleteCustomerItem, getCustomerItem, listCustomerItems } from '#db/customers.ts';
 import type { ProjectKey } from '#db/types.ts';
 import { deleteCustomerUsage, readCustomerWithUsage } from '#db/usage.ts';
 import { echo, featureNotFound, NotFoundError, projectNotFound, ValidationError } from '../errors.ts';
+import { cursorCodec, PAGE_SIZE_DEFAULT, type PageQuery } from '../pages.ts';
 import { findPlan, loadProject } from '../projects/load.ts';
 import { utcMonth } from '../usage/record.ts';
 import { computeEntitlements, isAllowed } from './entitlements.ts';
@@ -29,30 +31,23 @@ function knownShape(customerId: string): string {
   return customerId;
 }
 
-const cursorOf = (customerId: string) => Buffer.from(customerId, 'utf8').toString('base64url');
-
-function afterCursor(cursor: string | undefined): string | undefined {
-  if (cursor === undefined) return undefined;
-  const customerId = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
-  if (!isCustomerId(customerId) || cursorOf(customerId) !== cursor) {
-    throw new ValidationError('Invalid query string: cursor: is not a cursor from this list.', [
-      { path: 'cursor', message: 'is not a cursor from this list' },
-    ]);
-  }
-  return customerId;
-}
+const customerCursor = cursorCodec(z.string().refine(isCustomerId));
 
 /** A page of customers in byte order of customerId; one Query when the project is cached. */
 export async function listCustomers(
   key: ProjectKey,
-  query: { limit: number; cursor?: string | undefined },
+  query: PageQuery,
   options: ReadOptions,
 ): Promise<{ customers: CustomerView[]; nextCursor: string | null }> {
-  const after = afterCursor(query.cursor);
+  const after = customerCursor.decode(query.cursor);
   const { project } = await loadProjectCached(key, options.cacheTtlMs);
-  const { items, more } = await listCustomerItems(project.projectId, { limit: query.limit, after });
+  const limit = query.limit ?? PAGE_SIZE_DEFAULT;
+  const { items, more } = await listCustomerItems(project.projectId, { limit, after });
   const last = items.at(-1);
-  return { customers: items.map(toCustomerView), nextCursor: more && last ? cursorOf(last.customerId) : null };
+  return {
+    customers: items.map(toCustomerView),
+    nextCursor: more && last ? customerCursor.encode(last.customerId) : null,
+  };
 }
 
 export async function getCustomer(key: ProjectKey, customerId: string, options: ReadOptions): Promise<CustomerView> {

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { billingIntervals, featureTypes } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
 import { positiveId } from '../fields.ts';
+import { PageQuery } from '../pages.ts';
 import { strictObject } from '../validation.ts';
 
 /** billing.md: 1–128 characters of `A-Z a-z 0-9 . _ : @ -`, case-sensitive. */
@@ -46,16 +47,8 @@ export const GrantBody = strictObject({
 });
 export type GrantInput = z.infer<typeof GrantBody>;
 
-const pageLimit = z
-  .string()
-  .regex(/^[0-9]{1,3}$/, 'must be a whole number from 1 to 100')
-  .transform(Number)
-  .refine((n) => n >= 1 && n <= 100, 'must be a whole number from 1 to 100');
-
-export const ListCustomersQuery = z.object({
-  limit: pageLimit.default(50),
-  cursor: z.string().max(400, 'is not a cursor from this list').optional(),
-});
+/** Customers page like every other list (shared/domain/pages.ts). */
+export const ListCustomersQuery = PageQuery;
 
 export const EntitlementQuery = z.object({
   required: z
