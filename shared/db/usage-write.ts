@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { AggregationMethod } from '#contract/enums.ts';
+import { isThrottled, StorageBusyError } from './contention.ts';
 import { rawTable } from './service.ts';
 import { aggregateSk, customerPartition, eventShard, uniqueSk, usageKeys } from './usage-keys.ts';
 
@@ -31,8 +32,8 @@ const AGGREGATE_KEPT_DAYS = 400;
 const TRANSACTION_ITEMS = 100;
 /** Transactions of one batch in flight at once. */
 const CONCURRENCY = 4;
-const MAX_ATTEMPTS = 25;
-const CONFLICT_BUDGET_MS = 6_000;
+/** Conflicts with concurrent senders (and throttling) are retried this long by default. */
+export const CONFLICT_BUDGET_MS = 6_000;
 /** BatchGetItem takes at most 100 keys. */
 const BATCH_GET_KEYS = 100;
 /**
@@ -253,23 +254,43 @@ interface CancellationReason {
 const numberOf = (attribute: { N?: string } | undefined) =>
   attribute?.N === undefined ? undefined : Number(attribute.N);
 
+/** How long a batch keeps retrying transactions that conflicted or were throttled. */
+export interface UsageWriteOptions {
+  /** Past this (ms from the batch's start), the next conflict is a StorageBusyError (a 503). */
+  conflictBudgetMs: number;
+}
+
+/** What a transaction's failure teaches: items stored already (progress), or nothing (retry later). */
+function learn(error: unknown, refs: ItemRef[]): boolean {
+  if (isThrottled(error)) return false;
+  const reasons = (error as { name?: string; CancellationReasons?: CancellationReason[] }).CancellationReasons;
+  if ((error as Error).name !== 'TransactionCanceledException' || !reasons) throw error;
+  let learned = false;
+  reasons.forEach((reason, i) => {
+    const ref = refs[i];
+    if (reason.Code !== 'ConditionalCheckFailed' || !ref) return;
+    learned = true;
+    if (ref.kind === 'event') ref.chunk.duplicates.add(ref.eventId);
+    else if (ref.kind === 'unique') ref.chunk.knownProperties.add(ref.property);
+    else ref.chunk.stored = { amount: numberOf(reason.Item?.amount), at: numberOf(reason.Item?.at) };
+  });
+  return learned;
+}
+
 /**
  * Writes one transaction's chunks until they are in: each failed condition tells what is
  * stored already (an event id seen, a property counted, a greater max or later latest), the
  * transaction is built again without it and retried; conflicts with concurrent transactions
- * back off and retry. All or nothing each time, so a crash at any point leaves every event
- * either counted with its id remembered, or neither.
+ * (and throttling) back off and retry until `retryUntil`, then give up with a
+ * StorageBusyError. All or nothing each time, so a crash or a give-up at any point leaves
+ * every event either counted with its id remembered, or neither.
  */
-async function commit(projectId: number, chunks: Chunk[]): Promise<void> {
+async function commit(projectId: number, chunks: Chunk[], retryUntil: number, stopped: () => boolean): Promise<void> {
   const { client, table } = rawTable();
-  // Only conflicts count against MAX_ATTEMPTS: a failed condition teaches something and is
-  // progress (DynamoDB may report one failed item per cancellation, so a transaction of many
-  // duplicates takes as many rounds); the total is still bounded, by the items it can learn.
-  // Conflicts with concurrent senders on one aggregate are retried for at least
-  // CONFLICT_BUDGET_MS, well inside the function's 10 s, not just MAX_ATTEMPTS times.
-  let conflicts = 0;
-  const retryUntil = Date.now() + CONFLICT_BUDGET_MS;
-  for (let round = 0; round < MAX_ATTEMPTS + 2 * TRANSACTION_ITEMS; round++) {
+  // A failed condition teaches something and is progress (DynamoDB may report one failed
+  // item per cancellation, so a transaction of many duplicates takes as many rounds); the
+  // number of rounds is still bounded, by the items it can learn. Only conflicts wait.
+  for (let conflicts = 0; ; ) {
     const { items, refs } = build(table, projectId, chunks, Math.floor(Date.now() / 1000));
     if (items.length === 0) return;
     try {
@@ -277,24 +298,16 @@ async function commit(projectId: number, chunks: Chunk[]): Promise<void> {
       for (const ref of refs) if (ref.kind === 'unique') ref.chunk.knownProperties.add(ref.property);
       return;
     } catch (error) {
-      const reasons = (error as { name?: string; CancellationReasons?: CancellationReason[] }).CancellationReasons;
-      if ((error as Error).name !== 'TransactionCanceledException' || !reasons) throw error;
-      let learned = false;
-      reasons.forEach((reason, i) => {
-        const ref = refs[i];
-        if (reason.Code !== 'ConditionalCheckFailed' || !ref) return;
-        learned = true;
-        if (ref.kind === 'event') ref.chunk.duplicates.add(ref.eventId);
-        else if (ref.kind === 'unique') ref.chunk.knownProperties.add(ref.property);
-        else ref.chunk.stored = { amount: numberOf(reason.Item?.amount), at: numberOf(reason.Item?.at) };
-      });
-      if (learned) continue;
-      // Only conflicts (or throttling): wait a little, with jitter, and try again.
-      if (++conflicts >= MAX_ATTEMPTS && Date.now() > retryUntil) break;
-      await sleep(Math.random() * Math.min(1_000, 10 * 2 ** conflicts));
+      if (learn(error, refs)) continue;
+      conflicts++;
+      if (Date.now() >= retryUntil || stopped()) {
+        throw new StorageBusyError(`Usage transaction not committed after ${conflicts} conflicts`);
+      }
+      // Jittered, growing backoff, never past the budget.
+      const wait = Math.random() * Math.min(1_000, 10 * 2 ** conflicts);
+      await sleep(Math.min(wait, Math.max(0, retryUntil - Date.now())));
     }
   }
-  throw new Error(`Usage transaction not committed after ${conflicts} conflicts`);
 }
 
 /**
@@ -360,16 +373,34 @@ export interface ApplyOutcome {
  * its events with the one update of each aggregate they feed, so nothing is ever counted
  * without its id remembered, nor remembered without being counted.
  */
-export async function applyUsage(projectId: number, groups: AggregateEvents[]): Promise<ApplyOutcome> {
+export async function applyUsage(
+  projectId: number,
+  groups: AggregateEvents[],
+  options: UsageWriteOptions = { conflictBudgetMs: CONFLICT_BUDGET_MS },
+): Promise<ApplyOutcome> {
+  const retryUntil = Date.now() + options.conflictBudgetMs;
   const waves = plan(groups);
   await readStored(projectId, waves);
   for (const wave of waves) {
     const queue = [...wave];
-    await Promise.all(
+    // One transaction that gives up stops the batch: the others in flight settle (each
+    // commits whole or not at all) before the error is thrown, so nothing of the batch is
+    // still writing when its caller hears of it, and no new one starts.
+    let failed = false;
+    const settled = await Promise.allSettled(
       Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
-        for (let chunks = queue.shift(); chunks; chunks = queue.shift()) await commit(projectId, chunks);
+        for (let chunks = queue.shift(); chunks && !failed; chunks = queue.shift()) {
+          try {
+            await commit(projectId, chunks, retryUntil, () => failed);
+          } catch (error) {
+            failed = true;
+            throw error;
+          }
+        }
       }),
     );
+    const rejected = settled.find((outcome) => outcome.status === 'rejected');
+    if (rejected) throw rejected.reason;
   }
   let accepted = 0;
   let duplicates = 0;
