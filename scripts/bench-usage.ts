@@ -17,7 +17,7 @@ import { type Row, summarize } from './bench-billing.ts';
 const CUSTOMERS = 10;
 const METHODS = ['count', 'sum', 'max', 'unique_count', 'latest'] as const;
 const BATCH = 1_000;
-const SENDERS = 4;
+const SENDERS = Number(process.env.BENCH_USAGE_SENDERS ?? 4);
 const BATCHES_PER_SENDER = 6;
 /** Linux's clock ticks per second (/proc/<pid>/stat counts CPU time in them). */
 const CLOCK_TICKS = 100;

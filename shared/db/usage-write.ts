@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { AggregationMethod } from '#contract/enums.ts';
 import { isThrottled, StorageBusyError } from './contention.ts';
 import { rawTable } from './service.ts';
-import { aggregateSk, customerPartition, eventShard, uniqueSk, usageKeys } from './usage-keys.ts';
+import { eventShard, usageKeys } from './usage-keys.ts';
+import { type Chunk, type Known, plan, readStored } from './usage-plan.ts';
 
 /** One usage event as storage sees it: validated, with its timestamp in epoch ms. */
 export interface MeteredEvent {
@@ -28,14 +29,10 @@ const DAY_SECONDS = 86_400;
 export const EVENT_ID_KEPT_DAYS = 35;
 /** How long an aggregate stays after its month began (a year of history and more). */
 const AGGREGATE_KEPT_DAYS = 400;
-/** TransactWriteItems takes at most 100 actions. */
-const TRANSACTION_ITEMS = 100;
 /** Transactions of one batch in flight at once. */
 const CONCURRENCY = 4;
 /** Conflicts with concurrent senders (and throttling) are retried this long by default. */
 export const CONFLICT_BUDGET_MS = 6_000;
-/** BatchGetItem takes at most 100 keys. */
-const BATCH_GET_KEYS = 100;
 /**
  * A sum is kept to this many decimal places: DynamoDB adds exactly but refuses a result of
  * more than 38 significant digits (1e15 + 1.23456789012345e-9 would be 39), and a sum
@@ -49,65 +46,10 @@ function nextMonthStart(month: string): number {
   return Date.UTC(year, m, 1) / 1000;
 }
 
-/** A slice of one aggregate's events, written in one transaction with one update of it. */
-interface Chunk {
-  group: AggregateEvents;
-  events: MeteredEvent[];
-  /** Event ids found already stored (counted by an earlier batch or a concurrent one). */
-  duplicates: Set<string>;
-  /** unique_count: properties whose marker exists already. */
-  knownProperties: Set<string>;
-  /** max and latest: the aggregate as stored, once a condition told us. */
-  stored?: { amount: number | undefined; at: number | undefined };
-}
-
 type ItemRef =
   | { kind: 'event'; chunk: Chunk; eventId: string }
   | { kind: 'unique'; chunk: Chunk; property: string }
-  | { kind: 'aggregate'; chunk: Chunk };
-
-/** The largest number of a chunk's events its transaction items can take (unique_count: a marker each). */
-const eventsPerChunk = (method: AggregationMethod) =>
-  method === 'unique_count' ? Math.floor((TRANSACTION_ITEMS - 1) / 2) : TRANSACTION_ITEMS - 1;
-
-const worstCaseItems = (chunk: Chunk) => chunk.events.length * (chunk.group.method === 'unique_count' ? 2 : 1) + 1;
-
-/**
- * Chunks in waves: the k-th chunk of every aggregate is in wave k, so no two transactions in
- * flight at once write the same aggregate (they would cancel each other). Within a wave,
- * chunks are packed first-fit into transactions of at most 100 items.
- */
-function plan(groups: AggregateEvents[]): Chunk[][][] {
-  const waves: Chunk[][] = [];
-  for (const group of groups) {
-    const size = eventsPerChunk(group.method);
-    const knownProperties = new Set<string>();
-    for (let i = 0, wave = 0; i < group.events.length; i += size, wave++) {
-      const chunk: Chunk = {
-        group,
-        events: group.events.slice(i, i + size),
-        duplicates: new Set(),
-        // Shared by the aggregate's chunks: a marker one wrote, the next need not try.
-        knownProperties,
-      };
-      const chunks = waves[wave] ?? [];
-      chunks.push(chunk);
-      waves[wave] = chunks;
-    }
-  }
-  return waves.map((chunks) => {
-    const transactions: { items: number; chunks: Chunk[] }[] = [];
-    for (const chunk of [...chunks].sort((a, b) => worstCaseItems(b) - worstCaseItems(a))) {
-      const items = worstCaseItems(chunk);
-      const fit = transactions.find((t) => t.items + items <= TRANSACTION_ITEMS);
-      if (fit) {
-        fit.items += items;
-        fit.chunks.push(chunk);
-      } else transactions.push({ items, chunks: [chunk] });
-    }
-    return transactions.map((t) => t.chunks);
-  });
-}
+  | { kind: 'aggregate'; chunk: Chunk; sets: Known['stored'] };
 
 type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
@@ -145,7 +87,7 @@ function aggregateUpdate(
   } else if (method === 'unique_count') add = newProperties;
   else if (method === 'max') {
     const max = Math.max(...live.map((e) => e.value ?? Number.NEGATIVE_INFINITY));
-    if (chunk.stored?.amount !== undefined && chunk.stored.amount >= max) return undefined;
+    if (chunk.known.stored?.amount !== undefined && chunk.known.stored.amount >= max) return undefined;
     return {
       Update: {
         ...base,
@@ -160,7 +102,7 @@ function aggregateUpdate(
     // batch, and a later batch over an earlier one: `<=`).
     let last = live[0] as MeteredEvent;
     for (const event of live) if (event.at >= last.at) last = event;
-    if (chunk.stored?.at !== undefined && chunk.stored.at > last.at) return undefined;
+    if (chunk.known.stored?.at !== undefined && chunk.known.stored.at > last.at) return undefined;
     return {
       Update: {
         ...base,
@@ -214,7 +156,7 @@ function build(table: string, projectId: number, chunks: Chunk[], nowSeconds: nu
     const { customerId, month, featureId, method } = chunk.group;
     const properties =
       method === 'unique_count'
-        ? [...new Set(live.map((e) => e.property as string))].filter((p) => !chunk.knownProperties.has(p))
+        ? [...new Set(live.map((e) => e.property as string))].filter((p) => !chunk.known.properties.has(p))
         : [];
     for (const property of properties) {
       items.push({
@@ -240,7 +182,11 @@ function build(table: string, projectId: number, chunks: Chunk[], nowSeconds: nu
     const update = aggregateUpdate(table, projectId, chunk, live, properties.length);
     if (update) {
       items.push(update);
-      refs.push({ kind: 'aggregate', chunk });
+      // max and latest: what the aggregate holds once this commits (the batch's next chunks compare with it).
+      const values = update.Update?.ExpressionAttributeValues ?? {};
+      const sets =
+        method === 'max' || method === 'latest' ? { amount: values[':amount'], at: values[':at'] } : undefined;
+      refs.push({ kind: 'aggregate', chunk, sets });
     }
   }
   return { items, refs };
@@ -271,8 +217,8 @@ function learn(error: unknown, refs: ItemRef[]): boolean {
     if (reason.Code !== 'ConditionalCheckFailed' || !ref) return;
     learned = true;
     if (ref.kind === 'event') ref.chunk.duplicates.add(ref.eventId);
-    else if (ref.kind === 'unique') ref.chunk.knownProperties.add(ref.property);
-    else ref.chunk.stored = { amount: numberOf(reason.Item?.amount), at: numberOf(reason.Item?.at) };
+    else if (ref.kind === 'unique') ref.chunk.known.properties.add(ref.property);
+    else ref.chunk.known.stored = { amount: numberOf(reason.Item?.amount), at: numberOf(reason.Item?.at) };
   });
   return learned;
 }
@@ -295,7 +241,10 @@ async function commit(projectId: number, chunks: Chunk[], retryUntil: number, st
     if (items.length === 0) return;
     try {
       await client.send(new TransactWriteCommand({ TransactItems: items }));
-      for (const ref of refs) if (ref.kind === 'unique') ref.chunk.knownProperties.add(ref.property);
+      for (const ref of refs) {
+        if (ref.kind === 'unique') ref.chunk.known.properties.add(ref.property);
+        else if (ref.kind === 'aggregate' && ref.sets) ref.chunk.known.stored = ref.sets;
+      }
       return;
     } catch (error) {
       if (learn(error, refs)) continue;
@@ -308,58 +257,6 @@ async function commit(projectId: number, chunks: Chunk[], retryUntil: number, st
       await sleep(Math.min(wait, Math.max(0, retryUntil - Date.now())));
     }
   }
-}
-
-/**
- * What the batch's conditions will find, read first (BatchGetItem, 100 keys each, at once):
- * the stored max and latest aggregates of its first wave and the markers of its unique_count
- * properties. A max the batch does not beat, a latest it does not follow or a property
- * counted already is then left out of its transaction instead of failing it: a failed
- * condition cancels the whole transaction, which costs as much as a committed one. A
- * concurrent write can still fail one; the transaction then learns and retries as ever.
- */
-async function readStored(projectId: number, waves: Chunk[][][]): Promise<void> {
-  const pk = customerPartition(projectId);
-  const aggregates = new Map<string, Chunk>();
-  const markers = new Map<string, { chunk: Chunk; property: string }[]>();
-  for (const chunk of (waves[0] ?? []).flat()) {
-    const { customerId, month, featureId, method } = chunk.group;
-    if (method === 'max' || method === 'latest') aggregates.set(aggregateSk(customerId, month, featureId), chunk);
-  }
-  for (const chunk of waves.flat(2)) {
-    const { customerId, month, featureId, method } = chunk.group;
-    if (method !== 'unique_count') continue;
-    for (const property of new Set(chunk.events.map((e) => e.property as string))) {
-      const sk = uniqueSk(customerId, month, featureId, property);
-      markers.set(sk, [...(markers.get(sk) ?? []), { chunk, property }]);
-    }
-  }
-  const keys = [...aggregates.keys(), ...markers.keys()].map((sk) => ({ pk, sk }));
-  if (keys.length === 0) return;
-  const { client, table } = rawTable();
-  await Promise.all(
-    Array.from({ length: Math.ceil(keys.length / BATCH_GET_KEYS) }, async (_, i) => {
-      const output = await client.send(
-        new BatchGetCommand({
-          RequestItems: {
-            [table]: {
-              Keys: keys.slice(i * BATCH_GET_KEYS, (i + 1) * BATCH_GET_KEYS),
-              ConsistentRead: true,
-              ProjectionExpression: 'sk, amount, #at',
-              ExpressionAttributeNames: { '#at': 'at' },
-            },
-          },
-        }),
-      );
-      // Keys left unprocessed stay unknown: their transactions find out by their condition.
-      for (const item of output.Responses?.[table] ?? []) {
-        const sk = item.sk as string;
-        const chunk = aggregates.get(sk);
-        if (chunk) chunk.stored = { amount: item.amount as number | undefined, at: item.at as number | undefined };
-        for (const marker of markers.get(sk) ?? []) marker.chunk.knownProperties.add(marker.property);
-      }
-    }),
-  );
 }
 
 export interface ApplyOutcome {
@@ -379,8 +276,7 @@ export async function applyUsage(
   options: UsageWriteOptions = { conflictBudgetMs: CONFLICT_BUDGET_MS },
 ): Promise<ApplyOutcome> {
   const retryUntil = Date.now() + options.conflictBudgetMs;
-  const waves = plan(groups);
-  await readStored(projectId, waves);
+  const waves = plan(groups, await readStored(projectId, groups));
   for (const wave of waves) {
     const queue = [...wave];
     // One transaction that gives up stops the batch: the others in flight settle (each
