@@ -477,7 +477,7 @@ export interface paths {
         put?: never;
         /**
          * Send usage events (1 to 1,000): each event id counts once
-         * @description Aggregated per customer, feature and UTC month by the feature's eventAggregationMethod. A batch is all or nothing for validation (a 400 names each bad event by its index and stores nothing); an event id seen in the last 35 days, or earlier in the batch, is a duplicate, so a batch cut short or answered with a 5xx is safe to resend as it was.
+         * @description Aggregated per customer, feature and UTC month by the feature's eventAggregationMethod. A batch is all or nothing for validation (a 400 names each bad event by its index and stores nothing); an event id seen in the last 35 days, or earlier in the batch, is a duplicate, so a batch cut short or answered with a 5xx is safe to resend as it was. A 503 `unavailable` (with Retry-After) says concurrent senders of the same customer and feature kept its writes from committing in time: part of the batch may be counted; resend it as it was.
          */
         post: operations["recordEvents"];
         delete?: never;
@@ -752,7 +752,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "limit_exceeded" | "payload_too_large" | "payments_not_configured" | "rate_limited" | "payment_provider_error" | "invalid_signature" | "internal_error";
+                code: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "limit_exceeded" | "payload_too_large" | "payments_not_configured" | "rate_limited" | "payment_provider_error" | "invalid_signature" | "unavailable" | "internal_error";
                 message: string;
                 details?: {
                     path: string;
@@ -878,6 +878,18 @@ export interface components {
         unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Service Unavailable: `unavailable` */
+        unavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description Seconds to wait before sending the same request again. */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -1024,6 +1036,7 @@ export interface operations {
             };
             404: components["responses"]["not_found"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     shareViewPreflight: {
@@ -1225,6 +1238,7 @@ export interface operations {
             429: components["responses"]["rate_limited"];
             500: components["responses"]["internal_error"];
             502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     checkoutPreflight: {
@@ -1311,6 +1325,7 @@ export interface operations {
             429: components["responses"]["rate_limited"];
             500: components["responses"]["internal_error"];
             502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     customCheckoutPreflight: {
@@ -1379,6 +1394,7 @@ export interface operations {
             429: components["responses"]["rate_limited"];
             500: components["responses"]["internal_error"];
             502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     receiptPreflight: {
@@ -1432,6 +1448,7 @@ export interface operations {
             409: components["responses"]["payments_not_configured"];
             413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     listProjects: {
@@ -1500,6 +1517,7 @@ export interface operations {
             400: components["responses"]["validation_error"];
             401: components["responses"]["unauthorized"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     createProject: {
@@ -1626,6 +1644,7 @@ export interface operations {
             409: components["responses"]["conflict"];
             413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     getProject: {
@@ -1776,6 +1795,7 @@ export interface operations {
             401: components["responses"]["unauthorized"];
             404: components["responses"]["not_found"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     updateProject: {
@@ -1971,6 +1991,7 @@ export interface operations {
             412: components["responses"]["precondition_failed"];
             413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     deleteProject: {
@@ -2009,6 +2030,7 @@ export interface operations {
             409: components["responses"]["conflict"];
             412: components["responses"]["precondition_failed"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     listChanges: {
@@ -2056,6 +2078,7 @@ export interface operations {
             401: components["responses"]["unauthorized"];
             404: components["responses"]["not_found"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     listFeatures: {
@@ -2131,6 +2154,7 @@ export interface operations {
             401: components["responses"]["unauthorized"];
             404: components["responses"]["not_found"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     createFeature: {
@@ -2210,6 +2234,7 @@ export interface operations {
             409: components["responses"]["conflict_or_limit_exceeded"];
             413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     updateFeature: {
@@ -2282,6 +2307,7 @@ export interface operations {
             412: components["responses"]["precondition_failed"];
             413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     deleteFeature: {
@@ -2322,6 +2348,7 @@ export interface operations {
             409: components["responses"]["conflict"];
             412: components["responses"]["precondition_failed"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     listPlans: {
@@ -2406,6 +2433,7 @@ export interface operations {
             401: components["responses"]["unauthorized"];
             404: components["responses"]["not_found"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     createPlan: {
@@ -2515,6 +2543,7 @@ export interface operations {
             409: components["responses"]["conflict_or_limit_exceeded"];
             413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     updatePlan: {
@@ -2611,6 +2640,7 @@ export interface operations {
             412: components["responses"]["precondition_failed"];
             413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     deletePlan: {
@@ -2651,6 +2681,7 @@ export interface operations {
             409: components["responses"]["conflict"];
             412: components["responses"]["precondition_failed"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     duplicatePlan: {
@@ -2737,6 +2768,7 @@ export interface operations {
             409: components["responses"]["conflict_or_limit_exceeded"];
             413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     listPlanFeatures: {
@@ -2811,6 +2843,7 @@ export interface operations {
             401: components["responses"]["unauthorized"];
             404: components["responses"]["not_found"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     addPlanFeatures: {
@@ -2906,6 +2939,7 @@ export interface operations {
             409: components["responses"]["conflict"];
             413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     removePlanFeature: {
@@ -2949,6 +2983,7 @@ export interface operations {
             409: components["responses"]["conflict"];
             412: components["responses"]["precondition_failed"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     updatePlanFeature: {
@@ -3014,6 +3049,7 @@ export interface operations {
             412: components["responses"]["precondition_failed"];
             413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     getOpenApiDocument: {
@@ -3078,6 +3114,7 @@ export interface operations {
             401: components["responses"]["unauthorized"];
             404: components["responses"]["not_found"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     getCustomer: {
@@ -3107,6 +3144,7 @@ export interface operations {
             401: components["responses"]["unauthorized"];
             404: components["responses"]["not_found"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     grantPlan: {
@@ -3154,6 +3192,7 @@ export interface operations {
             404: components["responses"]["not_found"];
             413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     deleteCustomer: {
@@ -3184,6 +3223,7 @@ export interface operations {
             403: components["responses"]["forbidden"];
             404: components["responses"]["not_found"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     getEntitlements: {
@@ -3213,6 +3253,7 @@ export interface operations {
             401: components["responses"]["unauthorized"];
             404: components["responses"]["not_found"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     getEntitlement: {
@@ -3258,6 +3299,7 @@ export interface operations {
             401: components["responses"]["unauthorized"];
             404: components["responses"]["not_found"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
     recordEvents: {
@@ -3309,6 +3351,7 @@ export interface operations {
             409: components["responses"]["conflict"];
             413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
         };
     };
 }

@@ -15,6 +15,8 @@ export interface DynamoLocal {
   credentialFile: string;
   /** Said once on stdout: shared (-sharedDb) data moved to the credential's database. */
   notice: string | undefined;
+  /** The Java process (its CPU time is what `npm run bench:dynamo-local` reads). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -85,6 +87,9 @@ export function dynamoLocalJar(): { jar: string; libraryPath: string; cwd: strin
  */
 const CORS_ORIGIN = 'http://cors-disabled.invalid';
 
+/** The JVM's own defaults. */
+const JAVA_OPTIONS: readonly string[] = [];
+
 /**
  * DynamoDB Local's own command line has no bind address: its Jetty listens on every
  * interface. dev/loopback/LoopbackDynamoDBLocal.java (compiled, with --release 17, beside its
@@ -102,7 +107,16 @@ const LOOPBACK_LAUNCHER = fileURLToPath(new URL('./loopback/', import.meta.url))
  * `dataDir` ':memory:' keeps data in memory; anything else is a directory (0700, its files
  * 0600) that survives restarts. No telemetry.
  */
-export async function startDynamoLocal({ port, dataDir }: { port: number; dataDir: string }): Promise<DynamoLocal> {
+export async function startDynamoLocal({
+  port,
+  dataDir,
+  javaOptions = JAVA_OPTIONS,
+}: {
+  port: number;
+  dataDir: string;
+  /** JVM flags before the class path (the bench compares some). */
+  javaOptions?: readonly string[];
+}): Promise<DynamoLocal> {
   assertJava();
   await assertPortFree(port);
   const path = dataDir === ':memory:' ? null : resolve(dataDir);
@@ -113,7 +127,15 @@ export async function startDynamoLocal({ port, dataDir }: { port: number; dataDi
 
   const { jar, libraryPath, cwd } = dynamoLocalJar();
   const classPath = [LOOPBACK_LAUNCHER, jar].join(delimiter);
-  const args = [`-Djava.library.path=${libraryPath}`, '-cp', classPath, 'LoopbackDynamoDBLocal', '-port', String(port)];
+  const args = [
+    ...javaOptions,
+    `-Djava.library.path=${libraryPath}`,
+    '-cp',
+    classPath,
+    'LoopbackDynamoDBLocal',
+    '-port',
+    String(port),
+  ];
   args.push(...(path ? ['-dbPath', path] : ['-inMemory']), '-disableTelemetry', '-cors', CORS_ORIGIN);
   // umask 077: the database files Java creates are the user's alone (0600), as the key files are.
   // SIGINT ignored (Java keeps that): Ctrl-C reaches the whole process group, and `npm start`
@@ -165,6 +187,7 @@ export async function startDynamoLocal({ port, dataDir }: { port: number; dataDi
     credential,
     credentialFile: credentialFile.path,
     notice,
+    pid: child.pid,
     stop: async () => {
       process.removeListener('exit', killChild);
       if (exited) return;

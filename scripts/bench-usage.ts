@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { entitlementKeys } from '#db/usage.ts';
 import { apiRequest } from '#dev/api-request.ts';
@@ -16,21 +17,15 @@ import { type Row, summarize } from './bench-billing.ts';
 const CUSTOMERS = 10;
 const METHODS = ['count', 'sum', 'max', 'unique_count', 'latest'] as const;
 const BATCH = 1_000;
-const SENDERS = 4;
+const SENDERS = Number(process.env.BENCH_USAGE_SENDERS ?? 4);
 const BATCHES_PER_SENDER = 6;
+/** Linux's clock ticks per second (/proc/<pid>/stat counts CPU time in them). */
+const CLOCK_TICKS = 100;
 
 class UsageBenchError extends Error {}
 
-export async function usageRows(options: {
-  client: DynamoDBDocumentClient;
-  table: string;
-  serverUrl: string;
-  key: string;
-  ownerId: string;
-  iterations: number;
-  cacheTtlMs: number;
-}): Promise<{ rows: Row[]; notes: string[] }> {
-  const { client, table, serverUrl, key, ownerId, iterations } = options;
+/** A project with one countable feature per aggregation method and 10 customers on a plan of them. */
+export async function usageProject(serverUrl: string, key: string) {
   const call = async (method: string, path: string, body?: unknown) => {
     const { status, text } = await apiRequest(`${serverUrl}${path}`, key, method, body);
     if (status >= 300) throw new UsageBenchError(`${method} ${path}: ${status} ${text}`);
@@ -58,6 +53,7 @@ export async function usageRows(options: {
   for (let c = 0; c < CUSTOMERS; c++) await call('PUT', `${base}/customers/user-${c}`, { planId: plan.id });
 
   let serial = 0;
+  /** 1,000 new events over the 10 customers × 5 features (20 events per aggregate). */
   const batch = () => {
     const run = randomBytes(4).toString('hex');
     return Array.from({ length: BATCH }, (_, i) => ({
@@ -78,6 +74,73 @@ export async function usageRows(options: {
     if (response.status !== 200) throw new UsageBenchError(`POST …/events: ${response.status} ${text}`);
     return JSON.parse(text) as { accepted: number; duplicates: number };
   };
+  return { project, features, batch, post };
+}
+
+/** CPU seconds (user + system) a process has used (Linux /proc), or NaN where that is not there. */
+export function cpuSecondsOf(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export interface Sustained {
+  events: number;
+  seconds: number;
+  eventsPerSecond: number;
+  requestsPerBatch: number;
+  /** CPU ms per 1,000 events: this process (the server and the senders) and DynamoDB Local's Java. */
+  serverCpuMs: number;
+  dynamoCpuMs: number;
+}
+
+/** Sustained: SENDERS senders, each sending batches of 1,000 new events back to back. */
+export async function sustainedUsage(
+  usage: Awaited<ReturnType<typeof usageProject>>,
+  dynamoPid?: number,
+  batchesPerSender = BATCHES_PER_SENDER,
+): Promise<Sustained> {
+  const start = performance.now();
+  const before = totalDynamoRequests();
+  const cpu = process.cpuUsage();
+  const java = cpuSecondsOf(dynamoPid);
+  let events = 0;
+  await Promise.all(
+    Array.from({ length: SENDERS }, async () => {
+      for (let b = 0; b < batchesPerSender; b++) events += (await usage.post(usage.batch())).accepted;
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  const used = process.cpuUsage(cpu);
+  return {
+    events,
+    seconds,
+    eventsPerSecond: events / seconds,
+    requestsPerBatch: (totalDynamoRequests() - before) / (SENDERS * batchesPerSender),
+    serverCpuMs: (used.user + used.system) / events,
+    dynamoCpuMs: ((cpuSecondsOf(dynamoPid) - java) * 1_000_000) / events,
+  };
+}
+
+export const describeSustained = (run: Sustained) =>
+  `${run.events} events in ${run.seconds.toFixed(1)} s from ${SENDERS} concurrent senders (batches of ${BATCH}) = ${Math.round(run.eventsPerSecond)} events/s sustained, ${run.requestsPerBatch.toFixed(1)} DynamoDB requests per batch; CPU per 1,000 events: server ${Math.round(run.serverCpuMs)} ms, DynamoDB Local ${Math.round(run.dynamoCpuMs)} ms`;
+
+export async function usageRows(options: {
+  client: DynamoDBDocumentClient;
+  table: string;
+  serverUrl: string;
+  key: string;
+  ownerId: string;
+  iterations: number;
+  cacheTtlMs: number;
+  dynamoPid?: number | undefined;
+}): Promise<{ rows: Row[]; notes: string[] }> {
+  const { client, table, serverUrl, key, ownerId, iterations } = options;
+  const usage = await usageProject(serverUrl, key);
+  const { project, features, batch, post } = usage;
 
   // One batch at a time: DynamoDB requests and latency of a fresh batch, and of it resent.
   const fresh = { latencies: [] as number[], requests: [] as number[] };
@@ -105,17 +168,7 @@ export async function usageRows(options: {
     summarize('POST …/events, the same batch resent', resent.latencies, resent.requests, '1,000 dup'),
   ];
 
-  // Sustained: 4 senders, each sending batches of 1,000 new events back to back.
-  const sustainedStart = performance.now();
-  const before = totalDynamoRequests();
-  let accepted = 0;
-  await Promise.all(
-    Array.from({ length: SENDERS }, async () => {
-      for (let b = 0; b < BATCHES_PER_SENDER; b++) accepted += (await post(batch())).accepted;
-    }),
-  );
-  const seconds = (performance.now() - sustainedStart) / 1000;
-  const sustainedRequests = totalDynamoRequests() - before;
+  const sustained = await sustainedUsage(usage, options.dynamoPid);
 
   const reads = await entitlementReads({
     client,
@@ -131,7 +184,7 @@ export async function usageRows(options: {
   });
   rows.push(...reads.rows);
   const notes = [
-    `usage: ${accepted} events in ${seconds.toFixed(1)} s from ${SENDERS} concurrent senders (batches of ${BATCH}) = ${Math.round(accepted / seconds)} events/s sustained, ${(sustainedRequests / (SENDERS * BATCHES_PER_SENDER)).toFixed(1)} DynamoDB requests per batch (DynamoDB Local in memory, this machine; target ≥ 2,000 events/s)`,
+    `usage: ${describeSustained(sustained)} (DynamoDB Local in memory, this machine; target ≥ 2,000 events/s; raw ceiling: npm run bench:dynamo-local)`,
     `usage: a batch of 1,000 events over 10 customers × 5 features costs ${fresh.requests.join('/')} DynamoDB requests (target ≤ 25)`,
     `entitlements with usage (5 countable features): ${reads.note}`,
   ];

@@ -309,6 +309,7 @@ async function main(): Promise<number> {
       ownerId: OWNER_ID,
       iterations,
       cacheTtlMs: config.PROJECT_CACHE_TTL_SECONDS * 1000,
+      dynamoPid: dynamo.pid,
     });
     rows.push(...usage.rows);
 

@@ -49,6 +49,14 @@ const RuntimeEnv = z.object({
     .min(0, 'must be between 0 and 10')
     .max(10, 'must be between 0 and 10')
     .default(10),
+  // How long a usage batch retries transactions that conflict with concurrent senders (or are
+  // throttled) before it answers 503 with Retry-After; well inside the customers function's 10 s.
+  USAGE_RETRY_MS: z.coerce
+    .number({ error: 'must be a number of milliseconds' })
+    .int('must be a whole number of milliseconds')
+    .min(0, 'must be between 0 and 8000')
+    .max(8000, 'must be between 0 and 8000')
+    .default(6000),
   // Where Stripe reaches this service: a project's webhookUrl starts with it. Unset (locally),
   // the URL the request came in on.
   PUBLIC_BASE_URL: optionalUrl,

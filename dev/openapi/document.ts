@@ -89,6 +89,12 @@ const errorTitles: Record<number, string> = {
 /** Headers some error answers carry, by code. */
 const errorHeaders: Record<string, Record<string, JsonSchema>> = {
   rate_limited: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } },
+  unavailable: {
+    'Retry-After': {
+      description: 'Seconds to wait before sending the same request again.',
+      schema: { type: 'integer' },
+    },
+  },
 };
 
 const errorMessages: Record<string, string> = {
@@ -103,6 +109,8 @@ const errorMessages: Record<string, string> = {
   payload_too_large: 'Request body is larger than 256 KiB.',
   payments_not_configured: 'This pricing page cannot take payments yet.',
   payment_provider_error: 'The payment provider failed: ...',
+  unavailable:
+    'The table could not take this request in time (concurrent writes of the same data, or over its throughput); nothing was changed: send the same request again.',
   internal_error: 'Internal error. If it persists, report request id 3f1c....',
 };
 
@@ -164,6 +172,12 @@ export function errorCodesOf(route: Route, action: RouteAction): string[] {
   // A PUT or DELETE that takes If-Match re-reads and retries when its resource changes under
   // it, and answers 409 when it never settles (shared/domain/versions.ts untilWritten).
   if (action.doc?.etag === 'write') codes.add('conflict').add('precondition_failed');
+  // Whatever reaches the table: a write whose transaction keeps conflicting with concurrent
+  // writes of the same items, or a request DynamoDB throttles, is a 503 with Retry-After
+  // that changed nothing a resend would apply twice.
+  if (route.method !== 'OPTIONS' && (route.auth !== 'public' || route.path.startsWith('/api/'))) {
+    codes.add('unavailable');
+  }
   codes.add('internal_error');
   return [...codes];
 }

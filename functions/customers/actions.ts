@@ -86,9 +86,12 @@ export const customers = defineGroup('customers', [
         "Aggregated per customer, feature and UTC month by the feature's eventAggregationMethod. " +
         'A batch is all or nothing for validation (a 400 names each bad event by its index and stores ' +
         'nothing); an event id seen in the last 35 days, or earlier in the batch, is a duplicate, so a ' +
-        'batch cut short or answered with a 5xx is safe to resend as it was.',
+        'batch cut short or answered with a 5xx is safe to resend as it was. A 503 `unavailable` (with ' +
+        'Retry-After) says concurrent senders of the same customer and feature kept its writes from ' +
+        'committing in time: part of the batch may be counted; resend it as it was.',
       responses: { 200: EventsResultView },
     },
-    run: async ({ project, body, config }) => ok(await recordEvents(project, body, reads(config))),
+    run: async ({ project, body, config }) =>
+      ok(await recordEvents(project, body, { ...reads(config), retryMs: config.USAGE_RETRY_MS })),
   }),
 ]);

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { StorageBusyError } from './contention.ts';
 
 interface BatchDeletable<K> {
   delete(keys: K[]): { go(options?: { concurrency?: number }): Promise<{ unprocessed: K[] }> };
@@ -13,7 +14,7 @@ export async function deleteAll<K>(entity: BatchDeletable<K>, keys: K[]): Promis
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
     if (attempt >= 10)
-      throw new Error(`Batch delete left ${pending.length} items unprocessed after ${attempt} attempts`);
+      throw new StorageBusyError(`Batch delete left ${pending.length} items unprocessed after ${attempt} attempts`);
     const { unprocessed } = await entity.delete(pending).go({ concurrency: 4 });
     pending = unprocessed;
   }

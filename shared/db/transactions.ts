@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { changeAction, type NewChangeEntryItem } from './changes.ts';
+import { onlyTransient, StorageBusyError } from './contention.ts';
 import { db, type PricingService } from './service.ts';
 import type { ProjectScope } from './types.ts';
 
@@ -22,7 +23,9 @@ export const MAX_TRANSACTION_ITEMS = 100;
  * Runs a write transaction. ElectroDB resolves (does not throw) when DynamoDB cancels one,
  * so the outcome is returned for the caller to read reason by reason. Cancellations caused
  * only by concurrent transactions on the same items (TransactionConflict) are retried with
- * jittered backoff; a failed condition is the caller's to interpret.
+ * jittered backoff; a failed condition is the caller's to interpret. Conflicts (or throttling)
+ * that outlast the retries are a StorageBusyError (a 503 with Retry-After): the
+ * transaction stored nothing, so the request may be sent again.
  */
 export async function writeTransaction(build: WriteBuilder): Promise<TransactionOutcome> {
   for (let attempt = 0; ; attempt++) {
@@ -33,11 +36,12 @@ export async function writeTransaction(build: WriteBuilder): Promise<Transaction
       item: (r.item ?? null) as Record<string, unknown> | null,
     }));
     const failedCondition = reasons.some((r) => r.code === 'ConditionalCheckFailed');
-    const conflicted = reasons.some((r) => r.code === 'TransactionConflict');
-    if (!failedCondition && conflicted && attempt < 8) {
+    const transient = !failedCondition && onlyTransient(reasons.map((r) => r.code));
+    if (transient && attempt < 8) {
       await sleep(Math.random() * Math.min(800, 20 * 2 ** attempt));
       continue;
     }
+    if (transient) throw new StorageBusyError(`Transaction cancelled ${attempt + 1} times by conflicts`);
     if (!failedCondition) {
       throw new Error(`Transaction cancelled: ${reasons.map((r) => r.code).join(', ')}`);
     }

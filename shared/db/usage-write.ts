@@ -1,8 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { AggregationMethod } from '#contract/enums.ts';
+import { isThrottled, StorageBusyError } from './contention.ts';
 import { rawTable } from './service.ts';
-import { aggregateSk, customerPartition, eventShard, uniqueSk, usageKeys } from './usage-keys.ts';
+import { eventShard, usageKeys } from './usage-keys.ts';
+import { type Chunk, type Known, plan, readStored } from './usage-plan.ts';
 
 /** One usage event as storage sees it: validated, with its timestamp in epoch ms. */
 export interface MeteredEvent {
@@ -27,14 +29,10 @@ const DAY_SECONDS = 86_400;
 export const EVENT_ID_KEPT_DAYS = 35;
 /** How long an aggregate stays after its month began (a year of history and more). */
 const AGGREGATE_KEPT_DAYS = 400;
-/** TransactWriteItems takes at most 100 actions. */
-const TRANSACTION_ITEMS = 100;
 /** Transactions of one batch in flight at once. */
 const CONCURRENCY = 4;
-const MAX_ATTEMPTS = 25;
-const CONFLICT_BUDGET_MS = 6_000;
-/** BatchGetItem takes at most 100 keys. */
-const BATCH_GET_KEYS = 100;
+/** Conflicts with concurrent senders (and throttling) are retried this long by default. */
+export const CONFLICT_BUDGET_MS = 6_000;
 /**
  * A sum is kept to this many decimal places: DynamoDB adds exactly but refuses a result of
  * more than 38 significant digits (1e15 + 1.23456789012345e-9 would be 39), and a sum
@@ -48,65 +46,10 @@ function nextMonthStart(month: string): number {
   return Date.UTC(year, m, 1) / 1000;
 }
 
-/** A slice of one aggregate's events, written in one transaction with one update of it. */
-interface Chunk {
-  group: AggregateEvents;
-  events: MeteredEvent[];
-  /** Event ids found already stored (counted by an earlier batch or a concurrent one). */
-  duplicates: Set<string>;
-  /** unique_count: properties whose marker exists already. */
-  knownProperties: Set<string>;
-  /** max and latest: the aggregate as stored, once a condition told us. */
-  stored?: { amount: number | undefined; at: number | undefined };
-}
-
 type ItemRef =
   | { kind: 'event'; chunk: Chunk; eventId: string }
   | { kind: 'unique'; chunk: Chunk; property: string }
-  | { kind: 'aggregate'; chunk: Chunk };
-
-/** The largest number of a chunk's events its transaction items can take (unique_count: a marker each). */
-const eventsPerChunk = (method: AggregationMethod) =>
-  method === 'unique_count' ? Math.floor((TRANSACTION_ITEMS - 1) / 2) : TRANSACTION_ITEMS - 1;
-
-const worstCaseItems = (chunk: Chunk) => chunk.events.length * (chunk.group.method === 'unique_count' ? 2 : 1) + 1;
-
-/**
- * Chunks in waves: the k-th chunk of every aggregate is in wave k, so no two transactions in
- * flight at once write the same aggregate (they would cancel each other). Within a wave,
- * chunks are packed first-fit into transactions of at most 100 items.
- */
-function plan(groups: AggregateEvents[]): Chunk[][][] {
-  const waves: Chunk[][] = [];
-  for (const group of groups) {
-    const size = eventsPerChunk(group.method);
-    const knownProperties = new Set<string>();
-    for (let i = 0, wave = 0; i < group.events.length; i += size, wave++) {
-      const chunk: Chunk = {
-        group,
-        events: group.events.slice(i, i + size),
-        duplicates: new Set(),
-        // Shared by the aggregate's chunks: a marker one wrote, the next need not try.
-        knownProperties,
-      };
-      const chunks = waves[wave] ?? [];
-      chunks.push(chunk);
-      waves[wave] = chunks;
-    }
-  }
-  return waves.map((chunks) => {
-    const transactions: { items: number; chunks: Chunk[] }[] = [];
-    for (const chunk of [...chunks].sort((a, b) => worstCaseItems(b) - worstCaseItems(a))) {
-      const items = worstCaseItems(chunk);
-      const fit = transactions.find((t) => t.items + items <= TRANSACTION_ITEMS);
-      if (fit) {
-        fit.items += items;
-        fit.chunks.push(chunk);
-      } else transactions.push({ items, chunks: [chunk] });
-    }
-    return transactions.map((t) => t.chunks);
-  });
-}
+  | { kind: 'aggregate'; chunk: Chunk; sets: Known['stored'] };
 
 type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
@@ -144,7 +87,7 @@ function aggregateUpdate(
   } else if (method === 'unique_count') add = newProperties;
   else if (method === 'max') {
     const max = Math.max(...live.map((e) => e.value ?? Number.NEGATIVE_INFINITY));
-    if (chunk.stored?.amount !== undefined && chunk.stored.amount >= max) return undefined;
+    if (chunk.known.stored?.amount !== undefined && chunk.known.stored.amount >= max) return undefined;
     return {
       Update: {
         ...base,
@@ -159,7 +102,7 @@ function aggregateUpdate(
     // batch, and a later batch over an earlier one: `<=`).
     let last = live[0] as MeteredEvent;
     for (const event of live) if (event.at >= last.at) last = event;
-    if (chunk.stored?.at !== undefined && chunk.stored.at > last.at) return undefined;
+    if (chunk.known.stored?.at !== undefined && chunk.known.stored.at > last.at) return undefined;
     return {
       Update: {
         ...base,
@@ -213,7 +156,7 @@ function build(table: string, projectId: number, chunks: Chunk[], nowSeconds: nu
     const { customerId, month, featureId, method } = chunk.group;
     const properties =
       method === 'unique_count'
-        ? [...new Set(live.map((e) => e.property as string))].filter((p) => !chunk.knownProperties.has(p))
+        ? [...new Set(live.map((e) => e.property as string))].filter((p) => !chunk.known.properties.has(p))
         : [];
     for (const property of properties) {
       items.push({
@@ -239,7 +182,11 @@ function build(table: string, projectId: number, chunks: Chunk[], nowSeconds: nu
     const update = aggregateUpdate(table, projectId, chunk, live, properties.length);
     if (update) {
       items.push(update);
-      refs.push({ kind: 'aggregate', chunk });
+      // max and latest: what the aggregate holds once this commits (the batch's next chunks compare with it).
+      const values = update.Update?.ExpressionAttributeValues ?? {};
+      const sets =
+        method === 'max' || method === 'latest' ? { amount: values[':amount'], at: values[':at'] } : undefined;
+      refs.push({ kind: 'aggregate', chunk, sets });
     }
   }
   return { items, refs };
@@ -253,100 +200,63 @@ interface CancellationReason {
 const numberOf = (attribute: { N?: string } | undefined) =>
   attribute?.N === undefined ? undefined : Number(attribute.N);
 
+/** How long a batch keeps retrying transactions that conflicted or were throttled. */
+export interface UsageWriteOptions {
+  /** Past this (ms from the batch's start), the next conflict is a StorageBusyError (a 503). */
+  conflictBudgetMs: number;
+}
+
+/** What a transaction's failure teaches: items stored already (progress), or nothing (retry later). */
+function learn(error: unknown, refs: ItemRef[]): boolean {
+  if (isThrottled(error)) return false;
+  const reasons = (error as { name?: string; CancellationReasons?: CancellationReason[] }).CancellationReasons;
+  if ((error as Error).name !== 'TransactionCanceledException' || !reasons) throw error;
+  let learned = false;
+  reasons.forEach((reason, i) => {
+    const ref = refs[i];
+    if (reason.Code !== 'ConditionalCheckFailed' || !ref) return;
+    learned = true;
+    if (ref.kind === 'event') ref.chunk.duplicates.add(ref.eventId);
+    else if (ref.kind === 'unique') ref.chunk.known.properties.add(ref.property);
+    else ref.chunk.known.stored = { amount: numberOf(reason.Item?.amount), at: numberOf(reason.Item?.at) };
+  });
+  return learned;
+}
+
 /**
  * Writes one transaction's chunks until they are in: each failed condition tells what is
  * stored already (an event id seen, a property counted, a greater max or later latest), the
  * transaction is built again without it and retried; conflicts with concurrent transactions
- * back off and retry. All or nothing each time, so a crash at any point leaves every event
- * either counted with its id remembered, or neither.
+ * (and throttling) back off and retry until `retryUntil`, then give up with a
+ * StorageBusyError. All or nothing each time, so a crash or a give-up at any point leaves
+ * every event either counted with its id remembered, or neither.
  */
-async function commit(projectId: number, chunks: Chunk[]): Promise<void> {
+async function commit(projectId: number, chunks: Chunk[], retryUntil: number, stopped: () => boolean): Promise<void> {
   const { client, table } = rawTable();
-  // Only conflicts count against MAX_ATTEMPTS: a failed condition teaches something and is
-  // progress (DynamoDB may report one failed item per cancellation, so a transaction of many
-  // duplicates takes as many rounds); the total is still bounded, by the items it can learn.
-  // Conflicts with concurrent senders on one aggregate are retried for at least
-  // CONFLICT_BUDGET_MS, well inside the function's 10 s, not just MAX_ATTEMPTS times.
-  let conflicts = 0;
-  const retryUntil = Date.now() + CONFLICT_BUDGET_MS;
-  for (let round = 0; round < MAX_ATTEMPTS + 2 * TRANSACTION_ITEMS; round++) {
+  // A failed condition teaches something and is progress (DynamoDB may report one failed
+  // item per cancellation, so a transaction of many duplicates takes as many rounds); the
+  // number of rounds is still bounded, by the items it can learn. Only conflicts wait.
+  for (let conflicts = 0; ; ) {
     const { items, refs } = build(table, projectId, chunks, Math.floor(Date.now() / 1000));
     if (items.length === 0) return;
     try {
       await client.send(new TransactWriteCommand({ TransactItems: items }));
-      for (const ref of refs) if (ref.kind === 'unique') ref.chunk.knownProperties.add(ref.property);
+      for (const ref of refs) {
+        if (ref.kind === 'unique') ref.chunk.known.properties.add(ref.property);
+        else if (ref.kind === 'aggregate' && ref.sets) ref.chunk.known.stored = ref.sets;
+      }
       return;
     } catch (error) {
-      const reasons = (error as { name?: string; CancellationReasons?: CancellationReason[] }).CancellationReasons;
-      if ((error as Error).name !== 'TransactionCanceledException' || !reasons) throw error;
-      let learned = false;
-      reasons.forEach((reason, i) => {
-        const ref = refs[i];
-        if (reason.Code !== 'ConditionalCheckFailed' || !ref) return;
-        learned = true;
-        if (ref.kind === 'event') ref.chunk.duplicates.add(ref.eventId);
-        else if (ref.kind === 'unique') ref.chunk.knownProperties.add(ref.property);
-        else ref.chunk.stored = { amount: numberOf(reason.Item?.amount), at: numberOf(reason.Item?.at) };
-      });
-      if (learned) continue;
-      // Only conflicts (or throttling): wait a little, with jitter, and try again.
-      if (++conflicts >= MAX_ATTEMPTS && Date.now() > retryUntil) break;
-      await sleep(Math.random() * Math.min(1_000, 10 * 2 ** conflicts));
-    }
-  }
-  throw new Error(`Usage transaction not committed after ${conflicts} conflicts`);
-}
-
-/**
- * What the batch's conditions will find, read first (BatchGetItem, 100 keys each, at once):
- * the stored max and latest aggregates of its first wave and the markers of its unique_count
- * properties. A max the batch does not beat, a latest it does not follow or a property
- * counted already is then left out of its transaction instead of failing it: a failed
- * condition cancels the whole transaction, which costs as much as a committed one. A
- * concurrent write can still fail one; the transaction then learns and retries as ever.
- */
-async function readStored(projectId: number, waves: Chunk[][][]): Promise<void> {
-  const pk = customerPartition(projectId);
-  const aggregates = new Map<string, Chunk>();
-  const markers = new Map<string, { chunk: Chunk; property: string }[]>();
-  for (const chunk of (waves[0] ?? []).flat()) {
-    const { customerId, month, featureId, method } = chunk.group;
-    if (method === 'max' || method === 'latest') aggregates.set(aggregateSk(customerId, month, featureId), chunk);
-  }
-  for (const chunk of waves.flat(2)) {
-    const { customerId, month, featureId, method } = chunk.group;
-    if (method !== 'unique_count') continue;
-    for (const property of new Set(chunk.events.map((e) => e.property as string))) {
-      const sk = uniqueSk(customerId, month, featureId, property);
-      markers.set(sk, [...(markers.get(sk) ?? []), { chunk, property }]);
-    }
-  }
-  const keys = [...aggregates.keys(), ...markers.keys()].map((sk) => ({ pk, sk }));
-  if (keys.length === 0) return;
-  const { client, table } = rawTable();
-  await Promise.all(
-    Array.from({ length: Math.ceil(keys.length / BATCH_GET_KEYS) }, async (_, i) => {
-      const output = await client.send(
-        new BatchGetCommand({
-          RequestItems: {
-            [table]: {
-              Keys: keys.slice(i * BATCH_GET_KEYS, (i + 1) * BATCH_GET_KEYS),
-              ConsistentRead: true,
-              ProjectionExpression: 'sk, amount, #at',
-              ExpressionAttributeNames: { '#at': 'at' },
-            },
-          },
-        }),
-      );
-      // Keys left unprocessed stay unknown: their transactions find out by their condition.
-      for (const item of output.Responses?.[table] ?? []) {
-        const sk = item.sk as string;
-        const chunk = aggregates.get(sk);
-        if (chunk) chunk.stored = { amount: item.amount as number | undefined, at: item.at as number | undefined };
-        for (const marker of markers.get(sk) ?? []) marker.chunk.knownProperties.add(marker.property);
+      if (learn(error, refs)) continue;
+      conflicts++;
+      if (Date.now() >= retryUntil || stopped()) {
+        throw new StorageBusyError(`Usage transaction not committed after ${conflicts} conflicts`);
       }
-    }),
-  );
+      // Jittered, growing backoff, never past the budget.
+      const wait = Math.random() * Math.min(1_000, 10 * 2 ** conflicts);
+      await sleep(Math.min(wait, Math.max(0, retryUntil - Date.now())));
+    }
+  }
 }
 
 export interface ApplyOutcome {
@@ -360,16 +270,33 @@ export interface ApplyOutcome {
  * its events with the one update of each aggregate they feed, so nothing is ever counted
  * without its id remembered, nor remembered without being counted.
  */
-export async function applyUsage(projectId: number, groups: AggregateEvents[]): Promise<ApplyOutcome> {
-  const waves = plan(groups);
-  await readStored(projectId, waves);
+export async function applyUsage(
+  projectId: number,
+  groups: AggregateEvents[],
+  options: UsageWriteOptions = { conflictBudgetMs: CONFLICT_BUDGET_MS },
+): Promise<ApplyOutcome> {
+  const retryUntil = Date.now() + options.conflictBudgetMs;
+  const waves = plan(groups, await readStored(projectId, groups));
   for (const wave of waves) {
     const queue = [...wave];
-    await Promise.all(
+    // One transaction that gives up stops the batch: the others in flight settle (each
+    // commits whole or not at all) before the error is thrown, so nothing of the batch is
+    // still writing when its caller hears of it, and no new one starts.
+    let failed = false;
+    const settled = await Promise.allSettled(
       Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
-        for (let chunks = queue.shift(); chunks; chunks = queue.shift()) await commit(projectId, chunks);
+        for (let chunks = queue.shift(); chunks && !failed; chunks = queue.shift()) {
+          try {
+            await commit(projectId, chunks, retryUntil, () => failed);
+          } catch (error) {
+            failed = true;
+            throw error;
+          }
+        }
       }),
     );
+    const rejected = settled.find((outcome) => outcome.status === 'rejected');
+    if (rejected) throw rejected.reason;
   }
   let accepted = 0;
   let duplicates = 0;

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { deleteAll } from './batch.ts';
+import { StorageBusyError } from './contention.ts';
 import { USAGE_EVENT_SHARDS } from './entities/usage.ts';
 import { db, rawTable } from './service.ts';
 import type { CustomerItem } from './types.ts';
@@ -8,7 +9,14 @@ import { entitlementKeys, eventShard } from './usage-keys.ts';
 import type { AggregateEvents } from './usage-write.ts';
 
 export { customerPartition, entitlementKeys, eventShard, usageKeys } from './usage-keys.ts';
-export { type AggregateEvents, type ApplyOutcome, applyUsage, type MeteredEvent } from './usage-write.ts';
+export {
+  type AggregateEvents,
+  type ApplyOutcome,
+  applyUsage,
+  CONFLICT_BUDGET_MS,
+  type MeteredEvent,
+  type UsageWriteOptions,
+} from './usage-write.ts';
 
 /** BatchGetItem takes at most 100 keys. */
 const BATCH_GET_KEYS = 100;
@@ -32,7 +40,7 @@ export async function readCustomerWithUsage(
       let pending = keys.slice(i * BATCH_GET_KEYS, (i + 1) * BATCH_GET_KEYS);
       for (let attempt = 0; pending.length > 0; attempt++) {
         if (attempt > 0) await sleep(Math.min(500, 10 * 2 ** attempt));
-        if (attempt >= 10) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed`);
+        if (attempt >= 10) throw new StorageBusyError(`BatchGetItem left ${pending.length} keys unprocessed`);
         const output = await client.send(
           new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }),
         );

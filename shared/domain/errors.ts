@@ -1,3 +1,5 @@
+import { isStorageBusy } from '#db/contention.ts';
+
 /**
  * Domain errors carry a stable `code`; the HTTP layer maps codes to statuses in one
  * place (shared/http/errors.ts), and has codes of its own for what only HTTP knows
@@ -14,7 +16,8 @@ export type ErrorCode =
   | 'payments_not_configured'
   | 'rate_limited'
   | 'payment_provider_error'
-  | 'invalid_signature';
+  | 'invalid_signature'
+  | 'unavailable';
 
 export interface ErrorDetail {
   path: string;
@@ -78,6 +81,29 @@ export class RateLimitedError extends DomainError {
     this.retryAfterSeconds = Math.max(1, Math.ceil(retryAfterSeconds));
   }
 }
+/**
+ * The write could not commit now (concurrent writes of the same items outlasted its retries,
+ * or DynamoDB throttled): nothing half-done is left, and the same request may be sent again
+ * after `retryAfterSeconds`.
+ */
+export class UnavailableError extends DomainError {
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, retryAfterSeconds = 1) {
+    super('unavailable', message);
+    this.name = 'UnavailableError';
+    this.retryAfterSeconds = Math.max(1, Math.ceil(retryAfterSeconds));
+  }
+}
+
+/** Storage's "not now" (shared/db/errors.ts) as a 503; undefined for anything else (a bug). */
+export function unavailableFrom(error: unknown): UnavailableError | undefined {
+  if (!isStorageBusy(error)) return undefined;
+  return new UnavailableError(
+    'The table could not take this request in time (concurrent writes of the same data, or over its throughput); nothing was changed: send the same request again.',
+  );
+}
+
 /** A webhook whose signature does not verify (bad, missing, stale, or another secret's). */
 export const InvalidSignatureError = errorClass('invalid_signature', 'InvalidSignatureError');
 

@@ -1,5 +1,12 @@
 import * as z from 'zod';
-import { DomainError, type ErrorCode, echo, RateLimitedError } from '#domain/errors.ts';
+import {
+  DomainError,
+  type ErrorCode,
+  echo,
+  RateLimitedError,
+  UnavailableError,
+  unavailableFrom,
+} from '#domain/errors.ts';
 import type { HttpResult } from './responses.ts';
 
 /** Failures only HTTP knows: a method the path does not take, a body over the limit. */
@@ -20,6 +27,7 @@ export const statusByCode: Record<ErrorCode | HttpErrorCode, number> = {
   rate_limited: 429,
   payment_provider_error: 502,
   invalid_signature: 400,
+  unavailable: 503,
 };
 
 export class HttpError extends Error {
@@ -56,13 +64,15 @@ export function errorBody(code: string, message: string, details?: unknown) {
 }
 
 /** A domain or HTTP error as a response; undefined for anything else (a bug: the caller logs it). */
-export function errorResult(error: unknown): HttpResult | undefined {
-  if (error instanceof HttpError) {
-    return { status: statusByCode[error.code], body: errorBody(error.code, error.message), headers: error.headers };
+export function errorResult(thrown: unknown): HttpResult | undefined {
+  if (thrown instanceof HttpError) {
+    return { status: statusByCode[thrown.code], body: errorBody(thrown.code, thrown.message), headers: thrown.headers };
   }
-  if (!(error instanceof DomainError)) return undefined;
+  // Storage that cannot take a write now (contention, throttling) is a 503, never a 500.
+  const error = thrown instanceof DomainError ? thrown : unavailableFrom(thrown);
+  if (!error) return undefined;
   const result = { status: statusByCode[error.code], body: errorBody(error.code, error.message, error.details) };
-  if (error instanceof RateLimitedError) {
+  if (error instanceof RateLimitedError || error instanceof UnavailableError) {
     // A refusal of this moment: no cache may answer it later.
     return { ...result, headers: { 'retry-after': String(error.retryAfterSeconds), 'cache-control': 'no-store' } };
   }

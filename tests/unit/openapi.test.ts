@@ -53,7 +53,12 @@ describe('the OpenAPI document and what is generated from it', () => {
       if (!entry) throw new Error(key);
       return errorCodesOf(entry.route, entry.action);
     };
-    expect(codes('GET /api/v1/projects')).toEqual(['unauthorized', 'validation_error', 'internal_error']);
+    expect(codes('GET /api/v1/projects')).toEqual([
+      'unauthorized',
+      'validation_error',
+      'unavailable',
+      'internal_error',
+    ]);
     expect(codes('POST /api/v1/projects/{slug}/plans')).toEqual([
       'unauthorized',
       'forbidden',
@@ -62,9 +67,12 @@ describe('the OpenAPI document and what is generated from it', () => {
       'not_found',
       'conflict',
       'limit_exceeded',
+      'unavailable',
       'internal_error',
     ]);
     expect(codes('OPTIONS /api/share/{shareId}')).toEqual(['internal_error']);
+    expect(codes('GET /api/share/{shareId}')).toContain('unavailable');
+    expect(codes('GET /health')).not.toContain('unavailable');
   });
 
   test('every PUT and DELETE that takes If-Match lists 409: its write retries and then gives up as conflict', () => {

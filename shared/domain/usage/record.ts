@@ -1,9 +1,16 @@
 import type { AggregationMethod } from '#contract/enums.ts';
+import { isStorageBusy } from '#db/contention.ts';
 import { getProjectItem } from '#db/projects.ts';
 import type { FeatureItem, ProjectKey, ProjectPartition } from '#db/types.ts';
-import { type AggregateEvents, applyUsage, deleteUsageItems, type MeteredEvent } from '#db/usage.ts';
+import {
+  type AggregateEvents,
+  applyUsage,
+  CONFLICT_BUDGET_MS,
+  deleteUsageItems,
+  type MeteredEvent,
+} from '#db/usage.ts';
 import { forgetProjectCached, loadProjectCached } from '../customers/project-cache.ts';
-import { type ErrorDetail, NotFoundError, projectNotFound, ValidationError } from '../errors.ts';
+import { type ErrorDetail, NotFoundError, projectNotFound, UnavailableError, ValidationError } from '../errors.ts';
 import { type EventsBody, type EventsResultView, type UsageEventBody, usageLimits } from './schemas.ts';
 
 /** A 400 names at most this many events (the first ones): enough to fix a generator. */
@@ -92,40 +99,58 @@ function groupBatch(events: EventsBody['events'], features: readonly FeatureItem
 export async function recordEvents(
   key: ProjectKey,
   body: EventsBody,
-  options: { cacheTtlMs: number },
+  options: RecordOptions,
   now = Date.now(),
 ): Promise<EventsResultView> {
   const partition = await loadProjectCached(key, options.cacheTtlMs);
   try {
-    return await recordInto(key, partition, body, now);
+    return await recordInto(key, partition, body, options, now);
   } catch (error) {
     // A cached definition may be up to 10 s old: a feature created since, or the project
     // deleted and created again under its slug, is missing from it. Only what the project as
     // stored now refuses is refused.
     if (options.cacheTtlMs <= 0 || !(error instanceof ValidationError || error instanceof NotFoundError)) throw error;
     forgetProjectCached(key);
-    return recordInto(key, await loadProjectCached(key, options.cacheTtlMs), body, now);
+    return recordInto(key, await loadProjectCached(key, options.cacheTtlMs), body, options, now);
   }
+}
+
+export interface RecordOptions {
+  cacheTtlMs: number;
+  /** How long conflicting writes are retried before the batch is a 503 (USAGE_RETRY_MS). */
+  retryMs?: number;
 }
 
 async function recordInto(
   key: ProjectKey,
   partition: ProjectPartition,
   body: EventsBody,
+  options: RecordOptions,
   now: number,
 ): Promise<EventsResultView> {
   const { groups, duplicates } = groupBatch(body.events, partition.features, now);
   const { projectId, shareId } = partition.project;
-  const outcome = await applyUsage(projectId, groups);
   // The project may have been deleted while the batch was written (or since it was cached):
   // its sweep may have passed already, so what this batch wrote goes now. Checked after the
-  // writes, so either the sweep saw them or this check sees the delete.
-  if (outcome.accepted > 0) {
+  // writes, so either the sweep saw them or this check sees the delete; also after writes
+  // that gave up part way (a 503), which may have committed some transactions.
+  const sweepIfGone = async () => {
     const project = await getProjectItem(key);
-    if (!project || project.shareId !== shareId || project.deletingAt) {
-      await deleteUsageItems(projectId, groups);
-      throw projectNotFound(key.slug);
-    }
+    if (project && project.shareId === shareId && !project.deletingAt) return;
+    await deleteUsageItems(projectId, groups);
+    throw projectNotFound(key.slug);
+  };
+  let outcome: Awaited<ReturnType<typeof applyUsage>>;
+  try {
+    outcome = await applyUsage(projectId, groups, { conflictBudgetMs: options.retryMs ?? CONFLICT_BUDGET_MS });
+  } catch (error) {
+    await sweepIfGone();
+    if (!isStorageBusy(error)) throw error;
+    throw new UnavailableError(
+      'Concurrent writes of the same customers and features kept part of this batch from being written in time; ' +
+        'send the same batch again: its events already counted come back as duplicates.',
+    );
   }
+  if (outcome.accepted > 0) await sweepIfGone();
   return { accepted: outcome.accepted, duplicates: duplicates + outcome.duplicates };
 }

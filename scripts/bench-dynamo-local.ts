@@ -1,0 +1,177 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BatchWriteCommand, type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '#db/client.ts';
+import { ensureTable } from '#db/ensure-table.ts';
+import { type DynamoLocal, freePort, startDynamoLocal } from '#dev/dynamodb-local.ts';
+import { startLocalServer } from '#dev/local-server.ts';
+import { createApiKey } from '#domain/keys/keys.ts';
+import { ensureLocalKeyFile } from '#shared/secrets/keyring.ts';
+import { cpuSecondsOf, describeSustained, sustainedUsage, usageProject } from './bench-usage.ts';
+
+/**
+ * `npm run bench:dynamo-local`: the raw write ceiling of the embedded DynamoDB Local on this
+ * machine, as items/s, without the service: TransactWriteItems of N conditional Puts (the
+ * shape of a usage batch's dedupe entries) and BatchWriteItem of 25 Puts, from 1 and 4
+ * concurrent clients, in memory (what `npm run bench` uses) and file-backed (`npm start`'s
+ * DATA_DIR). Each case runs for BENCH_SECONDS (default 4) after one warm-up second.
+ * `BENCH_DYNAMO_MODES=memory` (or `file`) runs one mode only; `BENCH_JAVA_OPTS` passes JVM
+ * flags (space-separated). In memory, it first runs the usage bench's sustained load (4
+ * senders × batches of 1,000 events through the local server, as `npm run bench`) BENCH_USAGE_RUNS
+ * times (default 2), each beside a raw 100-item transaction run, so both are measured in the
+ * same minutes on a shared machine. Beside items/s, the Java process's CPU time per 1,000 items: the
+ * machine is shared, so items/s moves with the neighbours' load; CPU per item much less.
+ */
+
+const TABLE = 'pricing-raw';
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const MODES = (process.env.BENCH_DYNAMO_MODES ?? 'memory,file').split(',');
+const SHARDS = 16;
+const JAVA_OPTS = (process.env.BENCH_JAVA_OPTS ?? '').split(' ').filter(Boolean);
+/** Sustained usage runs (4 senders × 3 batches of 1,000) interleaved with the raw ceiling; 0: none. */
+const USAGE_RUNS = Number(process.env.BENCH_USAGE_RUNS ?? 2);
+const USAGE_TABLE = 'pricing-bench-usage';
+
+type Kind = 'transact' | 'batch';
+interface Case {
+  kind: Kind;
+  items: number;
+  clients: number;
+}
+
+const CASES: Case[] = [
+  { kind: 'transact', items: 25, clients: 1 },
+  { kind: 'transact', items: 25, clients: 4 },
+  { kind: 'transact', items: 50, clients: 1 },
+  { kind: 'transact', items: 50, clients: 4 },
+  { kind: 'transact', items: 100, clients: 1 },
+  { kind: 'transact', items: 100, clients: 4 },
+  { kind: 'batch', items: 25, clients: 1 },
+  { kind: 'batch', items: 25, clients: 4 },
+];
+
+let serial = 0;
+/** A dedupe entry as the usage write puts it (shared/db/usage-write.ts). */
+function entry() {
+  const eventId = `${randomBytes(4).toString('hex')}-${serial++}`;
+  return {
+    pk: `$pricing#projectId_000000000001#shard_${serial % SHARDS}`,
+    sk: `$usageevent_1#eventId_${eventId}`,
+    projectId: 1,
+    shard: serial % SHARDS,
+    eventId,
+    expiresAt: Math.floor(Date.now() / 1000) + 35 * 86_400,
+    __edb_e__: 'usageevent',
+    __edb_v__: '1',
+  };
+}
+
+async function write(client: DynamoDBDocumentClient, { kind, items }: Case): Promise<void> {
+  if (kind === 'transact') {
+    await client.send(
+      new TransactWriteCommand({
+        TransactItems: Array.from({ length: items }, () => ({
+          Put: { TableName: TABLE, Item: entry(), ConditionExpression: 'attribute_not_exists(pk)' },
+        })),
+      }),
+    );
+    return;
+  }
+  let pending = Array.from({ length: items }, () => ({ PutRequest: { Item: entry() } }));
+  while (pending.length > 0) {
+    const output = await client.send(new BatchWriteCommand({ RequestItems: { [TABLE]: pending } }));
+    pending = (output.UnprocessedItems?.[TABLE] ?? []) as typeof pending;
+  }
+}
+
+/** Items/s of one case (`clients` loops writing back to back for `seconds`), and Java's CPU ms per 1,000 items. */
+async function run(client: DynamoDBDocumentClient, c: Case, seconds: number, pid?: number) {
+  const until = performance.now() + seconds * 1000;
+  const cpuBefore = cpuSecondsOf(pid);
+  const start = performance.now();
+  let written = 0;
+  await Promise.all(
+    Array.from({ length: c.clients }, async () => {
+      while (performance.now() < until) {
+        await write(client, c);
+        written += c.items;
+      }
+    }),
+  );
+  const rate = written / ((performance.now() - start) / 1000);
+  return { rate, cpuMsPerThousand: ((cpuSecondsOf(pid) - cpuBefore) * 1_000_000) / written };
+}
+
+async function measure(mode: string): Promise<string[]> {
+  const dir = mode === 'file' ? mkdtempSync(join(tmpdir(), 'dynamo-raw-')) : ':memory:';
+  const dynamo = await startDynamoLocal({ port: await freePort(), dataDir: dir, javaOptions: JAVA_OPTS });
+  const { region, ...credentials } = dynamo.credential;
+  const client = createDocumentClient({ endpoint: dynamo.endpoint, region, credentials });
+  try {
+    await ensureTable(client, TABLE);
+    await run(client, { kind: 'transact', items: 100, clients: 4 }, 2); // JIT warm-up
+    if (mode === 'memory' && USAGE_RUNS > 0) await usageBeside(dynamo, client);
+    const lines: string[] = [];
+    for (const c of CASES) {
+      const { rate, cpuMsPerThousand } = await run(client, c, SECONDS, dynamo.pid);
+      const label = c.kind === 'transact' ? `TransactWriteItems × ${c.items} cond. Puts` : 'BatchWriteItem × 25 Puts';
+      const cells = [
+        mode.padEnd(6),
+        label.padEnd(32),
+        String(c.clients).padStart(7),
+        Math.round(rate).toString().padStart(7),
+      ];
+      lines.push([...cells, Math.round(cpuMsPerThousand).toString().padStart(15)].join(' | '));
+      console.log(lines.at(-1));
+    }
+    return lines;
+  } finally {
+    client.destroy();
+    await dynamo.stop();
+    if (dir !== ':memory:') rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The usage bench's sustained load through the local server, each run beside a raw one. */
+async function usageBeside(dynamo: DynamoLocal, client: DynamoDBDocumentClient): Promise<void> {
+  Object.assign(process.env, {
+    DYNAMODB_ENDPOINT: dynamo.endpoint,
+    DYNAMODB_CREDENTIAL_FILE: dynamo.credentialFile,
+    AWS_REGION: dynamo.credential.region,
+    TABLE_NAME: USAGE_TABLE,
+    LOG_LEVEL: 'silent',
+  });
+  await ensureTable(client, USAGE_TABLE);
+  const keyDir = mkdtempSync(join(tmpdir(), 'bench-usage-'));
+  process.env.PAYMENT_KEY_FILE = (await ensureLocalKeyFile(keyDir)).path;
+  const server = await startLocalServer({ port: 0 });
+  try {
+    const { key } = await createApiKey({ ownerId: 'bench-usage', permission: 'read_write' });
+    const usage = await usageProject(server.url, key);
+    await sustainedUsage(usage, dynamo.pid, 1); // warm-up
+    for (let i = 0; i < USAGE_RUNS; i++) {
+      const raw = await run(client, { kind: 'transact', items: 100, clients: 4 }, SECONDS, dynamo.pid);
+      console.log(
+        `raw: TransactWriteItems × 100, 4 clients: ${Math.round(raw.rate)} items/s, ${Math.round(raw.cpuMsPerThousand)} Java CPU ms per 1,000 items`,
+      );
+      console.log(`usage: ${describeSustained(await sustainedUsage(usage, dynamo.pid, 3))}`);
+    }
+    console.log('');
+  } finally {
+    await server.close();
+    rmSync(keyDir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(`DynamoDB Local raw write ceiling, ${SECONDS} s per case; JVM flags: ${JAVA_OPTS.join(' ') || 'none'}\n`);
+  console.log(`${'data'.padEnd(6)} | ${'request'.padEnd(32)} | clients | items/s | Java CPU ms/1k`);
+  for (const mode of MODES) await measure(mode);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

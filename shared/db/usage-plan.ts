@@ -1,0 +1,130 @@
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { rawTable } from './service.ts';
+import { aggregateSk, customerPartition, uniqueSk } from './usage-keys.ts';
+import type { AggregateEvents, MeteredEvent } from './usage-write.ts';
+
+/** TransactWriteItems takes at most 100 actions. */
+export const TRANSACTION_ITEMS = 100;
+/** BatchGetItem takes at most 100 keys. */
+const BATCH_GET_KEYS = 100;
+
+/** What is stored already of one aggregate, as far as the batch knows: shared by its chunks. */
+export interface Known {
+  /** unique_count: properties whose marker exists already. */
+  properties: Set<string>;
+  /** max and latest: the aggregate as stored. */
+  stored?: { amount: number | undefined; at: number | undefined };
+}
+
+/** A slice of one aggregate's events, written in one transaction with one update of it. */
+export interface Chunk {
+  group: AggregateEvents;
+  events: MeteredEvent[];
+  /** Its transaction items as planned: never fewer than it will write (knowledge only removes items). */
+  items: number;
+  /** Event ids found already stored (counted by an earlier batch or a concurrent one). */
+  duplicates: Set<string>;
+  known: Known;
+}
+
+/**
+ * What the batch's conditions will find, read first (BatchGetItem, 100 keys each, at once):
+ * the stored max and latest aggregates and the markers of its unique_count properties. A max
+ * the batch does not beat, a latest it does not follow or a property counted already is then
+ * left out of its transaction instead of failing it (a failed condition cancels the whole
+ * transaction, which costs as much as a committed one), and the transactions are planned with
+ * the items they will really write. A concurrent write can still fail one; the transaction
+ * then learns and retries as ever.
+ */
+export async function readStored(projectId: number, groups: AggregateEvents[]): Promise<Map<AggregateEvents, Known>> {
+  const known = new Map<AggregateEvents, Known>();
+  const found = new Map<string, (item: Record<string, unknown>) => void>();
+  for (const group of groups) {
+    const knowledge: Known = { properties: new Set() };
+    known.set(group, knowledge);
+    const { customerId, month, featureId, method } = group;
+    if (method === 'max' || method === 'latest') {
+      found.set(aggregateSk(customerId, month, featureId), (item) => {
+        knowledge.stored = { amount: item.amount as number | undefined, at: item.at as number | undefined };
+      });
+    } else if (method === 'unique_count') {
+      for (const property of new Set(group.events.map((e) => e.property as string))) {
+        found.set(uniqueSk(customerId, month, featureId, property), () => knowledge.properties.add(property));
+      }
+    }
+  }
+  const pk = customerPartition(projectId);
+  const keys = [...found.keys()].map((sk) => ({ pk, sk }));
+  const { client, table } = rawTable();
+  await Promise.all(
+    Array.from({ length: Math.ceil(keys.length / BATCH_GET_KEYS) }, async (_, i) => {
+      const output = await client.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [table]: {
+              Keys: keys.slice(i * BATCH_GET_KEYS, (i + 1) * BATCH_GET_KEYS),
+              ConsistentRead: true,
+              ProjectionExpression: 'sk, amount, #at',
+              ExpressionAttributeNames: { '#at': 'at' },
+            },
+          },
+        }),
+      );
+      // Keys left unprocessed stay unknown: their transactions find out by their condition.
+      for (const item of output.Responses?.[table] ?? []) found.get(item.sk as string)?.(item);
+    }),
+  );
+  return known;
+}
+
+/**
+ * An aggregate's events cut into chunks of at most 100 items with its update: one per event
+ * (its dedupe entry) and one per property whose marker is not known to exist (unique_count).
+ */
+function chunksOf(group: AggregateEvents, known: Known): Chunk[] {
+  const chunks: Chunk[] = [];
+  let events: MeteredEvent[] = [];
+  let markers = new Set<string>();
+  const close = () => {
+    chunks.push({ group, events, items: 1 + events.length + markers.size, duplicates: new Set(), known });
+    events = [];
+    markers = new Set();
+  };
+  for (const event of group.events) {
+    const marker = (chunk: Set<string>) =>
+      group.method === 'unique_count' &&
+      !known.properties.has(event.property as string) &&
+      !chunk.has(event.property as string);
+    if (1 + events.length + markers.size + 1 + (marker(markers) ? 1 : 0) > TRANSACTION_ITEMS) close();
+    if (marker(markers)) markers.add(event.property as string);
+    events.push(event);
+  }
+  if (events.length > 0) close();
+  return chunks;
+}
+
+/**
+ * Chunks in waves: the k-th chunk of every aggregate is in wave k, so no two transactions in
+ * flight at once write the same aggregate (they would cancel each other, and DynamoDB takes
+ * one operation per item in a transaction). Within a wave, chunks are packed first-fit
+ * decreasing into transactions of at most 100 items, by the items they will write.
+ */
+export function plan(groups: AggregateEvents[], known: Map<AggregateEvents, Known>): Chunk[][][] {
+  const waves: Chunk[][] = [];
+  for (const group of groups) {
+    chunksOf(group, known.get(group) ?? { properties: new Set() }).forEach((chunk, wave) => {
+      waves[wave] = [...(waves[wave] ?? []), chunk];
+    });
+  }
+  return waves.map((chunks) => {
+    const transactions: { items: number; chunks: Chunk[] }[] = [];
+    for (const chunk of [...chunks].sort((a, b) => b.items - a.items)) {
+      const fit = transactions.find((t) => t.items + chunk.items <= TRANSACTION_ITEMS);
+      if (fit) {
+        fit.items += chunk.items;
+        fit.chunks.push(chunk);
+      } else transactions.push({ items: chunk.items, chunks: [chunk] });
+    }
+    return transactions.map((t) => t.chunks);
+  });
+}

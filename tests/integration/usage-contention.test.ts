@@ -1,0 +1,157 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { type ApiClient, type ApiResponse, newOwner, useLocalServer } from '../fixtures/api.ts';
+import { startDynamoFaults } from '../fixtures/dynamo-faults.ts';
+import { makeFeature, makeProject } from '../fixtures/factories.ts';
+
+/**
+ * Writes that cannot commit in time (transactions that keep conflicting with concurrent
+ * writers, or DynamoDB throttling) answer 503 `unavailable` with Retry-After, never a 500,
+ * and leave nothing a resend would count twice. DynamoDB Local never conflicts nor throttles
+ * (it runs transactions one at a time), so a proxy in front of it answers chosen requests as
+ * DynamoDB does under contention (tests/fixtures/dynamo-faults.ts); the SDK and the table are
+ * real. USAGE_RETRY_MS=0: a usage batch gives up at its first conflict, so no test waits 6 s.
+ */
+vi.hoisted(() => {
+  process.env.PROJECT_CACHE_TTL_SECONDS = '0';
+  process.env.USAGE_RETRY_MS = '0';
+});
+
+// Before anything reads the configuration: the server's DynamoDB is the proxy.
+const faults = await startDynamoFaults(process.env.DYNAMODB_ENDPOINT as string);
+process.env.DYNAMODB_ENDPOINT = faults.url;
+afterAll(() => faults.close());
+
+const server = useLocalServer();
+let api: ApiClient;
+let slug: string;
+let f: Record<'calls' | 'volume' | 'users', { id: number }>;
+
+beforeAll(async () => {
+  api = server.client((await newOwner('usage-contention')).writeKey);
+  ({ slug } = await makeProject(api));
+  const countable = (eventAggregationMethod: string) =>
+    makeFeature(api, slug, { isCountable: true, usageCount: 10, eventAggregationMethod });
+  f = { calls: await countable('count'), volume: await countable('sum'), users: await countable('unique_count') };
+});
+
+const uid = () => randomUUID().slice(0, 8);
+const usageOf = async (customerId: string, featureId: number) => {
+  const response = await api.get(`/api/v1/projects/${slug}/customers/${customerId}/entitlements/${featureId}`);
+  expect(response.status, response.text).toBe(200);
+  return response.body.usage as number;
+};
+
+function expectUnavailable(response: ApiResponse) {
+  expect(response.status, response.text).toBe(503);
+  expect(response.headers.get('retry-after')).toBe('1');
+  expect(response.headers.get('cache-control')).toBe('no-store');
+  expect(response.body.error.code).toBe('unavailable');
+  expect(response.body.error.message).toMatch(/send the same (request|batch) again/);
+}
+
+describe('POST …/events under contention', () => {
+  test('a batch cut short by conflicts is a 503; what it committed counts once on the resend', async () => {
+    const customerId = `cut-${uid()}`;
+    // 300 events of one aggregate: four transactions, one after another (99 events each).
+    const events = Array.from({ length: 300 }, (_, i) => ({
+      eventId: `${customerId}-${i}`,
+      customerId,
+      featureId: f.calls.id,
+    }));
+    let transactions = 0;
+    faults.set((operation) => (operation === 'TransactWriteItems' && ++transactions > 1 ? 'conflict' : undefined));
+    const cut = await api.post(`/api/v1/projects/${slug}/events`, { events });
+    faults.set(undefined);
+    expectUnavailable(cut);
+    // The first transaction committed whole (99 events with their ids), the rest nothing.
+    expect(await usageOf(customerId, f.calls.id)).toBe(99);
+    const resent = await api.post(`/api/v1/projects/${slug}/events`, { events });
+    expect(resent.status, resent.text).toBe(200);
+    expect(resent.body).toEqual({ accepted: 201, duplicates: 99 });
+    expect(await usageOf(customerId, f.calls.id)).toBe(300);
+  });
+
+  test('20 concurrent senders on one customer: 503s under conflicts, resends, exact totals', {
+    timeout: 120_000,
+  }, async () => {
+    const customerId = `hot-${uid()}`;
+    // About a third of all transactions conflict, whoever sends them.
+    faults.set((operation) => (operation === 'TransactWriteItems' && Math.random() < 0.35 ? 'conflict' : undefined));
+    const statuses: number[] = [];
+    let sent = 0;
+    try {
+      await Promise.all(
+        Array.from({ length: 20 }, async (_, s) => {
+          const events = Array.from({ length: 120 }, (_, i) => ({
+            eventId: `${customerId}-${s}-${i}`,
+            customerId,
+            featureId: [f.calls.id, f.volume.id, f.users.id][i % 3],
+            value: 0.1,
+            property: `seat-${(s * 7 + i) % 50}`,
+          }));
+          sent += events.length;
+          for (let attempt = 0; attempt < 60; attempt++) {
+            const response = await api.post(`/api/v1/projects/${slug}/events`, { events });
+            statuses.push(response.status);
+            if (response.status === 200) {
+              expect(response.body.accepted + response.body.duplicates).toBe(events.length);
+              return;
+            }
+            expectUnavailable(response);
+          }
+          throw new Error(`sender ${s} never got its batch in`);
+        }),
+      );
+    } finally {
+      faults.set(undefined);
+    }
+    expect(statuses.filter((s) => s === 503).length).toBeGreaterThan(0);
+    expect(statuses.filter((s) => s === 200).length).toBe(20);
+    expect(await usageOf(customerId, f.calls.id)).toBe(sent / 3);
+    expect(await usageOf(customerId, f.volume.id)).toBeCloseTo((sent / 3) * 0.1, 6);
+    expect(await usageOf(customerId, f.users.id)).toBe(50);
+  });
+
+  test('throttling is a 503 too; the batch resent counts once', async () => {
+    const customerId = `throttled-${uid()}`;
+    const events = Array.from({ length: 10 }, (_, i) => ({
+      eventId: `${customerId}-${i}`,
+      customerId,
+      featureId: f.calls.id,
+    }));
+    faults.set((operation) => (operation === 'TransactWriteItems' ? 'throttle' : undefined));
+    const throttled = await api.post(`/api/v1/projects/${slug}/events`, { events });
+    faults.set(undefined);
+    expectUnavailable(throttled);
+    expect((await api.post(`/api/v1/projects/${slug}/events`, { events })).body).toEqual({
+      accepted: 10,
+      duplicates: 0,
+    });
+    expect(await usageOf(customerId, f.calls.id)).toBe(10);
+  });
+});
+
+describe('other writes under contention', () => {
+  test('a feature create whose transaction keeps conflicting is a 503 that creates nothing', {
+    timeout: 30_000,
+  }, async () => {
+    const before = (await api.get(`/api/v1/projects/${slug}/features`)).body.length;
+    faults.set((operation) => (operation === 'TransactWriteItems' ? 'conflict' : undefined));
+    const refused = await api.post(`/api/v1/projects/${slug}/features`, { name: `Busy ${uid()}`, basePrice: 1 });
+    faults.set(undefined);
+    expectUnavailable(refused);
+    expect(faults.injected.conflict).toBeGreaterThan(1);
+    expect((await api.get(`/api/v1/projects/${slug}/features`)).body.length).toBe(before);
+    expect((await api.post(`/api/v1/projects/${slug}/features`, { name: `Calm ${uid()}`, basePrice: 1 })).status).toBe(
+      201,
+    );
+  });
+
+  test('a throttled read is a 503, not a 500', async () => {
+    faults.set((operation) => (operation === 'Query' ? 'throttle' : undefined));
+    const throttled = await api.get(`/api/v1/projects/${slug}`);
+    faults.set(undefined);
+    expectUnavailable(throttled);
+  });
+});
