@@ -26,8 +26,11 @@ export function walk(node: CssNode, enter: (node: CssNode) => void): void {
   for (const key in node) {
     if (key === 'loc' || key === 'type') continue;
     const field = (node as unknown as Record<string, unknown>)[key];
-    if (isList(field)) field.forEach((child) => walk(child, enter));
-    else if (isNode(field)) walk(field, enter);
+    if (isList(field)) {
+      field.forEach((child) => {
+        walk(child, enter);
+      });
+    } else if (isNode(field)) walk(field, enter);
   }
 }
 
