@@ -111,7 +111,8 @@ export const groupSpecs = {
   // Auth, project reads, counter, plan and assignment transactions (with ConditionCheckItem)
   // and sweeps: the base table only.
   plans: { ...baseTableOnly },
-  // The committed OpenAPI document (docs/openapi.json), bundled as JSON: no table, no keys.
+  // The committed OpenAPI document (docs/openapi.json), bundled gzipped (functions/docs/openapi-gzip.ts):
+  // no table, no keys.
   docs: {
     table: 'none',
     paymentRecords: 'none',

@@ -1,9 +1,19 @@
 import { defineGroup, route } from '#http/action.ts';
-import { serveStaticAsset, staticAsset } from '#http/static-asset.ts';
-import document from '../../docs/openapi.json' with { type: 'json' };
+import { gzippedStaticAsset, type StaticAsset, serveStaticAsset } from '#http/static-asset.ts';
+import { openApiGzipBase64 } from './openapi-gzip.ts';
 
-/** Built from the committed document once per process (init), not per request. */
-const asset = staticAsset(JSON.stringify(document));
+let asset: StaticAsset | undefined;
+
+/**
+ * docs/openapi.json as served (compact JSON), which the bundle carries gzipped (`npm run
+ * openapi` writes openapi-gzip.ts): those bytes are the gzip answer, inflated once, at the
+ * first request, for the plain one and the ETag (under 1 ms; docs/decisions.md, "Bundles and
+ * cold starts").
+ */
+export function openApiAsset(): StaticAsset {
+  asset ??= gzippedStaticAsset(Buffer.from(openApiGzipBase64, 'base64'));
+  return asset;
+}
 
 /** The OpenAPI document: its own function, so no other bundle carries the document. */
 export const docs = defineGroup('docs', [
@@ -17,7 +27,7 @@ export const docs = defineGroup('docs', [
       },
     },
     run: async ({ headers }) =>
-      serveStaticAsset(asset, headers, {
+      serveStaticAsset(openApiAsset(), headers, {
         'content-type': 'application/json; charset=utf-8',
         'cache-control': 'public, max-age=300',
       }),

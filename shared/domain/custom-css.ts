@@ -1,7 +1,6 @@
 /// <reference path="../types/css-tree-entry-points.d.ts" />
 import type { Atrule, CssNode, Declaration, List, Rule } from 'css-tree';
 import parse from 'css-tree/parser';
-import walk from 'css-tree/walker';
 import * as z from 'zod';
 import { limits } from '#contract/limits.ts';
 
@@ -12,6 +11,33 @@ import { limits } from '#contract/limits.ts';
  * name is compared with its escapes decoded and case folded, so `POSITION`, `posit\ion` and
  * `\75 rl(` are what a browser reads them as. See docs/decisions.md "customCSS".
  */
+
+/**
+ * Every node of a css-tree tree, `node` first, then its fields in order, each a node or a List of
+ * nodes, depth first: the visit `walk(node, enter)` of css-tree's walker makes (its `structure`
+ * lists a node's fields in the order the parser writes them). Ours, because the walker's entry
+ * point brings every node type's structure and generator into the bundle: 15 KB of the projects
+ * function, which its budget has no room for. tests/unit/custom-css.test.ts checks the two visit
+ * the same nodes in the same order; recursive like css-tree's, so nesting too deep for the stack
+ * is still a RangeError (caught below).
+ */
+export function walk(node: CssNode, enter: (node: CssNode) => void): void {
+  enter(node);
+  for (const key in node) {
+    if (key === 'loc' || key === 'type') continue;
+    const field = (node as unknown as Record<string, unknown>)[key];
+    if (isList(field)) {
+      field.forEach((child) => {
+        walk(child, enter);
+      });
+    } else if (isNode(field)) walk(field, enter);
+  }
+}
+
+const isNode = (value: unknown): value is CssNode =>
+  typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
+const isList = (value: unknown): value is List<CssNode> =>
+  typeof value === 'object' && value !== null && typeof (value as { forEach?: unknown }).forEach === 'function';
 
 /** At most this many problems are listed; one more detail says how many were left out. */
 export const customCssProblemsShown = 10;

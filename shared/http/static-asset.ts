@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { etagOf, ifNoneMatchHits } from './etag.ts';
 import type { HttpResult } from './responses.ts';
 
@@ -25,6 +25,13 @@ export function loadStaticAsset(file: string): StaticAsset {
 export function staticAsset(text: string): StaticAsset {
   const etag = etagOf(text);
   return { text, gzipped: gzipSync(text, { level: 9 }), etag, gzipEtag: `${etag.slice(0, -1)}-gzip"` };
+}
+
+/** A text that comes gzipped (built ahead, e.g. the OpenAPI document): served as these bytes and inflated once. */
+export function gzippedStaticAsset(gzipped: Buffer): StaticAsset {
+  const text = gunzipSync(gzipped).toString('utf8');
+  const etag = etagOf(text);
+  return { text, gzipped, etag, gzipEtag: `${etag.slice(0, -1)}-gzip"` };
 }
 
 /** Whether Accept-Encoding takes gzip: listed (or `*`) without q=0. */

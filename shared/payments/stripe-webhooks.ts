@@ -1,6 +1,7 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { InvalidSignatureError } from '#domain/errors.ts';
 import type { WebhookEvent, WebhookVerifier } from '#domain/ports.ts';
+import { loadStripe } from './stripe-sdk.ts';
 
 /** Stripe's own tolerance: a signature older (or newer) than this is refused as a replay. */
 export const WEBHOOK_TOLERANCE_SECONDS = 300;
@@ -11,11 +12,12 @@ export const WEBHOOK_TOLERANCE_SECONDS = 300;
  */
 async function verify(rawBody: string, signature: string | undefined, secret: string): Promise<WebhookEvent> {
   if (!signature) throw new InvalidSignatureError('The Stripe-Signature header is missing.');
+  const sdk = await loadStripe();
   let event: Stripe.Event;
   try {
-    event = await Stripe.webhooks.constructEventAsync(rawBody, signature, secret, WEBHOOK_TOLERANCE_SECONDS);
+    event = await sdk.webhooks.constructEventAsync(rawBody, signature, secret, WEBHOOK_TOLERANCE_SECONDS);
   } catch (error) {
-    if (error instanceof Stripe.errors.StripeSignatureVerificationError) {
+    if (error instanceof sdk.errors.StripeSignatureVerificationError) {
       const stale = /tolerance/i.test(error.message);
       throw new InvalidSignatureError(
         stale

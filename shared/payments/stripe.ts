@@ -1,7 +1,8 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { ConflictError, PaymentProviderError } from '#domain/errors.ts';
 import type { CheckoutSessionRequest, CheckoutSessionSummary, PaymentGateway } from '#domain/ports.ts';
 import type { RuntimeConfig } from '#shared/config.ts';
+import { loadStripe, type StripeSdk } from './stripe-sdk.ts';
 
 /**
  * The payment gateway on Stripe: the only module that talks to Stripe. It takes a project's
@@ -21,9 +22,9 @@ export interface StripeOptions {
 const MAX_NETWORK_RETRIES = 1;
 
 /** One per call, with the project's key: cheap, as the SDK shares one keep-alive agent per process. */
-function client(secretKey: string, options: StripeOptions): Stripe {
+function client(sdk: StripeSdk, secretKey: string, options: StripeOptions): Stripe {
   const base = options.apiBase ? new URL(options.apiBase) : undefined;
-  return new Stripe(secretKey, {
+  return new sdk(secretKey, {
     maxNetworkRetries: MAX_NETWORK_RETRIES,
     timeout: options.timeoutMs,
     telemetry: false,
@@ -42,19 +43,19 @@ function client(secretKey: string, options: StripeOptions): Stripe {
 const KEY_SHAPED = /\b(?:sk|rk|pk)_(?:test|live)_[A-Za-z0-9*]+/g;
 export const scrubSecrets = (message: string) => message.replace(KEY_SHAPED, '[redacted key]');
 
-function providerError(error: unknown): Error {
-  if (!(error instanceof Stripe.errors.StripeError)) return error instanceof Error ? error : new Error(String(error));
-  if (error instanceof Stripe.errors.StripeIdempotencyError) {
+function providerError(sdk: StripeSdk, error: unknown): Error {
+  if (!(error instanceof sdk.errors.StripeError)) return error instanceof Error ? error : new Error(String(error));
+  if (error instanceof sdk.errors.StripeIdempotencyError) {
     return new ConflictError(
       'This Idempotency-Key was already used for a different checkout; send a new key for a new request.',
     );
   }
-  if (error instanceof Stripe.errors.StripeConnectionError) {
+  if (error instanceof sdk.errors.StripeConnectionError) {
     return new PaymentProviderError('Stripe could not be reached or did not answer in time; try again.');
   }
   const status = error.statusCode ? ` (HTTP ${error.statusCode})` : '';
   const prefix =
-    error instanceof Stripe.errors.StripeAuthenticationError || error instanceof Stripe.errors.StripePermissionError
+    error instanceof sdk.errors.StripeAuthenticationError || error instanceof sdk.errors.StripePermissionError
       ? "Stripe refused the project's payment key"
       : 'Stripe refused the request';
   return new PaymentProviderError(`${prefix}${status}: ${scrubSecrets(error.message)}`);
@@ -88,15 +89,16 @@ async function createCheckoutSession(
     ...(request.customerEmail ? { customer_email: request.customerEmail } : {}),
     ...(request.clientReferenceId ? { client_reference_id: request.clientReferenceId } : {}),
   };
+  const sdk = await loadStripe();
   try {
-    const session = await client(secretKey, options).checkout.sessions.create(
+    const session = await client(sdk, secretKey, options).checkout.sessions.create(
       params,
       request.idempotencyKey ? { idempotencyKey: request.idempotencyKey } : undefined,
     );
     if (!session.url) throw new PaymentProviderError('Stripe created a checkout session without a URL.');
     return { id: session.id, url: session.url };
   } catch (error) {
-    throw providerError(error);
+    throw providerError(sdk, error);
   }
 }
 
@@ -106,14 +108,15 @@ async function retrieveCheckoutSession(
   secretKey: string,
   sessionId: string,
 ): Promise<CheckoutSessionSummary | undefined> {
+  const sdk = await loadStripe();
   let session: Stripe.Checkout.Session;
   try {
-    session = await client(secretKey, options).checkout.sessions.retrieve(sessionId, {
+    session = await client(sdk, secretKey, options).checkout.sessions.retrieve(sessionId, {
       expand: ['subscription', 'line_items'],
     });
   } catch (error) {
-    if (error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'resource_missing') return undefined;
-    throw providerError(error);
+    if (error instanceof sdk.errors.StripeInvalidRequestError && error.code === 'resource_missing') return undefined;
+    throw providerError(sdk, error);
   }
   const subscription = typeof session.subscription === 'object' ? session.subscription : null;
   const lineItem = session.line_items?.data[0];

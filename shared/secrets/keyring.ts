@@ -2,13 +2,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, open as openFile, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  DecryptCommand,
-  GenerateDataKeyCommand,
-  KMSClient,
-  type KMSClientConfig,
-  KMSServiceException,
-} from '@aws-sdk/client-kms';
+import type { KMSClient, KMSClientConfig, KMSServiceException } from '@aws-sdk/client-kms';
 import { type EncryptionContext, type Keyring, SecretUnreadableError } from '#domain/ports.ts';
 import { ConfigError, type RuntimeConfig } from '#shared/config.ts';
 
@@ -206,22 +200,49 @@ class OpenCache {
   }
 }
 
+type KmsSdk = typeof import('@aws-sdk/client-kms');
+let kmsSdk: Promise<KmsSdk> | undefined;
+
+/**
+ * The KMS client's module, loaded at the first seal or open rather than at import: most
+ * requests of the functions that hold a keyring never use it (projects seals a key only when
+ * one is written; payments opens it for a checkout, and then for a few minutes from the cache
+ * below). Loading it costs ~15-30 ms of CPU once; docs/decisions.md, "Bundles and cold starts".
+ */
+const loadKmsSdk = (): Promise<KmsSdk> => {
+  kmsSdk ??= import('@aws-sdk/client-kms').catch((error: unknown) => {
+    kmsSdk = undefined;
+    throw error;
+  });
+  return kmsSdk;
+};
+
 // Other KMS failures (throttling, KMS or the network down) say nothing about the stored
 // value, so they propagate rather than tell the caller the secret is unreadable.
 const TRANSIENT_KMS_ERRORS = new Set(['LimitExceededException', 'ThrottlingException']);
-const isUnreadableKmsError = (error: unknown): error is KMSServiceException =>
-  error instanceof KMSServiceException && error.$fault === 'client' && !TRANSIENT_KMS_ERRORS.has(error.name);
+const isUnreadableKmsError = (sdk: KmsSdk, error: unknown): error is KMSServiceException =>
+  error instanceof sdk.KMSServiceException && error.$fault === 'client' && !TRANSIENT_KMS_ERRORS.has(error.name);
 
-export function kmsKeyring(options: { keyId: string; client?: KMSClient }): Keyring {
+/**
+ * `client`: a client of the caller's (tests); otherwise one is built from `clientConfig` at the
+ * first call, when the SDK's module is loaded.
+ */
+export function kmsKeyring(options: { keyId: string; client?: KMSClient; clientConfig?: KMSClientConfig }): Keyring {
   const { keyId } = options;
-  const client = options.client ?? kmsClient({});
+  let client = options.client;
+  const ready = async (): Promise<{ sdk: KmsSdk; client: KMSClient }> => {
+    const sdk = await loadKmsSdk();
+    client ??= kmsClient(sdk, options.clientConfig ?? {});
+    return { sdk, client };
+  };
   const cache = new OpenCache();
   return {
     async seal(plaintext, context) {
       const aad = Buffer.from(canonicalContext(context), 'utf8');
+      const { sdk, client } = await ready();
       // Errors propagate: a seal failing is an infrastructure problem, not a bad input.
       const out = await client.send(
-        new GenerateDataKeyCommand({ KeyId: keyId, KeySpec: 'AES_256', EncryptionContext: context }),
+        new sdk.GenerateDataKeyCommand({ KeyId: keyId, KeySpec: 'AES_256', EncryptionContext: context }),
       );
       const dataKey = out.Plaintext;
       try {
@@ -242,15 +263,16 @@ export function kmsKeyring(options: { keyId: string; client?: KMSClient }): Keyr
 
       const parsed = parseFor('kms', sealed);
       const aad = Buffer.from(canonical, 'utf8');
+      const { sdk, client } = await ready();
       let dataKey: Uint8Array | undefined;
       try {
         // KeyId pinned: KMS then refuses a blob that some other key (another account's) wrapped.
         const out = await client.send(
-          new DecryptCommand({ CiphertextBlob: parsed.wrappedKey, EncryptionContext: context, KeyId: keyId }),
+          new sdk.DecryptCommand({ CiphertextBlob: parsed.wrappedKey, EncryptionContext: context, KeyId: keyId }),
         );
         dataKey = out.Plaintext;
       } catch (error) {
-        if (isUnreadableKmsError(error)) {
+        if (isUnreadableKmsError(sdk, error)) {
           throw new SecretUnreadableError(`KMS could not decrypt the sealed secret's data key: ${error.name}`, {
             cause: error,
           });
@@ -280,7 +302,7 @@ export function keyringFor(
 ): Keyring {
   if (config.PAYMENT_KMS_KEY_ID) {
     // No endpoint here: the SDK reads AWS_ENDPOINT_URL_KMS itself.
-    return kmsKeyring({ keyId: config.PAYMENT_KMS_KEY_ID, client: kmsClient({ region: config.AWS_REGION }) });
+    return kmsKeyring({ keyId: config.PAYMENT_KMS_KEY_ID, clientConfig: { region: config.AWS_REGION } });
   }
   if (config.PAYMENT_KEY_FILE) return localKeyring(readLocalKeyFile(config.PAYMENT_KEY_FILE));
   throw new ConfigError(
@@ -289,8 +311,8 @@ export function keyringFor(
 }
 
 /** A KMS client without the SDK's logger middleware, which copies every output for a logger we never set. */
-function kmsClient(config: KMSClientConfig): KMSClient {
-  const client = new KMSClient(config);
+function kmsClient(sdk: KmsSdk, config: KMSClientConfig): KMSClient {
+  const client = new sdk.KMSClient(config);
   client.middlewareStack.remove('loggerMiddleware');
   return client;
 }

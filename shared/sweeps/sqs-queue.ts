@@ -1,4 +1,4 @@
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SweepQueue } from '#domain/ports.ts';
 import { ConfigError, type RuntimeConfig } from '#shared/config.ts';
 
@@ -9,11 +9,21 @@ export const sweepMessageBody = (projectId: number) => JSON.stringify({ projectI
 export function sqsSweepQueueFor(config: Pick<RuntimeConfig, 'SWEEP_QUEUE_URL' | 'AWS_REGION'>): SweepQueue {
   const queueUrl = config.SWEEP_QUEUE_URL;
   if (!queueUrl) throw new ConfigError('Invalid configuration: project deletes need SWEEP_QUEUE_URL (an SQS queue)');
-  // No endpoint here: the SDK reads AWS_ENDPOINT_URL_SQS itself.
-  const client = new SQSClient({ region: config.AWS_REGION });
+  let ready: Promise<{ sdk: typeof import('@aws-sdk/client-sqs'); client: SQSClient }> | undefined;
   return {
     async enqueue(projectId) {
-      await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: sweepMessageBody(projectId) }));
+      // The SQS client's module is loaded at the first delete, not at import: no other request
+      // of the projects function uses it (docs/decisions.md, "Bundles and cold starts").
+      ready ??= import('@aws-sdk/client-sqs').then(
+        // No endpoint here: the SDK reads AWS_ENDPOINT_URL_SQS itself.
+        (sdk) => ({ sdk, client: new sdk.SQSClient({ region: config.AWS_REGION }) }),
+        (error: unknown) => {
+          ready = undefined;
+          throw error;
+        },
+      );
+      const { sdk, client } = await ready;
+      await client.send(new sdk.SendMessageCommand({ QueueUrl: queueUrl, MessageBody: sweepMessageBody(projectId) }));
     },
   };
 }
