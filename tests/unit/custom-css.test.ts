@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { describe, expect, test } from 'vitest';
 import { customCss, customCssProblems, customCssProblemsShown } from '#domain/custom-css.ts';
 import { UpdateProjectBody } from '#domain/projects/schemas.ts';
@@ -199,4 +200,17 @@ describe('customCSS in a request body', () => {
     const css = ':host { --pricing-primary: red }\n.card { box-shadow: 0 1px 3px #0002 }';
     expect(UpdateProjectBody.parse({ theme: { customCSS: css } }).theme?.customCSS).toBe(css);
   });
+});
+
+test('a malformed customCSS checked after a longer one finishes (css-tree reuses its token buffer)', () => {
+  // In a child process: a parse that never finishes would block this worker for good.
+  const child = spawnSync(process.execPath, ['--import', 'tsx', 'tests/fixtures/custom-css-after-long.ts'], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  expect(child.signal, 'the second check did not finish within 20 s').toBeNull();
+  expect(child.status, child.stderr).toBe(0);
+  const problems = JSON.parse(child.stdout) as string[];
+  expect(problems.length).toBeGreaterThan(0);
+  expect(problems[0]).toContain('cannot be parsed');
 });
