@@ -35,6 +35,8 @@ export interface WarmRow {
   bareP50: number;
 }
 
+const WARMUP_CALLS = 40;
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 function eventFor(c: WarmCase): APIGatewayProxyEventV2 {
@@ -90,7 +92,9 @@ export async function measureWarm(cases: WarmCase[], options: DynamoOptions, ite
           startKey = page.LastEvaluatedKey;
         } while (startKey);
       };
-      for (let i = 0; i < 10; i++) {
+      // Long enough for the JIT to settle on both paths (with BENCH_ONLY=warm the handler's code
+      // has not run before; the SDK's has, for the seed).
+      for (let i = 0; i < WARMUP_CALLS; i++) {
         await handlerCall();
         await bareCall();
       }

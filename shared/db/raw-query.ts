@@ -26,8 +26,9 @@ export async function queryFirstPage(input: QueryCommandInput): Promise<{ items:
   return { items: page.Items ?? [], more: page.LastEvaluatedKey !== undefined };
 }
 
-const placeholder = (name: string) => `\u0000${name}\u0000`;
-const PLACEHOLDER = /\u0000(\w+)\u0000/;
+// Private-use characters: no key composite holds them, and ElectroDB copies them as they are.
+const placeholder = (name: string) => `\ue000${name}\ue001`;
+const PLACEHOLDER = /\ue000(\w+)\ue001/;
 
 /** A string with placeholders as a function of the composites (split once, joined per call). */
 function fillerOf<N extends string>(template: string): (composites: Composites<N>) => string {
