@@ -162,6 +162,15 @@ export async function printWarm(run: {
     ExpressionAttributeValues: { ':pk': projectPk },
     ConsistentRead: true,
   };
+  const v1Case = (group: 'projects' | 'features' | 'plans', tail: string, query: QueryCommandInput): WarmCase => ({
+    label: `GET /api/v1/projects/{slug}${tail}`,
+    handler: createGroupHandler(groups[group], run.app),
+    routeKey: `GET /api/v1/projects/{slug}${tail}`,
+    path: `/api/v1/projects/${run.slug}${tail}`,
+    pathParameters: { slug: run.slug },
+    headers: { authorization: `Bearer ${run.key}` },
+    query,
+  });
   const warm = await measureWarm(
     [
       {
@@ -178,43 +187,19 @@ export async function printWarm(run: {
           ExpressionAttributeValues: { ':pk': `$pricing#shareId_${run.shareId}` },
         },
       },
-      {
-        label: 'GET /api/v1/projects/{slug}',
-        handler: createGroupHandler(groups.projects, run.app),
-        routeKey: 'GET /api/v1/projects/{slug}',
-        path: `/api/v1/projects/${run.slug}`,
-        pathParameters: { slug: run.slug },
-        headers: { authorization: `Bearer ${run.key}` },
-        query: wholeProject,
-      },
-      {
-        label: 'GET /api/v1/projects/{slug}/features',
-        handler: createGroupHandler(groups.features, run.app),
-        routeKey: 'GET /api/v1/projects/{slug}/features',
-        path: `/api/v1/projects/${run.slug}/features`,
-        pathParameters: { slug: run.slug },
-        headers: { authorization: `Bearer ${run.key}` },
-        // The feature head and the features: the sort-key range the endpoint reads.
-        query: {
-          TableName: run.tableName,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: {
-            ':pk': projectPk,
-            ':from': '$projectData#featureHead_1',
-            ':to': '$projectData#feature_1#featureId_\uffff',
-          },
-          ConsistentRead: true,
+      v1Case('projects', '', wholeProject),
+      // The feature head and the features: the sort-key range the endpoint reads.
+      v1Case('features', '/features', {
+        TableName: run.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: {
+          ':pk': projectPk,
+          ':from': '$projectData#featureHead_1',
+          ':to': '$projectData#feature_1#featureId_\uffff',
         },
-      },
-      {
-        label: 'GET /api/v1/projects/{slug}/plans',
-        handler: createGroupHandler(groups.plans, run.app),
-        routeKey: 'GET /api/v1/projects/{slug}/plans',
-        path: `/api/v1/projects/${run.slug}/plans`,
-        pathParameters: { slug: run.slug },
-        headers: { authorization: `Bearer ${run.key}` },
-        query: wholeProject,
-      },
+        ConsistentRead: true,
+      }),
+      v1Case('plans', '/plans', wholeProject),
     ],
     run.options,
     run.iterations,
