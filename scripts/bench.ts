@@ -26,6 +26,10 @@ import { entitlementReads, usageRows } from './bench-usage.ts';
  * the same partition on the same DynamoDB Local. Each read must stay one DynamoDB request
  * on a warm container; more is a regression and fails the run. The payment endpoints are
  * measured too, against the project's fake Stripe on loopback (their latency includes it).
+ *
+ * `BENCH_ONLY=warm npm run bench` seeds the same project and prints only the warm handler
+ * CPU and p50 against a bare Query (dev/warm-cpu.ts) and the share throughput: about a
+ * minute, for iterating on the warm read path. `BENCH_ITERATIONS` sets the calls per endpoint.
  */
 
 const TABLE_NAME = 'pricing-bench';
@@ -43,6 +47,13 @@ const KEY_ROTATION_MS = (KEY_CACHE_TTL_SECONDS * 1000) / 2;
 const PAYMENT_REQUESTS = 3;
 
 class BenchError extends Error {}
+
+function benchOnly(): 'warm' | undefined {
+  const raw = process.env.BENCH_ONLY;
+  if (raw === undefined || raw.trim() === '') return undefined;
+  if (raw === 'warm') return raw;
+  throw new BenchError(`BENCH_ONLY must be "warm" or unset (got "${raw}")`);
+}
 
 function iterationCount(): number {
   const raw = process.env.BENCH_ITERATIONS;
@@ -120,6 +131,7 @@ async function main(): Promise<number> {
       return JSON.parse(text);
     };
 
+    const warmOnly = benchOnly() === 'warm';
     // Seed through the API, as a customer's script would.
     const seedStart = performance.now();
     const project = await call('POST', '/api/v1/projects', 201, {
@@ -157,6 +169,23 @@ async function main(): Promise<number> {
     console.log(
       `Seeded ${FEATURES} features, ${PLANS} plans, ${assignments} plan features in ${((performance.now() - seedStart) / 1000).toFixed(1)} s; ${iterations} sequential requests per endpoint.\n`,
     );
+
+    const warm = () =>
+      printWarm({
+        tableName: TABLE_NAME,
+        ownerId: OWNER_ID,
+        app,
+        key,
+        slug: project.slug,
+        shareId: project.shareId,
+        serverUrl: server.url,
+        options: { endpoint: dynamo.endpoint, region, credentials },
+        iterations,
+      });
+    if (warmOnly) {
+      await warm();
+      return 0;
+    }
 
     async function paidReceiptPath() {
       const session = await call('POST', '/api/payments/checkout', 200, {
@@ -314,17 +343,7 @@ async function main(): Promise<number> {
     rows.push(...usage.rows);
 
     printTable(rows);
-    await printWarm({
-      tableName: TABLE_NAME,
-      ownerId: OWNER_ID,
-      app,
-      key,
-      slug: project.slug,
-      shareId: project.shareId,
-      serverUrl: server.url,
-      options: { endpoint: dynamo.endpoint, region, credentials },
-      iterations,
-    });
+    await warm();
     const scaleOk = await printScaleTable(server.url, OWNER_ID);
     const widget = await widgetSize();
     const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;

@@ -3,7 +3,7 @@ import { tableIsHealthy } from '#domain/health.ts';
 import { ShareView } from '#domain/share/schemas.ts';
 import { getShareData } from '#domain/share/share.ts';
 import { defineGroup, route } from '#http/action.ts';
-import { etagOf, ifNoneMatchHits } from '#http/etag.ts';
+import { taggedJson } from '#http/etag.ts';
 import { preflight, preflightResponse } from '#http/preflight.ts';
 import { ok } from '#http/responses.ts';
 import { serveStaticAsset } from '#http/static-asset.ts';
@@ -33,13 +33,8 @@ export const share = defineGroup('share', [
       description: 'No key. Cached for 30 s; answers carry an ETag and honour If-None-Match.',
       responses: { 200: ShareView, 304: notModified },
     },
-    run: async ({ path, headers }) => {
-      const data = await getShareData(path.shareId);
-      const etag = etagOf(data);
-      const caching = { etag, 'cache-control': CACHE_CONTROL };
-      if (ifNoneMatchHits(headers['if-none-match'], etag)) return { status: 304, headers: caching };
-      return { status: 200, body: data, headers: caching };
-    },
+    run: async ({ path, headers }) =>
+      taggedJson(200, await getShareData(path.shareId), headers, { 'cache-control': CACHE_CONTROL }),
   }),
   route('OPTIONS /api/share/{shareId}', {
     doc: preflightResponse('shareViewPreflight'),

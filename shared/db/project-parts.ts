@@ -1,38 +1,29 @@
 // Reads of one part of a project (its features, one plan) that touch only that part, for
 // the endpoints and writes that need no more; the whole project is read by projects.ts.
-import { type NativeAttributeValue, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { FeatureHeadItem } from './entities/feature-head.ts';
-import { db, rawTable } from './service.ts';
+import { collectionItems } from './items.ts';
+import { queryAll, queryTemplate } from './raw-query.ts';
+import { db } from './service.ts';
 import { writeTransaction } from './transactions.ts';
 import type { FeatureItem, PlanFeatureItem, PlanItem, ProjectItem, ProjectKey } from './types.ts';
-
-type Item = Record<string, NativeAttributeValue>;
-
-/** Every item of a key condition, page by page (strongly consistent). */
-async function queryAll(input: Omit<ConstructorParameters<typeof QueryCommand>[0], 'TableName'>): Promise<Item[]> {
-  const { client, table } = rawTable();
-  const items: Item[] = [];
-  let ExclusiveStartKey: Item | undefined;
-  do {
-    const page = await client.send(new QueryCommand({ ...input, TableName: table, ExclusiveStartKey }));
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
-}
 
 /**
  * The sort-key range from the feature head to the last feature, taken from ElectroDB's own
  * keys: the head's sort key, and the features' prefix followed by the highest character.
  */
-function featureRange(key: ProjectKey) {
-  const { entities } = db();
-  const head = entities.featureHead.get(key).params().Key as { pk: string; sk: string };
+const featureRange = queryTemplate(['ownerId', 'slug'], ({ entities }, key) => {
+  const head = entities.featureHead.get(key).params();
+  const { pk, sk } = head.Key as { pk: string; sk: string };
   const features = entities.feature.query.projectData(key).params().ExpressionAttributeValues as {
     ':sk1': string;
   };
-  return { pk: head.pk, from: head.sk, to: `${features[':sk1']}\uffff` };
-}
+  return {
+    TableName: head.TableName,
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': pk, ':from': sk, ':to': `${features[':sk1']}\uffff` },
+    ConsistentRead: true,
+  };
+});
 
 export interface FeatureList {
   head: FeatureHeadItem;
@@ -47,19 +38,11 @@ export interface FeatureList {
  * Undefined when there is no head: no project, or one created before heads existed.
  */
 export async function readFeatureList(key: ProjectKey): Promise<FeatureList | undefined> {
-  const { pk, from, to } = featureRange(key);
-  const items = await queryAll({
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: { ':pk': pk, ':from': from, ':to': to },
-    ConsistentRead: true,
-  });
-  const { entities } = db();
-  const [head] = entities.featureHead.parse({ Items: items.filter((i) => i.__edb_e__ === 'featureHead') }).data;
+  const { featureHead, feature } = db().entities;
+  const read = collectionItems({ featureHead, feature }, await queryAll(featureRange(key)));
+  const [head] = read.featureHead;
   if (!head) return undefined;
-  const features = entities.feature
-    .parse({ Items: items.filter((i) => i.__edb_e__ === 'feature') })
-    .data.filter((feature) => feature.shareId === head.shareId);
-  return { head, features };
+  return { head, features: read.feature.filter((item) => item.shareId === head.shareId) };
 }
 
 export interface PlanPart {

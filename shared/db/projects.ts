@@ -1,4 +1,6 @@
 import { changeAction, type NewChangeEntryItem } from './changes.ts';
+import { type AnyEntity, collectionItems, type StoredItem } from './items.ts';
+import { queryAll, queryFirstPage, queryTemplate } from './raw-query.ts';
 import { db, type PricingService } from './service.ts';
 import { writeTransaction } from './transactions.ts';
 import type { NewProjectItem, ProjectItem, ProjectKey } from './types.ts';
@@ -40,12 +42,42 @@ function toPartition(
   return { project, ...Object.fromEntries(lists) } as ProjectPartition;
 }
 
+/** The Service's entities in a collection, by alias. */
+const membersOf = (service: PricingService, collection: string): Record<string, AnyEntity> =>
+  Object.fromEntries(
+    Object.entries(service.entities).filter(([, entity]) =>
+      Object.values(entity.schema.indexes as Record<string, { collection?: string | string[] }>).some((index) =>
+        [index.collection].flat().includes(collection),
+      ),
+    ),
+  );
+
+/** A collection Query's items by entity alias, as ElectroDB's collection query returns them. */
+function readerOf(collection: 'projectData' | 'share'): (items: StoredItem[]) => ProjectData {
+  let members: { service: PricingService; entities: Record<string, AnyEntity> } | undefined;
+  return (items) => {
+    const service = db();
+    if (members?.service !== service) members = { service, entities: membersOf(service, collection) };
+    return collectionItems(members.entities, items) as unknown as ProjectData;
+  };
+}
+
+/**
+ * The collections' Queries as ElectroDB's `collections.projectData(key).go()` and
+ * `collections.share(key).go()` send them, and their items read as those return them
+ * (shared/db/items.ts, without ElectroDB's per-item parse: most of a warm read's CPU beyond
+ * the SDK's own).
+ */
+const projectDataQuery = queryTemplate(['ownerId', 'slug'], (service, key) =>
+  service.collections.projectData(key).params({ consistent: true }),
+);
+const shareQuery = queryTemplate(['shareId'], (service, key) => service.collections.share(key).params());
+const projectData = readerOf('projectData');
+const shareData = readerOf('share');
+
 /** API v1 reads: the whole project in one Query on the table (strongly consistent). */
 export async function readProjectPartition(key: ProjectKey): Promise<ProjectPartition | undefined> {
-  const { data } = await db()
-    .collections.projectData({ ownerId: key.ownerId, slug: key.slug })
-    .go({ pages: 'all', consistent: true });
-  return toPartition(data);
+  return toPartition(projectData(await queryAll(projectDataQuery(key))));
 }
 
 /**
@@ -55,16 +87,13 @@ export async function readProjectPartition(key: ProjectKey): Promise<ProjectPart
 export async function readSmallProjectPartition(
   key: ProjectKey,
 ): Promise<{ partition: ProjectPartition | undefined } | 'larger'> {
-  const { data, cursor } = await db()
-    .collections.projectData({ ownerId: key.ownerId, slug: key.slug })
-    .go({ pages: 1, consistent: true });
-  return cursor ? 'larger' : { partition: toPartition(data) };
+  const { items, more } = await queryFirstPage(projectDataQuery(key));
+  return more ? 'larger' : { partition: toPartition(projectData(items)) };
 }
 
 /** Public reads: the whole project in one Query on the byShareId index. */
 export async function readSharePartition(shareId: string): Promise<ProjectPartition | undefined> {
-  const { data } = await db().collections.share({ shareId }).go({ pages: 'all' });
-  return toPartition(data);
+  return toPartition(shareData(await queryAll(shareQuery({ shareId }))));
 }
 
 /** An owner's projects, one Query on the byOwner index, in id order. */

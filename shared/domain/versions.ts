@@ -13,7 +13,12 @@ import { ConflictError, PreconditionFailedError } from './errors.ts';
 
 /** A strong ETag over the JSON the response will carry. */
 export function etagOf(body: unknown): string {
-  return `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 32)}"`;
+  return etagOfJson(JSON.stringify(body));
+}
+
+/** The same ETag, over the JSON text itself when the caller already has it (and sends exactly it). */
+export function etagOfJson(json: string): string {
+  return `"${createHash('sha256').update(json).digest('base64url').slice(0, 32)}"`;
 }
 
 /** If-None-Match may list several tags, weak ones (W/"...") included, or be "*": weak comparison. */

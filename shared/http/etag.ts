@@ -1,5 +1,5 @@
 import type { Writer } from '#domain/versions.ts';
-import { etagOf, ifNoneMatchHits } from '#domain/versions.ts';
+import { etagOf, etagOfJson, ifNoneMatchHits } from '#domain/versions.ts';
 import type { HttpResult } from './responses.ts';
 
 export { etagOf, ifNoneMatchHits };
@@ -11,9 +11,26 @@ type Headers = Record<string, string | undefined>;
  * If-None-Match names it is 304 with no body.
  */
 export function tagged(status: 200 | 201, body: unknown, headers: Headers = {}, method = 'GET'): HttpResult {
-  const etag = etagOf(body);
-  if (method === 'GET' && ifNoneMatchHits(headers['if-none-match'], etag)) return { status: 304, headers: { etag } };
-  return { status, body, headers: { etag } };
+  return taggedJson(status, body, headers, {}, method);
+}
+
+/**
+ * The same with headers of its own (e.g. caching): the body is serialized once, and the ETag
+ * is the hash of exactly the bytes sent.
+ */
+export function taggedJson(
+  status: 200 | 201,
+  body: unknown,
+  headers: Headers,
+  own: Record<string, string>,
+  method = 'GET',
+): HttpResult {
+  const json = JSON.stringify(body);
+  const etag = etagOfJson(json);
+  if (method === 'GET' && ifNoneMatchHits(headers['if-none-match'], etag)) {
+    return { status: 304, headers: { etag, ...own } };
+  }
+  return { status, body, json, headers: { etag, ...own } };
 }
 
 /** What a write action hands the domain: the key's id, and If-Match when sent. */

@@ -6,6 +6,8 @@ export interface HttpResult {
   status: number;
   /** Sent as JSON. */
   body?: unknown;
+  /** `body` already serialized, sent as is (an answer whose ETag was computed over these bytes). */
+  json?: string;
   /** Sent as is instead (a script, a page); `headers` must carry its content-type. */
   raw?: string | Buffer;
   headers?: Record<string, string>;
@@ -22,13 +24,13 @@ export const created = (body: unknown): HttpResult => ({ status: 201, body });
 export const SuccessView = z.strictObject({ success: z.literal(true) });
 export const success = (): HttpResult => ({ status: 200, body: { success: true } });
 
-export function toLambdaResult({ status, body, raw, headers }: HttpResult): LambdaResult {
+export function toLambdaResult({ status, body, json, raw, headers }: HttpResult): LambdaResult {
   if (typeof raw === 'string') return { statusCode: status, headers: { ...headers }, body: raw };
   if (raw) return { statusCode: status, headers: { ...headers }, body: raw.toString('base64'), isBase64Encoded: true };
   if (body === undefined) return { statusCode: status, headers: { ...headers } };
   return {
     statusCode: status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
-    body: JSON.stringify(body),
+    body: json ?? JSON.stringify(body),
   };
 }

@@ -1,0 +1,193 @@
+// Stored items read straight from a Query's output, as ElectroDB's own parse would give them,
+// without its per-item machinery: at 1,000 items that machinery was a quarter of a warm read's
+// CPU (issue 14 goal 4, `npm run bench`). The readers are derived from each entity's own
+// schema, so an attribute added to an entity is read without an edit here; an attribute this
+// module does not mirror exactly (a getter, a renamed field, a hidden one, a list or a set)
+// makes the entity fall back to ElectroDB's parse. tests/unit/items.test.ts holds the two equal.
+import type { NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
+import type { Entity, EntityItem } from 'electrodb';
+
+export type StoredItem = Record<string, NativeAttributeValue>;
+
+// biome-ignore lint/suspicious/noExplicitAny: any entity of the service
+export type AnyEntity = Entity<any, any, any, any>;
+
+interface Definition {
+  type?: unknown;
+  properties?: Record<string, Definition>;
+  [option: string]: unknown;
+}
+
+type Read = (value: NativeAttributeValue) => NativeAttributeValue;
+
+/** Attribute options that change nothing when ElectroDB reads an item (padding shapes keys only). */
+const INERT = new Set(['type', 'required', 'readOnly', 'default', 'padding', 'validate', 'properties']);
+const SCALARS = new Set(['string', 'number', 'boolean']);
+const asIs: Read = (value) => value;
+
+/**
+ * How ElectroDB reads one attribute's stored value, or undefined where this module does not
+ * mirror it. Scalars and enums as stored; a map rebuilt in its schema's property order from its
+ * known properties that are present (unknown ones dropped), an empty one included.
+ */
+function readerOf(definition: Definition): Read | undefined {
+  if (Object.keys(definition).some((option) => !INERT.has(option))) return undefined;
+  const { type, properties } = definition;
+  if (Array.isArray(type) || SCALARS.has(type as string)) return properties === undefined ? asIs : undefined;
+  if (type !== 'map' || properties === undefined) return undefined;
+  const readers: [string, Read][] = [];
+  for (const [name, property] of Object.entries(properties)) {
+    const read = readerOf(property);
+    if (!read) return undefined;
+    readers.push([name, read]);
+  }
+  return (value) => {
+    if (value === undefined || value === null) return value;
+    const map: StoredItem = {};
+    for (const [name, read] of readers) {
+      const stored = value[name];
+      if (stored === undefined) continue;
+      const got = read(stored);
+      if (got !== undefined) map[name] = got;
+    }
+    return map;
+  };
+}
+
+export interface ItemReader<E extends AnyEntity> {
+  /** The entity's name and key-layout version, as every item it writes carries them. */
+  entity: string;
+  version: string;
+  /** Whether the tight reader is used (false: ElectroDB's parse). */
+  tight: boolean;
+  /** Items of this entity (checked by the caller), as ElectroDB's parse returns them. */
+  read(items: StoredItem[]): EntityItem<E>[];
+}
+
+const readers = new WeakMap<AnyEntity, ItemReader<AnyEntity>>();
+
+type Readers = Record<string, Read>;
+type Build = (item: StoredItem, read: Readers) => StoredItem;
+
+/** One attribute layout of an entity's stored items (their keys in stored order), compiled. */
+interface Shape {
+  keys: string[];
+  build: Build;
+}
+
+/** An entity's items come in a few layouts (optional attributes present or not); more are read key by key. */
+const MAX_SHAPES = 8;
+
+const keysOf = (item: StoredItem) => {
+  const keys: string[] = [];
+  for (const key in item) keys.push(key);
+  return keys;
+};
+
+function hasKeys(item: StoredItem, keys: string[]): boolean {
+  let i = 0;
+  for (const key in item) if (key !== keys[i++]) return false;
+  return i === keys.length;
+}
+
+/**
+ * The item as one object literal of the attributes it holds, in its own order (keys and markers
+ * dropped): V8 builds a literal from a ready-made layout, several times faster than adding the
+ * attributes one by one, which at 1,000 items was 4% of a warm read. The generated code names
+ * only the entity's own attribute names, never a value or a key from the table.
+ */
+function compile(keys: string[], read: Readers): Shape {
+  const fields = keys
+    .filter((key) => read[key] !== undefined)
+    .map((name) => {
+      const key = JSON.stringify(name);
+      return read[name] === asIs ? `${key}: item[${key}]` : `${key}: read[${key}](item[${key}])`;
+    });
+  return { keys, build: new Function('item', 'read', `return { ${fields.join(', ')} };`) as Build };
+}
+
+function buildReader<E extends AnyEntity>(entity: E): ItemReader<E> {
+  const { model, attributes } = entity.schema as {
+    model: { entity: string; version: string };
+    attributes: Record<string, Definition>;
+  };
+  const read: Readers = Object.create(null);
+  for (const [name, definition] of Object.entries(attributes)) {
+    const reader = name === '__proto__' ? undefined : readerOf(definition);
+    if (!reader) {
+      return {
+        entity: model.entity,
+        version: model.version,
+        tight: false,
+        read: (items) => entity.parse({ Items: items }).data as EntityItem<E>[],
+      };
+    }
+    read[name] = reader;
+  }
+  const shapes: Shape[] = [];
+  // In the stored item's own attribute order, as ElectroDB keeps it; keys and markers dropped.
+  const keyByKey = (item: StoredItem) => {
+    const parsed: StoredItem = {};
+    for (const name in item) {
+      const reader = read[name];
+      if (reader) parsed[name] = reader(item[name]);
+    }
+    return parsed;
+  };
+  const readOne = (item: StoredItem) => {
+    for (const shape of shapes) if (hasKeys(item, shape.keys)) return shape.build(item, read);
+    if (shapes.length === MAX_SHAPES) return keyByKey(item);
+    const shape = compile(keysOf(item), read);
+    shapes.push(shape);
+    return shape.build(item, read);
+  };
+  return {
+    entity: model.entity,
+    version: model.version,
+    tight: true,
+    read: (items) => items.map(readOne) as EntityItem<E>[],
+  };
+}
+
+/** The reader of an entity's items, built once per entity. */
+export function itemReader<E extends AnyEntity>(entity: E): ItemReader<E> {
+  let reader = readers.get(entity);
+  if (!reader) {
+    reader = buildReader(entity);
+    readers.set(entity, reader);
+  }
+  return reader as ItemReader<E>;
+}
+
+/** Whether a stored item is the entity's (ElectroDB's own test: its name and version markers). */
+export const isItemOf = (reader: Pick<ItemReader<AnyEntity>, 'entity' | 'version'>, item: StoredItem): boolean =>
+  item.__edb_e__ === reader.entity && item.__edb_v__ === reader.version;
+
+/** The items of one entity among those of a Query, read as ElectroDB would. */
+export function itemsOf<E extends AnyEntity>(entity: E, items: StoredItem[]): EntityItem<E>[] {
+  const reader = itemReader(entity);
+  return reader.read(items.filter((item) => isItemOf(reader, item)));
+}
+
+/**
+ * The items of a collection's Query by entity alias, as ElectroDB's collection query returns
+ * them: every member entity under its alias (an empty list when it has none), items of other
+ * entities left out.
+ */
+export function collectionItems<M extends Record<string, AnyEntity>>(
+  members: M,
+  items: StoredItem[],
+): { [A in keyof M]: EntityItem<M[A]>[] } {
+  const byEntity = new Map<string, { alias: keyof M; reader: ItemReader<AnyEntity>; items: StoredItem[] }>();
+  for (const [alias, entity] of Object.entries(members)) {
+    const reader = itemReader(entity);
+    byEntity.set(reader.entity, { alias, reader, items: [] });
+  }
+  for (const item of items) {
+    const bucket = byEntity.get(item.__edb_e__);
+    if (bucket && item.__edb_v__ === bucket.reader.version) bucket.items.push(item);
+  }
+  const result = {} as { [A in keyof M]: EntityItem<M[A]>[] };
+  for (const { alias, reader, items: own } of byEntity.values()) result[alias] = reader.read(own) as never;
+  return result;
+}
