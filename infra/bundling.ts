@@ -11,11 +11,11 @@ import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodej
 /**
  * Minified KB per function: `npm run size` fails over these. The two functions that carry
  * Stripe's SDK (payments; webhooks, which verifies signatures with it) get the payment budget;
- * projects carries css-tree's parser (49 KB), which checks customCSS when it is written: 409 KB
- * once its walker was replaced by our own, so 10 KB more than the rest until the last 9 KB go
- * (issue 14 wants 400; docs/decisions.md, "Bundles and cold starts", says where they could).
+ * projects carries css-tree's parser (49 KB), which checks customCSS when it is written: 414 KB
+ * with the warm-read mapper (shared/db/items.ts) and the raw Query, so 16 KB more than the rest
+ * (issue 14 wants 400; docs/decisions.md, "Bundles and cold starts", says where it could go).
  */
-export const bundleBudgetKb = { default: 400, payments: 650, webhooks: 650, projects: 410 } as const;
+export const bundleBudgetKb = { default: 400, payments: 650, webhooks: 650, projects: 416 } as const;
 
 /** A function's budget in KB. */
 export const budgetKbOf = (name: string): number =>

@@ -27,9 +27,8 @@ import { entitlementReads, usageRows } from './bench-usage.ts';
  * on a warm container; more is a regression and fails the run. The payment endpoints are
  * measured too, against the project's fake Stripe on loopback (their latency includes it).
  *
- * `BENCH_ONLY=warm npm run bench` seeds the same project and prints only the warm handler
- * CPU and p50 against a bare Query (dev/warm-cpu.ts) and the share throughput: about a
- * minute, for iterating on the warm read path. `BENCH_ITERATIONS` sets the calls per endpoint.
+ * `BENCH_ONLY=warm` seeds the same project and prints only the warm handler CPU and p50 against
+ * a bare Query (dev/warm-cpu.ts) and the share throughput. `BENCH_ITERATIONS`: calls per endpoint.
  */
 
 const TABLE_NAME = 'pricing-bench';
