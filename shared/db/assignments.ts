@@ -1,7 +1,7 @@
 // Plan features (assignments): how they are written beside the features and plans they
 // join, and swept when either is deleted.
 import { deleteAll } from './batch.ts';
-import { changeAction, type NewChangeEntryItem } from './changes.ts';
+import { changeAction, type NewChangeEntryItem, removeChanges } from './changes.ts';
 import { getProjectItem } from './projects.ts';
 import { db } from './service.ts';
 import { countedWrite, type TransactionEntities } from './transactions.ts';
@@ -82,13 +82,16 @@ export async function removeAssignments(key: ProjectKey, planId: number, feature
 
 /**
  * Runs `write`, which records in `written` the assignments it committed, and removes those
- * again unless it ends in `success` (also when it throws).
+ * again unless it ends in `success` (also when it throws, e.g. a 503 part way), with the
+ * change-log entries `entryOf` gives for them (committed beside them), so no entry outlives
+ * its undone write.
  */
 export async function undoUnless<T>(
   success: (result: T) => boolean,
   key: ProjectKey,
   planId: number,
   write: (written: NewAssignment[]) => Promise<T>,
+  entryOf: (assignment: NewAssignment) => NewChangeEntryItem | undefined = () => undefined,
 ): Promise<T> {
   const written: NewAssignment[] = [];
   let succeeded = false;
@@ -97,12 +100,14 @@ export async function undoUnless<T>(
     succeeded = success(result);
     return result;
   } finally {
-    if (!succeeded)
+    if (!succeeded) {
       await removeAssignments(
         key,
         planId,
         written.map((a) => a.featureId),
       );
+      await removeChanges(written.flatMap((a) => entryOf(a) ?? []));
+    }
   }
 }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { type ApiClient, type ApiResponse, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { startDynamoFaults } from '../fixtures/dynamo-faults.ts';
-import { makeFeature, makeProject } from '../fixtures/factories.ts';
+import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
 
 /**
  * Writes that cannot commit in time (transactions that keep conflicting with concurrent
@@ -146,6 +146,40 @@ describe('other writes under contention', () => {
     expect((await api.post(`/api/v1/projects/${slug}/features`, { name: `Calm ${uid()}`, basePrice: 1 })).status).toBe(
       201,
     );
+  });
+
+  test('features added to a plan in several transactions: a later one that keeps conflicting is a 503 that leaves no assignment and no change-log entry', {
+    timeout: 60_000,
+  }, async () => {
+    // 40 features: two transactions of assignments (32 fit in one, with their entries).
+    const own = await makeProject(api);
+    const features: { id: number }[] = [];
+    for (let i = 0; i < 40; i += 10) {
+      features.push(...(await Promise.all(Array.from({ length: 10 }, () => makeFeature(api, own.slug)))));
+    }
+    const plan = await makePlan(api, own.slug);
+    const base = `/api/v1/projects/${own.slug}`;
+    const logged = async () =>
+      (await api.get(`${base}/changes?limit=100`)).body.changes.filter(
+        (c: { resource: { type: string } }) => c.resource.type === 'planFeature',
+      );
+    let transactions = 0;
+    // The first transaction commits, every later one conflicts.
+    faults.set((operation) => (operation === 'TransactWriteItems' && ++transactions > 1 ? 'conflict' : undefined));
+    const refused = await api.post(`${base}/plans/${plan.id}/features`, {
+      features: features.map((f) => ({ featureId: f.id })),
+    });
+    faults.set(undefined);
+    expectUnavailable(refused);
+    expect((await api.get(`${base}/plans/${plan.id}/features`)).body.features).toEqual([]);
+    // "A write that is refused or cancelled leaves no entry" (decisions.md, the change log).
+    expect(await logged()).toEqual([]);
+    const resent = await api.post(`${base}/plans/${plan.id}/features`, {
+      features: features.map((f) => ({ featureId: f.id })),
+    });
+    expect(resent.status, resent.text).toBe(200);
+    expect(resent.body.added).toBe(40);
+    expect(await logged()).toHaveLength(40);
   });
 
   test('a throttled read is a 503, not a 500', async () => {
