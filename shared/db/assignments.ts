@@ -1,6 +1,7 @@
 // Plan features (assignments): how they are written beside the features and plans they
 // join, and swept when either is deleted.
 import { deleteAll } from './batch.ts';
+import { isStorageBusy } from './contention.ts';
 import { changeAction, type NewChangeEntryItem, removeChanges } from './changes.ts';
 import { getProjectItem } from './projects.ts';
 import { db } from './service.ts';
@@ -179,7 +180,14 @@ export async function deleteWithAssignments<P extends AssignmentParent>(
   if (outcome === 'project_gone' || outcome === 'stale') return outcome;
   // A recorded delete read the item: its failed condition is a change since, read again.
   if (outcome !== 'committed' && recorded) return 'stale';
-  await deleteAll(db().entities.planFeature, await assignmentsOf(scope, parent));
+  try {
+    await deleteAll(db().entities.planFeature, await assignmentsOf(scope, parent));
+  } catch (error) {
+    // The delete has committed: answering "busy, nothing changed" would be false (and its
+    // resend a 404). What is left is what a process that died here leaves: readers skip it,
+    // and the next delete of this id or the project's sweep removes it.
+    if (outcome !== 'committed' || !isStorageBusy(error)) throw error;
+  }
   if (outcome === 'committed') return 'deleted';
   return ('planId' in parent ? 'plan_missing' : 'feature_missing') as Missing<P>;
 }

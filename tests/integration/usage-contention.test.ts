@@ -136,13 +136,13 @@ describe('other writes under contention', () => {
   test('a feature create whose transaction keeps conflicting is a 503 that creates nothing', {
     timeout: 30_000,
   }, async () => {
-    const before = (await api.get(`/api/v1/projects/${slug}/features`)).body.length;
+    const before = (await api.get(`/api/v1/projects/${slug}/features`)).body.features.length;
     faults.set((operation) => (operation === 'TransactWriteItems' ? 'conflict' : undefined));
     const refused = await api.post(`/api/v1/projects/${slug}/features`, { name: `Busy ${uid()}`, basePrice: 1 });
     faults.set(undefined);
     expectUnavailable(refused);
     expect(faults.injected.conflict).toBeGreaterThan(1);
-    expect((await api.get(`/api/v1/projects/${slug}/features`)).body.length).toBe(before);
+    expect((await api.get(`/api/v1/projects/${slug}/features`)).body.features.length).toBe(before);
     expect((await api.post(`/api/v1/projects/${slug}/features`, { name: `Calm ${uid()}`, basePrice: 1 })).status).toBe(
       201,
     );
@@ -180,6 +180,28 @@ describe('other writes under contention', () => {
     expect(resent.status, resent.text).toBe(200);
     expect(resent.body.added).toBe(40);
     expect(await logged()).toHaveLength(40);
+  });
+
+  test('a feature delete that committed is a 200 even when removing its assignments is throttled (a 503 would say nothing changed, and its resend is a 404)', {
+    timeout: 30_000,
+  }, async () => {
+    const feature = await makeFeature(api, slug);
+    const plan = await makePlan(api, slug, { features: [{ featureId: feature.id }] });
+    let committed = false;
+    // Reads and batch deletes are throttled once the delete's transaction has committed.
+    faults.set((operation) => {
+      if (operation === 'TransactWriteItems') committed = true;
+      else if (committed && (operation === 'Query' || operation === 'BatchWriteItem')) return 'throttle';
+      return undefined;
+    });
+    const deleted = await api.delete(`/api/v1/projects/${slug}/features/${feature.id}`);
+    faults.set(undefined);
+    expect(faults.injected.throttle).toBeGreaterThan(0);
+    expect(deleted.status, deleted.text).toBe(200);
+    const listed = (await api.get(`/api/v1/projects/${slug}/features`)).body.features.map((f: { id: number }) => f.id);
+    expect(listed).not.toContain(feature.id);
+    // The assignment left behind is skipped by every reader (and swept with the project).
+    expect((await api.get(`/api/v1/projects/${slug}/plans/${plan.id}/features`)).body.features).toEqual([]);
   });
 
   test('a throttled read is a 503, not a 500', async () => {
