@@ -204,6 +204,22 @@ describe('other writes under contention', () => {
     expect((await api.get(`/api/v1/projects/${slug}/plans/${plan.id}/features`)).body.features).toEqual([]);
   });
 
+  test('a customer delete that meets a transaction writing that customer is a 503, not a 500', async () => {
+    const plan = await makePlan(api, slug);
+    const customer = `busy-${uid()}`;
+    const path = `/api/v1/projects/${slug}/customers/${customer}`;
+    expect((await api.put(path, { planId: plan.id })).status).toBe(200);
+    // DynamoDB refuses a DeleteItem of an item an ongoing TransactWriteItems holds (a grant,
+    // a webhook saving the same customer) with TransactionConflictException; the SDK does not retry it.
+    faults.set((operation) => (operation === 'DeleteItem' ? 'item-conflict' : undefined));
+    const refused = await api.delete(path);
+    faults.set(undefined);
+    expect(faults.injected['item-conflict']).toBeGreaterThan(0);
+    expectUnavailable(refused);
+    expect((await api.get(path)).status).toBe(200);
+    expect((await api.delete(path)).status).toBe(200);
+  });
+
   test('a throttled read is a 503, not a 500', async () => {
     faults.set((operation) => (operation === 'Query' ? 'throttle' : undefined));
     const throttled = await api.get(`/api/v1/projects/${slug}`);
