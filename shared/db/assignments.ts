@@ -1,8 +1,8 @@
 // Plan features (assignments): how they are written beside the features and plans they
 // join, and swept when either is deleted.
 import { deleteAll } from './batch.ts';
-import { isStorageBusy } from './contention.ts';
 import { changeAction, type NewChangeEntryItem, removeChanges } from './changes.ts';
+import { isStorageBusy } from './contention.ts';
 import { getProjectItem } from './projects.ts';
 import { db } from './service.ts';
 import { countedWrite, type TransactionEntities } from './transactions.ts';
