@@ -1,7 +1,8 @@
 // Plan features (assignments): how they are written beside the features and plans they
 // join, and swept when either is deleted.
 import { deleteAll } from './batch.ts';
-import { changeAction, type NewChangeEntryItem } from './changes.ts';
+import { changeAction, type NewChangeEntryItem, removeChanges } from './changes.ts';
+import { isStorageBusy } from './contention.ts';
 import { getProjectItem } from './projects.ts';
 import { db } from './service.ts';
 import { countedWrite, type TransactionEntities } from './transactions.ts';
@@ -82,13 +83,16 @@ export async function removeAssignments(key: ProjectKey, planId: number, feature
 
 /**
  * Runs `write`, which records in `written` the assignments it committed, and removes those
- * again unless it ends in `success` (also when it throws).
+ * again unless it ends in `success` (also when it throws, e.g. a 503 part way), with the
+ * change-log entries `entryOf` gives for them (committed beside them), so no entry outlives
+ * its undone write.
  */
 export async function undoUnless<T>(
   success: (result: T) => boolean,
   key: ProjectKey,
   planId: number,
   write: (written: NewAssignment[]) => Promise<T>,
+  entryOf: (assignment: NewAssignment) => NewChangeEntryItem | undefined = () => undefined,
 ): Promise<T> {
   const written: NewAssignment[] = [];
   let succeeded = false;
@@ -97,12 +101,14 @@ export async function undoUnless<T>(
     succeeded = success(result);
     return result;
   } finally {
-    if (!succeeded)
+    if (!succeeded) {
       await removeAssignments(
         key,
         planId,
         written.map((a) => a.featureId),
       );
+      await removeChanges(written.flatMap((a) => entryOf(a) ?? []));
+    }
   }
 }
 
@@ -174,7 +180,14 @@ export async function deleteWithAssignments<P extends AssignmentParent>(
   if (outcome === 'project_gone' || outcome === 'stale') return outcome;
   // A recorded delete read the item: its failed condition is a change since, read again.
   if (outcome !== 'committed' && recorded) return 'stale';
-  await deleteAll(db().entities.planFeature, await assignmentsOf(scope, parent));
+  try {
+    await deleteAll(db().entities.planFeature, await assignmentsOf(scope, parent));
+  } catch (error) {
+    // The delete has committed: answering "busy, nothing changed" would be false (and its
+    // resend a 404). What is left is what a process that died here leaves: readers skip it,
+    // and the next delete of this id or the project's sweep removes it.
+    if (outcome !== 'committed' || !isStorageBusy(error)) throw error;
+  }
   if (outcome === 'committed') return 'deleted';
   return ('planId' in parent ? 'plan_missing' : 'feature_missing') as Missing<P>;
 }

@@ -32,6 +32,17 @@ export async function readChanges(
 }
 
 /**
+ * Deletes entries whose writes were undone (a multi-transaction write that failed part way
+ * removes what it committed): the log keeps no entry without its write.
+ */
+export async function removeChanges(entries: Pick<NewChangeEntryItem, 'projectId' | 'changeId'>[]): Promise<void> {
+  await deleteAll(
+    db().entities.changeEntry,
+    entries.map(({ projectId, changeId }) => ({ projectId, changeId })),
+  );
+}
+
+/**
  * Deletes a deleted project's log, whatever its length: a Query per page of keys and batch
  * deletes. Run by the project sweep after the partition is empty, when no write of the
  * project (hence no entry) can commit any more: each checks the project item in its

@@ -1,10 +1,13 @@
 // Storage's "not now": what the domain may answer with 503 and Retry-After instead of a 500.
-/** What DynamoDB answers when it cannot take a write now (its SDK has retried these already). */
+/** What DynamoDB answers when it cannot take a write now (its SDK has retried the throttling ones already). */
 const THROTTLING = new Set([
   'ProvisionedThroughputExceededException',
   'ThrottlingException',
   'RequestLimitExceeded',
   'TransactionInProgressException',
+  // A PutItem, UpdateItem or DeleteItem of an item an ongoing transaction holds (not retried
+  // by the SDK): e.g. a customer delete beside a grant or a webhook saving that customer.
+  'TransactionConflictException',
 ]);
 /** Cancellation reasons of a transaction that may commit when tried again later. */
 const TRANSIENT_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);

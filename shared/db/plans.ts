@@ -154,6 +154,7 @@ export async function insertAssignments(
       }
       return { added, alreadyAssigned };
     },
+    (a) => entryOf.get(a),
   );
 }
 

@@ -34,15 +34,23 @@ export function gzippedStaticAsset(gzipped: Buffer): StaticAsset {
   return { text, gzipped, etag, gzipEtag: `${etag.slice(0, -1)}-gzip"` };
 }
 
-/** Whether Accept-Encoding takes gzip: listed (or `*`) without q=0. */
+/**
+ * Whether Accept-Encoding takes gzip (RFC 9110, 12.5.3): gzip (or its alias x-gzip) listed
+ * without q=0, or else `*` without q=0 (`*` stands only for codings not listed by name, so
+ * `gzip;q=0, *` refuses gzip).
+ */
 export function acceptsGzip(header: string | undefined): boolean {
   if (!header) return false;
-  return header.split(',').some((entry) => {
+  let named: boolean | undefined;
+  let any: boolean | undefined;
+  for (const entry of header.split(',')) {
     const [name = '', ...params] = entry.split(';').map((part) => part.trim().toLowerCase());
-    if (name !== 'gzip' && name !== '*') return false;
     const q = params.find((param) => param.startsWith('q='));
-    return q === undefined || Number(q.slice(2)) > 0;
-  });
+    const accepted = q === undefined || Number(q.slice(2)) > 0;
+    if (name === 'gzip' || name === 'x-gzip') named = (named ?? false) || accepted;
+    else if (name === '*') any = (any ?? false) || accepted;
+  }
+  return named ?? any ?? false;
 }
 
 /** 200 with the gzip or plain form, or 304 when the client's copy is current. */

@@ -562,6 +562,28 @@ describe('listing', () => {
   });
 });
 
+test('customer ids of 128 characters end pages and their cursors come back whole', async () => {
+  const listed = await makeProject(api);
+  const plan = await makePlan(api, listed.slug, { name: 'P' });
+  // The longest ids of every allowed character kind: the cursor naming one stays under its 200-character bound.
+  const ids = ['a', 'Z', '9'].map((c) => `${c}.${'_:@-'.repeat(31)}${c}${c}`);
+  for (const id of ids) {
+    expect(id).toHaveLength(128);
+    expect((await api.put(`/api/v1/projects/${listed.slug}/customers/${id}`, { planId: plan.id })).status).toBe(200);
+  }
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = cursor ? `?limit=1&cursor=${cursor}` : '?limit=1';
+    const page = await reader.get(`/api/v1/projects/${listed.slug}/customers${query}`);
+    expect(page.status, page.text).toBe(200);
+    seen.push(...page.body.customers.map((c: { customerId: string }) => c.customerId));
+    cursor = page.body.nextCursor;
+    if (cursor) expect(cursor.length).toBeLessThanOrEqual(200);
+  } while (cursor);
+  expect(seen).toEqual([...ids].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
+});
+
 test('events with the same id in another customer are still applied once per event', async () => {
   const id = eventId();
   const a = stripeEvent(

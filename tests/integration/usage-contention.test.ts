@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { type ApiClient, type ApiResponse, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { startDynamoFaults } from '../fixtures/dynamo-faults.ts';
-import { makeFeature, makeProject } from '../fixtures/factories.ts';
+import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
 
 /**
  * Writes that cannot commit in time (transactions that keep conflicting with concurrent
@@ -136,16 +136,88 @@ describe('other writes under contention', () => {
   test('a feature create whose transaction keeps conflicting is a 503 that creates nothing', {
     timeout: 30_000,
   }, async () => {
-    const before = (await api.get(`/api/v1/projects/${slug}/features`)).body.length;
+    const before = (await api.get(`/api/v1/projects/${slug}/features`)).body.features.length;
     faults.set((operation) => (operation === 'TransactWriteItems' ? 'conflict' : undefined));
     const refused = await api.post(`/api/v1/projects/${slug}/features`, { name: `Busy ${uid()}`, basePrice: 1 });
     faults.set(undefined);
     expectUnavailable(refused);
     expect(faults.injected.conflict).toBeGreaterThan(1);
-    expect((await api.get(`/api/v1/projects/${slug}/features`)).body.length).toBe(before);
+    expect((await api.get(`/api/v1/projects/${slug}/features`)).body.features.length).toBe(before);
     expect((await api.post(`/api/v1/projects/${slug}/features`, { name: `Calm ${uid()}`, basePrice: 1 })).status).toBe(
       201,
     );
+  });
+
+  test('features added to a plan in several transactions: a later one that keeps conflicting is a 503 that leaves no assignment and no change-log entry', {
+    timeout: 60_000,
+  }, async () => {
+    // 40 features: two transactions of assignments (32 fit in one, with their entries).
+    const own = await makeProject(api);
+    const features: { id: number }[] = [];
+    for (let i = 0; i < 40; i += 10) {
+      features.push(...(await Promise.all(Array.from({ length: 10 }, () => makeFeature(api, own.slug)))));
+    }
+    const plan = await makePlan(api, own.slug);
+    const base = `/api/v1/projects/${own.slug}`;
+    const logged = async () =>
+      (await api.get(`${base}/changes?limit=100`)).body.changes.filter(
+        (c: { resource: { type: string } }) => c.resource.type === 'planFeature',
+      );
+    let transactions = 0;
+    // The first transaction commits, every later one conflicts.
+    faults.set((operation) => (operation === 'TransactWriteItems' && ++transactions > 1 ? 'conflict' : undefined));
+    const refused = await api.post(`${base}/plans/${plan.id}/features`, {
+      features: features.map((f) => ({ featureId: f.id })),
+    });
+    faults.set(undefined);
+    expectUnavailable(refused);
+    expect((await api.get(`${base}/plans/${plan.id}/features`)).body.features).toEqual([]);
+    // "A write that is refused or cancelled leaves no entry" (decisions.md, the change log).
+    expect(await logged()).toEqual([]);
+    const resent = await api.post(`${base}/plans/${plan.id}/features`, {
+      features: features.map((f) => ({ featureId: f.id })),
+    });
+    expect(resent.status, resent.text).toBe(200);
+    expect(resent.body.added).toBe(40);
+    expect(await logged()).toHaveLength(40);
+  });
+
+  test('a feature delete that committed is a 200 even when removing its assignments is throttled (a 503 would say nothing changed, and its resend is a 404)', {
+    timeout: 30_000,
+  }, async () => {
+    const feature = await makeFeature(api, slug);
+    const plan = await makePlan(api, slug, { features: [{ featureId: feature.id }] });
+    let committed = false;
+    // Reads and batch deletes are throttled once the delete's transaction has committed.
+    faults.set((operation) => {
+      if (operation === 'TransactWriteItems') committed = true;
+      else if (committed && (operation === 'Query' || operation === 'BatchWriteItem')) return 'throttle';
+      return undefined;
+    });
+    const deleted = await api.delete(`/api/v1/projects/${slug}/features/${feature.id}`);
+    faults.set(undefined);
+    expect(faults.injected.throttle).toBeGreaterThan(0);
+    expect(deleted.status, deleted.text).toBe(200);
+    const listed = (await api.get(`/api/v1/projects/${slug}/features`)).body.features.map((f: { id: number }) => f.id);
+    expect(listed).not.toContain(feature.id);
+    // The assignment left behind is skipped by every reader (and swept with the project).
+    expect((await api.get(`/api/v1/projects/${slug}/plans/${plan.id}/features`)).body.features).toEqual([]);
+  });
+
+  test('a customer delete that meets a transaction writing that customer is a 503, not a 500', async () => {
+    const plan = await makePlan(api, slug);
+    const customer = `busy-${uid()}`;
+    const path = `/api/v1/projects/${slug}/customers/${customer}`;
+    expect((await api.put(path, { planId: plan.id })).status).toBe(200);
+    // DynamoDB refuses a DeleteItem of an item an ongoing TransactWriteItems holds (a grant,
+    // a webhook saving the same customer) with TransactionConflictException; the SDK does not retry it.
+    faults.set((operation) => (operation === 'DeleteItem' ? 'item-conflict' : undefined));
+    const refused = await api.delete(path);
+    faults.set(undefined);
+    expect(faults.injected['item-conflict']).toBeGreaterThan(0);
+    expectUnavailable(refused);
+    expect((await api.get(path)).status).toBe(200);
+    expect((await api.delete(path)).status).toBe(200);
   });
 
   test('a throttled read is a 503, not a 500', async () => {

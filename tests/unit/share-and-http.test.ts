@@ -3,6 +3,7 @@ import { copyName, uniqueRefs } from '#domain/plans/plans.ts';
 import { featureLimit } from '#domain/share/share.ts';
 import { etagOf, ifNoneMatchHits } from '#http/etag.ts';
 import { matchRoute } from '#http/router.ts';
+import { acceptsGzip } from '#http/static-asset.ts';
 
 describe('featureLimit', () => {
   test('is usageCount × multiplier without float noise', () => {
@@ -26,6 +27,27 @@ describe('ETag', () => {
     expect(ifNoneMatchHits('*', tag)).toBe(true);
     expect(ifNoneMatchHits('"x"', tag)).toBe(false);
     expect(ifNoneMatchHits(undefined, tag)).toBe(false);
+  });
+});
+
+describe('Accept-Encoding (static assets, the OpenAPI document)', () => {
+  test.each([
+    ['gzip', true],
+    ['br, GZIP;q=0.5', true],
+    ['*', true],
+    ['x-gzip', true],
+    [undefined, false],
+    ['', false],
+    ['identity', false],
+    ['gzip;q=0', false],
+    ['gzip; q=0.000', false],
+    // `*` is every coding NOT listed: gzip refused by name stays refused (RFC 9110, 12.5.3).
+    ['gzip;q=0, *', false],
+    ['*, gzip;q=0', false],
+    ['*;q=0, gzip', true],
+    ['*;q=0', false],
+  ])('%s: gzip %s', (header, expected) => {
+    expect(acceptsGzip(header)).toBe(expected);
   });
 });
 
