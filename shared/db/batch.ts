@@ -20,6 +20,22 @@ export async function deleteAll<K>(entity: BatchDeletable<K>, keys: K[]): Promis
   }
 }
 
+/**
+ * Deletes every item a paged Query finds, whatever their number: `page(cursor)` reads one page
+ * of keys (ElectroDB's `{data, cursor}`), each page is batch-deleted before the next is read.
+ */
+export async function deleteEveryPage<K>(
+  entity: BatchDeletable<K>,
+  page: (cursor: string | null) => Promise<{ data: K[]; cursor: string | null }>,
+): Promise<void> {
+  let cursor: string | null = null;
+  do {
+    const read: { data: K[]; cursor: string | null } = await page(cursor);
+    await deleteAll(entity, read.data);
+    cursor = read.cursor;
+  } while (cursor);
+}
+
 export function chunk<T>(items: T[], size: number): T[][] {
   const chunks: T[][] = [];
   for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));

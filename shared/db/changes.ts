@@ -2,7 +2,7 @@
 // record (each storage write takes the entry as `change`), read a page at a time, newest
 // first, and swept with the project.
 
-import { deleteAll } from './batch.ts';
+import { deleteAll, deleteEveryPage } from './batch.ts';
 import type { ChangeEntryItem, NewChangeEntryItem } from './entities/change-entry.ts';
 import { db } from './service.ts';
 import type { TransactionEntities } from './transactions.ts';
@@ -50,12 +50,7 @@ export async function removeChanges(entries: Pick<NewChangeEntryItem, 'projectId
  */
 export async function sweepChanges(projectId: number): Promise<void> {
   const { changeEntry } = db().entities;
-  let cursor: string | null = null;
-  do {
-    const page: { data: { projectId: number; changeId: number }[]; cursor: string | null } = await changeEntry.query
-      .byProject({ projectId })
-      .go({ cursor, consistent: true, attributes: ['projectId', 'changeId'] });
-    await deleteAll(changeEntry, page.data);
-    cursor = page.cursor;
-  } while (cursor);
+  await deleteEveryPage(changeEntry, (cursor) =>
+    changeEntry.query.byProject({ projectId }).go({ cursor, consistent: true, attributes: ['projectId', 'changeId'] }),
+  );
 }

@@ -1,5 +1,5 @@
 import { createConversions } from 'electrodb';
-import { deleteAll } from './batch.ts';
+import { deleteEveryPage } from './batch.ts';
 import { Customer } from './entities/customer.ts';
 import { ifConditionFails } from './errors.ts';
 import { db } from './service.ts';
@@ -84,12 +84,7 @@ export async function deleteCustomerItem(projectId: number, customerId: string):
  */
 export async function sweepCustomers(projectId: number): Promise<void> {
   const { customer } = db().entities;
-  let cursor: string | null = null;
-  do {
-    const page: { data: { projectId: number; customerId: string }[]; cursor: string | null } = await customer.query
-      .byProject({ projectId })
-      .go({ cursor, consistent: true, attributes: ['projectId', 'customerId'] });
-    await deleteAll(customer, page.data);
-    cursor = page.cursor;
-  } while (cursor);
+  await deleteEveryPage(customer, (cursor) =>
+    customer.query.byProject({ projectId }).go({ cursor, consistent: true, attributes: ['projectId', 'customerId'] }),
+  );
 }
