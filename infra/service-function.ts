@@ -3,8 +3,13 @@ import { Duration, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import {
+  Architecture,
+  Function as LambdaFunction,
+  LoggingFormat,
+  Runtime,
+  SystemLogLevel,
+} from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -12,7 +17,7 @@ import { type IndexName, paymentRecordsKeyPrefix } from '../shared/db/table.ts';
 import { functionSpecs, type GroupAsset, type GroupSpec, type Worker } from '../shared/groups.ts';
 import type { Group } from '../shared/routes.ts';
 import { writeWidget } from '../widget/build.ts';
-import { functionBundling } from './bundling.ts';
+import { functionCode } from './bundling.ts';
 import type { StageSettings } from './stages.ts';
 
 /**
@@ -56,8 +61,7 @@ export const paymentKeyActions = { seal: 'kms:GenerateDataKey', open: 'kms:Decry
 
 /**
  * How each file a spec's `assets` names is built, in the synth process, straight into the
- * bundle's output directory (local bundling hands us the real path): no shell command, and
- * the asset hash covers the file too.
+ * bundle's output directory after the bundle: the asset hash covers the file too.
  */
 const assetBuilders: Record<GroupAsset, (file: string) => void> = {
   'widget.js': (file) => {
@@ -65,14 +69,9 @@ const assetBuilders: Record<GroupAsset, (file: string) => void> = {
   },
 };
 
-const buildAssetsBeside = (assets: readonly GroupAsset[]) => ({
-  beforeBundling: () => [],
-  beforeInstall: () => [],
-  afterBundling: (_inputDir: string, outputDir: string) => {
-    for (const asset of assets) assetBuilders[asset](join(outputDir, asset));
-    return [];
-  },
-});
+const buildAssetsBeside = (assets: readonly GroupAsset[]) => (outputDir: string) => {
+  for (const asset of assets) assetBuilders[asset](join(outputDir, asset));
+};
 
 /** The role of a group's function, named so the payment key's policy can name it before it exists. */
 export const functionRoleName = (stage: string, group: Group | Worker) => `pricing-${stage}-${group}`;
@@ -93,7 +92,7 @@ export interface ServiceFunctionProps {
  * further permission comes from a bind call that also sets the matching environment.
  */
 export class ServiceFunction extends Construct {
-  readonly fn: NodejsFunction;
+  readonly fn: LambdaFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
 
@@ -112,11 +111,14 @@ export class ServiceFunction extends Construct {
     });
     this.logGroup.grantWrite(this.role);
 
-    this.fn = new NodejsFunction(this, 'Function', {
-      entry: `${props.projectRoot}/functions/${group}/handler.ts`,
-      handler: 'handler',
-      projectRoot: props.projectRoot,
-      depsLockFilePath: `${props.projectRoot}/package-lock.json`,
+    this.fn = new LambdaFunction(this, 'Function', {
+      code: functionCode(
+        props.projectRoot,
+        `${props.projectRoot}/functions/${group}/handler.ts`,
+        props.bundleAwsSdk,
+        buildAssetsBeside(spec.assets),
+      ),
+      handler: 'index.handler',
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: settings.memorySize,
@@ -128,10 +130,6 @@ export class ServiceFunction extends Construct {
       loggingFormat: LoggingFormat.JSON,
       systemLogLevelV2: SystemLogLevel.WARN,
       environment: { LOG_LEVEL: settings.logLevel },
-      bundling: {
-        ...functionBundling(props.bundleAwsSdk),
-        ...(spec.assets.length > 0 ? { commandHooks: buildAssetsBeside(spec.assets) } : {}),
-      },
     });
     Validations.of(this.fn).acknowledge({
       id: 'AwsSolutions-L1',
