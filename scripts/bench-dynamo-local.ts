@@ -18,10 +18,11 @@ import { cpuSecondsOf, describeSustained, sustainedUsage, usageProject } from '.
  * concurrent clients, in memory (what `npm run bench` uses) and file-backed (`npm start`'s
  * DATA_DIR). Each case runs for BENCH_SECONDS (default 4) after one warm-up second.
  * `BENCH_DYNAMO_MODES=memory` (or `file`) runs one mode only; `BENCH_JAVA_OPTS` passes JVM
- * flags (space-separated). In memory, it first runs the usage bench's sustained load (4
- * senders × batches of 1,000 events through the local server, as `npm run bench`) BENCH_USAGE_RUNS
- * times (default 2), each beside a raw 100-item transaction run, so both are measured in the
- * same minutes on a shared machine. Beside items/s, the Java process's CPU time per 1,000 items: the
+ * flags (space-separated). In the first mode (memory; `BENCH_DYNAMO_MODES=file` for
+ * `npm start`'s), it first runs the usage bench's sustained load (BENCH_USAGE_SENDERS senders,
+ * default 4, × batches of 1,000 events through the local server, as `npm run bench`)
+ * BENCH_USAGE_RUNS times (default 2), each beside a raw 100-item transaction run, so both are
+ * measured in the same minutes on a shared machine. Beside items/s, the Java process's CPU time per 1,000 items: the
  * machine is shared, so items/s moves with the neighbours' load; CPU per item much less.
  */
 
@@ -112,7 +113,8 @@ async function measure(mode: string): Promise<string[]> {
   try {
     await ensureTable(client, TABLE);
     await run(client, { kind: 'transact', items: 100, clients: 4 }, 2); // JIT warm-up
-    if (mode === 'memory' && USAGE_RUNS > 0) await usageBeside(dynamo, client);
+    // The first mode only: the local server's configuration is read once per process.
+    if (USAGE_RUNS > 0 && mode === MODES[0]) await usageBeside(dynamo, client, mode);
     const lines: string[] = [];
     for (const c of CASES) {
       const { rate, cpuMsPerThousand } = await run(client, c, SECONDS, dynamo.pid);
@@ -135,7 +137,7 @@ async function measure(mode: string): Promise<string[]> {
 }
 
 /** The usage bench's sustained load through the local server, each run beside a raw one. */
-async function usageBeside(dynamo: DynamoLocal, client: DynamoDBDocumentClient): Promise<void> {
+async function usageBeside(dynamo: DynamoLocal, client: DynamoDBDocumentClient, mode: string): Promise<void> {
   Object.assign(process.env, {
     DYNAMODB_ENDPOINT: dynamo.endpoint,
     DYNAMODB_CREDENTIAL_FILE: dynamo.credentialFile,
@@ -156,7 +158,7 @@ async function usageBeside(dynamo: DynamoLocal, client: DynamoDBDocumentClient):
       console.log(
         `raw: TransactWriteItems × 100, 4 clients: ${Math.round(raw.rate)} items/s, ${Math.round(raw.cpuMsPerThousand)} Java CPU ms per 1,000 items`,
       );
-      console.log(`usage: ${describeSustained(await sustainedUsage(usage, dynamo.pid, 3))}`);
+      console.log(`usage (${mode}): ${describeSustained(await sustainedUsage(usage, dynamo.pid, 3))}`);
     }
     console.log('');
   } finally {

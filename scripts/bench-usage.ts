@@ -17,7 +17,7 @@ import { type Row, summarize } from './bench-billing.ts';
 const CUSTOMERS = 10;
 const METHODS = ['count', 'sum', 'max', 'unique_count', 'latest'] as const;
 const BATCH = 1_000;
-const SENDERS = Number(process.env.BENCH_USAGE_SENDERS ?? 4);
+export const SENDERS = Number(process.env.BENCH_USAGE_SENDERS ?? 4);
 const BATCHES_PER_SENDER = 6;
 /** Linux's clock ticks per second (/proc/<pid>/stat counts CPU time in them). */
 const CLOCK_TICKS = 100;
@@ -107,12 +107,20 @@ export async function sustainedUsage(
   const before = totalDynamoRequests();
   const cpu = process.cpuUsage();
   const java = cpuSecondsOf(dynamoPid);
-  let events = 0;
-  await Promise.all(
+  // Each sender sums its own batches: `events += (await post()).accepted` in every sender
+  // would read the shared total before its await and write it back after, losing the other
+  // senders' batches (4 senders counted ~1 in 4 events: 4× the CPU per event, ¼ the rate).
+  const perSender = await Promise.all(
     Array.from({ length: SENDERS }, async () => {
-      for (let b = 0; b < batchesPerSender; b++) events += (await usage.post(usage.batch())).accepted;
+      let accepted = 0;
+      for (let b = 0; b < batchesPerSender; b++) accepted += (await usage.post(usage.batch())).accepted;
+      return accepted;
     }),
   );
+  const events = perSender.reduce((sum, accepted) => sum + accepted, 0);
+  if (events !== SENDERS * batchesPerSender * BATCH) {
+    throw new UsageBenchError(`${events} events accepted of ${SENDERS * batchesPerSender * BATCH} new ones sent`);
+  }
   const seconds = (performance.now() - start) / 1000;
   const used = process.cpuUsage(cpu);
   return {
