@@ -1,7 +1,7 @@
 // Plan features (assignments): how they are written beside the features and plans they
 // join, and swept when either is deleted.
 import { deleteAll } from './batch.ts';
-import { changeAction, type NewChangeEntryItem, removeChanges } from './changes.ts';
+import { type NewChangeEntryItem, removeChanges } from './changes.ts';
 import { isStorageBusy } from './contention.ts';
 import { getProjectItem } from './projects.ts';
 import { db } from './service.ts';
@@ -20,7 +20,8 @@ export interface NewAssignment {
  * Every assignment is written in a transaction together with a check that its feature (and,
  * for an existing plan, the plan) still exists. That pairing is what lets feature and plan
  * deletes sweep assignments afterwards without missing one. Two actions per assignment, and
- * a third, its change-log entry, when it is recorded on its own (added to an existing plan).
+ * a third, its change-log entry (after every assignment's pair), when it is recorded on its
+ * own (added to an existing plan).
  */
 export const PER_ASSIGNMENT = 2;
 export const PER_RECORDED_ASSIGNMENT = 3;
@@ -41,31 +42,29 @@ export interface MissingFeature {
   missingFeatureId: number;
 }
 
-/** `entries`, when given, holds the change-log entry of each assignment of `batch`, in order. */
 export function assignmentActions(
   entities: TransactionEntities,
   scope: ProjectScope,
   planId: number,
   batch: NewAssignment[],
   createdAt: string,
-  entries?: NewChangeEntryItem[],
 ) {
   const key = { ownerId: scope.ownerId, slug: scope.slug };
-  return batch.flatMap((a, i) => [
+  return batch.flatMap((a) => [
     entities.feature
       .check({ ...key, featureId: a.featureId })
       .where(({ featureId, shareId }, { exists, eq }) => `${exists(featureId)} AND ${eq(shareId, scope.shareId)}`)
       .commit(),
     entities.planFeature.create(assignmentItem(scope, planId, a, createdAt)).commit(),
-    ...(entries ? [changeAction(entities, entries[i] as NewChangeEntryItem)] : []),
   ]);
 }
 
 /**
  * Which assignments of a batch a cancelled transaction points at, and why. `failedAt`
- * counts positions from the batch's first action; `stride` is the actions per assignment.
+ * counts positions from the batch's first action.
  */
-export function failedAssignments(failedAt: number[], batch: NewAssignment[], stride = PER_ASSIGNMENT) {
+export function failedAssignments(failedAt: number[], batch: NewAssignment[]) {
+  const stride = PER_ASSIGNMENT;
   const at = (i: number) => batch[Math.floor(i / stride)] as NewAssignment;
   const missing = failedAt.find((i) => i >= 0 && i % stride === 0);
   return {
@@ -157,7 +156,7 @@ export async function deleteWithAssignments<P extends AssignmentParent>(
     counter: 'planId' in parent ? 'planCount' : 'featureCount',
     delta: -1,
     revision: recorded?.revision,
-    change: recorded?.change,
+    changes: recorded ? [recorded.change] : [],
     actions: ({ feature, plan }) => [
       'planId' in parent
         ? plan

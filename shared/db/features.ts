@@ -19,7 +19,7 @@ export async function insertFeature(
     delta: 1,
     max: maxFeatures,
     actions: ({ feature }) => [feature.create({ ...item, version: 1 }).commit()],
-    change,
+    changes: [change],
   });
   if (outcome === 'committed') return 'created';
   if (outcome === 'project_gone' || outcome === 'limit_reached') return outcome;
@@ -65,7 +65,7 @@ export async function updateFeatureItem(
         .where((attributes, operations) => versionIs(read.version, attributes.version, operations))
         .commit(),
     ],
-    change,
+    changes: [change],
   });
   if (outcome === 'committed') return 'updated';
   return outcome === 'project_gone' ? outcome : 'stale';

@@ -67,7 +67,7 @@ export async function insertPlan(
           entities.plan.create(plan).commit(),
           ...assignmentActions(entities, scope, plan.planId, last, createdAt),
         ],
-        change,
+        changes: [change],
       });
       if (outcome === 'committed') return 'created';
       if (outcome === 'project_gone' || outcome === 'limit_reached') return outcome;
@@ -121,15 +121,9 @@ export async function insertAssignments(
                 .check({ ...key, planId })
                 .where(({ planId: id, shareId }, { exists, eq }) => `${exists(id)} AND ${eq(shareId, scope.shareId)}`)
                 .commit(),
-              ...assignmentActions(
-                entities,
-                scope,
-                planId,
-                current,
-                createdAt,
-                current.map((a) => entryOf.get(a) as NewChangeEntryItem),
-              ),
+              ...assignmentActions(entities, scope, planId, current, createdAt),
             ],
+            changes: current.map((a) => entryOf.get(a) as NewChangeEntryItem),
           });
           if (outcome === 'committed') {
             added.push(...current);
@@ -143,7 +137,6 @@ export async function insertAssignments(
           const failed = failedAssignments(
             outcome.failedAt.map((i) => i - 1),
             current,
-            PER_RECORDED_ASSIGNMENT,
           );
           if (failed.missing) return failed.missing;
           if (failed.alreadyAssigned.length === 0)
@@ -196,7 +189,7 @@ export async function updatePlanItem(
   const outcome = await countedWrite({
     scope,
     revision,
-    change,
+    changes: [change],
     actions: ({ plan }) => [
       plan
         .patch({ ...key, planId: read.planId })
@@ -238,7 +231,7 @@ export async function writeAssignment(
   const outcome = await countedWrite({
     scope,
     revision,
-    change,
+    changes: [change],
     actions: ({ planFeature }) => {
       const unchanged: AssignmentWhere = ({ multiplier: current }, { eq }) => eq(current, read.multiplier);
       return [

@@ -1,4 +1,4 @@
-import { changeAction, type NewChangeEntryItem } from './changes.ts';
+import type { NewChangeEntryItem } from './changes.ts';
 import { type AnyEntity, collectionItems, type StoredItem } from './items.ts';
 import { queryAll, queryFirstPage, queryTemplate } from './raw-query.ts';
 import { db, type PricingService } from './service.ts';
@@ -132,10 +132,7 @@ export async function insertProject(
   change: NewChangeEntryItem,
 ): Promise<ProjectItem | 'slug_taken'> {
   const created = { featureCount: 0, planCount: 0, version: 1, revision: 1, ...item };
-  const outcome = await writeTransaction((entities) => [
-    entities.project.create(created).commit(),
-    changeAction(entities, change),
-  ]);
+  const outcome = await writeTransaction((entities) => [entities.project.create(created).commit()], [change]);
   return outcome.committed ? created : 'slug_taken';
 }
 
@@ -184,20 +181,22 @@ export async function updateProjectItem(
   change: NewChangeEntryItem,
   revision: number | undefined,
 ): Promise<'updated' | 'stale'> {
-  const outcome = await writeTransaction((entities) => {
-    const update = entities.project.patch(key).set(set).add({ version: 1, revision: 1 });
-    return [
-      (remove.length > 0 ? update.remove(remove) : update)
-        .where((attributes, operations) =>
-          [
-            operations.eq(attributes.version, read.version),
-            operations.notExists(attributes.deletingAt),
-            ...(revision === undefined ? [] : [versionIs(revision, attributes.revision, operations)]),
-          ].join(' AND '),
-        )
-        .commit(),
-      changeAction(entities, change),
-    ];
-  });
+  const outcome = await writeTransaction(
+    (entities) => {
+      const update = entities.project.patch(key).set(set).add({ version: 1, revision: 1 });
+      return [
+        (remove.length > 0 ? update.remove(remove) : update)
+          .where((attributes, operations) =>
+            [
+              operations.eq(attributes.version, read.version),
+              operations.notExists(attributes.deletingAt),
+              ...(revision === undefined ? [] : [versionIs(revision, attributes.revision, operations)]),
+            ].join(' AND '),
+          )
+          .commit(),
+      ];
+    },
+    [change],
+  );
   return outcome.committed ? 'updated' : 'stale';
 }

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { changeAction, type NewChangeEntryItem } from './changes.ts';
+import { changeAction, type NewChangeEntryItem, renumberChanges } from './changes.ts';
 import { onlyTransient, StorageBusyError } from './contention.ts';
 import { db, type PricingService } from './service.ts';
 import type { ProjectScope } from './types.ts';
@@ -26,16 +26,33 @@ export const MAX_TRANSACTION_ITEMS = 100;
  * jittered backoff; a failed condition is the caller's to interpret. Conflicts (or throttling)
  * that outlast the retries are a StorageBusyError (a 503 with Retry-After): the
  * transaction stored nothing, so the request may be sent again.
+ *
+ * `changes`, the write's change-log entries, are put after the builder's actions; when only
+ * their condition fails (another writer of the project took an id in the same millisecond)
+ * they get new ids and the transaction is sent again. The outcome's reasons cover the
+ * builder's actions only.
  */
-export async function writeTransaction(build: WriteBuilder): Promise<TransactionOutcome> {
-  for (let attempt = 0; ; attempt++) {
-    const result = await db().transaction.write(build).go();
+export async function writeTransaction(
+  build: WriteBuilder,
+  changes: NewChangeEntryItem[] = [],
+): Promise<TransactionOutcome> {
+  for (let attempt = 0, renumbered = 0; ; attempt++) {
+    const result = await db()
+      .transaction.write((entities) => [...build(entities), ...changes.map((entry) => changeAction(entities, entry))])
+      .go();
     if (!result.canceled) return { committed: true };
-    const reasons = (result.data as Array<{ code?: string; item?: unknown }>).map((r) => ({
+    const all = (result.data as Array<{ code?: string; item?: unknown }>).map((r) => ({
       code: r.code ?? 'None',
       item: (r.item ?? null) as Record<string, unknown> | null,
     }));
+    const reasons = all.slice(0, all.length - changes.length);
+    const idTaken = all.slice(reasons.length).some((r) => r.code === 'ConditionalCheckFailed');
     const failedCondition = reasons.some((r) => r.code === 'ConditionalCheckFailed');
+    if (idTaken && !failedCondition) {
+      if (renumbered++ === 5) throw new StorageBusyError('Change-log ids taken 6 times in a row');
+      renumberChanges(changes);
+      continue;
+    }
     const transient = !failedCondition && onlyTransient(reasons.map((r) => r.code));
     if (transient && attempt < 8) {
       await sleep(Math.random() * Math.min(800, 20 * 2 ** attempt));
@@ -73,8 +90,8 @@ export interface CountedWrite {
   revision?: number | undefined;
   /** The child item writes; `failedAt` counts positions in this list. */
   actions: (entities: TransactionEntities) => Actions;
-  /** The change-log entry of this write, put in the same transaction (after `actions`). */
-  change?: NewChangeEntryItem;
+  /** The change-log entries of this write (usually one), put in the same transaction (after `actions`). */
+  changes?: NewChangeEntryItem[];
 }
 
 /**
@@ -97,24 +114,26 @@ export async function countedWrite({
   max,
   revision,
   actions,
-  change,
+  changes = [],
 }: CountedWrite): Promise<CountedWriteOutcome> {
   const { shareId, ...key } = scope;
-  const outcome = await writeTransaction((entities) => [
-    entities.project
-      .patch(key)
-      .add({ revision: 1, ...(counter && delta ? { [counter]: delta } : {}) })
-      .where((attributes, { notExists, eq, lt }) => {
-        const conditions = [notExists(attributes.deletingAt), eq(attributes.shareId, shareId)];
-        if (counter && max !== undefined) conditions.push(lt(attributes[counter], max));
-        if (revision !== undefined)
-          conditions.push(revision === 0 ? notExists(attributes.revision) : eq(attributes.revision, revision));
-        return conditions.join(' AND ');
-      })
-      .commit({ response: 'all_old' }),
-    ...actions(entities),
-    ...(change ? [changeAction(entities, change)] : []),
-  ]);
+  const outcome = await writeTransaction(
+    (entities) => [
+      entities.project
+        .patch(key)
+        .add({ revision: 1, ...(counter && delta ? { [counter]: delta } : {}) })
+        .where((attributes, { notExists, eq, lt }) => {
+          const conditions = [notExists(attributes.deletingAt), eq(attributes.shareId, shareId)];
+          if (counter && max !== undefined) conditions.push(lt(attributes[counter], max));
+          if (revision !== undefined)
+            conditions.push(revision === 0 ? notExists(attributes.revision) : eq(attributes.revision, revision));
+          return conditions.join(' AND ');
+        })
+        .commit({ response: 'all_old' }),
+      ...actions(entities),
+    ],
+    changes,
+  );
   if (outcome.committed) return 'committed';
   if (outcome.reasons[0]?.code === 'ConditionalCheckFailed') {
     const project = outcome.reasons[0].item;

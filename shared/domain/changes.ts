@@ -1,7 +1,6 @@
 import * as z from 'zod';
 import { changeActions, changeResourceTypes } from '#contract/enums.ts';
-import { type ChangeEntryItem, type NewChangeEntryItem, readChanges } from '#db/changes.ts';
-import { allocateIds } from '#db/ids.ts';
+import { type ChangeEntryItem, type NewChangeEntryItem, newChangeIds, readChanges } from '#db/changes.ts';
 import { getProjectItem } from '#db/projects.ts';
 import type { FeatureItem, PlanFeatureItem, PlanItem, ProjectItem, ProjectKey } from '#db/types.ts';
 import { projectNotFound } from './errors.ts';
@@ -62,15 +61,15 @@ export function childFields(item: FeatureItem | PlanItem | PlanFeatureItem): Fie
 type Resource = { type: (typeof changeResourceTypes)[number]; id: number };
 
 /**
- * The entries of one write (one per resource it records), with ids allocated now: ids grow
+ * The entries of one write (one per resource it records), with ids from the clock: ids grow
  * with time, and the log is read newest (highest) first.
  */
-export async function changeEntries(
+export function changeEntries(
   projectId: number,
   writer: Writer,
   records: { resource: Resource; before: Fields | null; after: Fields | null }[],
-): Promise<NewChangeEntryItem[]> {
-  const ids = await allocateIds('change', records.length);
+): NewChangeEntryItem[] {
+  const ids = newChangeIds(records.length);
   const now = Date.now();
   return records.map(({ resource, before, after }, i) => ({
     projectId,
@@ -87,14 +86,14 @@ export async function changeEntries(
 }
 
 /** The one entry of a write that records one resource. */
-export async function changeEntry(
+export function changeEntry(
   projectId: number,
   writer: Writer,
   resource: Resource,
   before: Fields | null,
   after: Fields | null,
-): Promise<NewChangeEntryItem> {
-  const [entry] = await changeEntries(projectId, writer, [{ resource, before, after }]);
+): NewChangeEntryItem {
+  const [entry] = changeEntries(projectId, writer, [{ resource, before, after }]);
   return entry as NewChangeEntryItem;
 }
 

@@ -7,6 +7,7 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { readChanges } from '#db/changes.ts';
 import { insertFeature } from '#db/features.ts';
+import { db } from '#db/service.ts';
 import { changeEntry } from '#domain/changes.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { featureItem, makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
@@ -252,5 +253,54 @@ describe('reading the log', () => {
     expect((await readChanges(project.id, 0, 100)).items).toEqual([]);
     const again = await makeProject(api, { slug: 'logged-and-gone' });
     expect(summary(await allChanges(again.slug))).toEqual([`create project ${again.id}`]);
+  });
+});
+
+describe('entry ids come from the clock, not a shared counter', () => {
+  test('ids rise with time, above every id the counter gave', async () => {
+    const project = await makeProject(api);
+    const base = `/api/v1/projects/${project.slug}`;
+    const startedAt = Date.now();
+    await makeFeature(api, project.slug);
+    const changes = await allChanges(project.slug);
+    const ids = changes.map((c) => c.id);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    for (const id of ids) {
+      expect(Number.isSafeInteger(id)).toBe(true);
+      expect(id).toBeGreaterThan(1e12);
+    }
+    // The newest id is the clock's milliseconds × 1,000 plus an offset.
+    expect(Math.floor((ids[0] as number) / 1000)).toBeGreaterThanOrEqual(startedAt);
+    expect(Math.floor((ids[0] as number) / 1000)).toBeLessThanOrEqual(Date.now() + 1);
+    expect((await api.put(`${base}/features/${changes[0]?.resource.id}`, { name: 'Renamed' })).status).toBe(200);
+    expect((await allChanges(project.slug))[0]?.id).toBeGreaterThan(ids[0] as number);
+  });
+
+  test('an entry of the counter era (a small id) still lists after the newer ones', async () => {
+    const project = await makeProject(api);
+    const old = changeEntry(project.id, { keyId: writeKeyId }, { type: 'feature', id: 1 }, null, {});
+    old.changeId = 42;
+    await db().entities.changeEntry.create(old).go();
+    await makeFeature(api, project.slug);
+    const ids = (await allChanges(project.slug)).map((c) => c.id);
+    expect(ids.at(-1)).toBe(42);
+    expect(ids).toHaveLength(3);
+  });
+
+  test('an id another writer took is drawn again: the write commits, the stored entry is left as it was', async () => {
+    const project = await makeProject(api);
+    const scope = { ownerId, slug: project.slug, shareId: project.shareId };
+    const first = await makeFeature(api, project.slug);
+    const [taken] = await allChanges(project.slug);
+    expect(taken?.resource).toEqual({ type: 'feature', id: first.id });
+    const featureId = 9_100_000_000 + Math.floor(Math.random() * 1e8);
+    const entry = changeEntry(project.id, { keyId: writeKeyId }, { type: 'feature', id: featureId }, null, {});
+    entry.changeId = taken?.id as number;
+    expect(await insertFeature(featureItem({ ...scope, featureId }), 200, entry)).toBe('created');
+    expect(entry.changeId).not.toBe(taken?.id);
+    const after = await allChanges(project.slug);
+    expect(after.find((c) => c.id === taken?.id)).toEqual(taken);
+    expect(after.find((c) => c.id === entry.changeId)?.resource).toEqual({ type: 'feature', id: featureId });
+    expect(after).toHaveLength(3);
   });
 });

@@ -1,7 +1,7 @@
 import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
 import { entityModel } from './model.ts';
 
-export const counterNames = ['project', 'feature', 'plan', 'planFeature', 'change'] as const;
+export const counterNames = ['project', 'feature', 'plan', 'planFeature'] as const;
 
 /** One atomic counter per resource kind: ids are allocated with ADD and never reused. */
 export const Counter = new Entity({

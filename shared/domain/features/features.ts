@@ -37,7 +37,7 @@ export async function createFeature(key: ProjectKey, input: CreateFeatureInput, 
     createdAt: now,
     updatedAt: now,
   };
-  const entry = await childChange(project.projectId, writer, { type: 'feature', id: featureId }, null, item);
+  const entry = childChange(project.projectId, writer, { type: 'feature', id: featureId }, null, item);
   const outcome = await insertFeature(item, limits.featuresPerProject, entry);
   if (outcome !== 'created') throw countRefused(outcome, key.slug, limits.featuresPerProject, 'features');
   return toFeatureView(item);
@@ -74,7 +74,7 @@ export async function updateFeature(
     if (changed.length === 0) return toFeatureView(feature);
     const changes = { ...Object.fromEntries(changed), updatedAt: new Date().toISOString() };
     const after: FeatureItem = { ...feature, ...changes, version: (feature.version ?? 0) + 1 };
-    const entry = await childChange(projectId, writer, { type: 'feature', id: featureId }, feature, after);
+    const entry = childChange(projectId, writer, { type: 'feature', id: featureId }, feature, after);
     const outcome = await updateFeatureItem(scope, feature, changes, entry, undefined);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     return outcome === 'updated' ? toFeatureView(after) : 'stale';
@@ -92,7 +92,7 @@ export async function deleteFeature(key: ProjectKey, featureId: number, writer: 
     const feature = features.find((f) => f.featureId === featureId);
     if (feature) checkIfMatch(writer.ifMatch, toFeatureView(feature));
     const entry = feature
-      ? await childChange(projectId, writer, { type: 'feature', id: featureId }, feature, null)
+      ? childChange(projectId, writer, { type: 'feature', id: featureId }, feature, null)
       : undefined;
     const outcome = await deleteFeatureItem(
       key,

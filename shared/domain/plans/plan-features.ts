@@ -47,7 +47,7 @@ export async function addPlanFeatures(
     multiplier: ref.multiplier,
     planFeatureId: ids[i] as number,
   }));
-  const entries = await changeEntries(
+  const entries = changeEntries(
     projectId,
     writer,
     adding.map((a) => ({
@@ -95,7 +95,7 @@ export async function updatePlanFeature(
     if (current.assignment.multiplier === multiplier) return toPlanFeatureDetailView(current);
     const after = { ...current.assignment, multiplier };
     const resource = { type: 'planFeature', id: after.planFeatureId } as const;
-    const entry = await childChange(projectId, writer, resource, current.assignment, after);
+    const entry = childChange(projectId, writer, resource, current.assignment, after);
     const outcome = await writeAssignment(scope, current.assignment, multiplier, entry, guard);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     return outcome === 'written' ? toPlanFeatureDetailView({ assignment: after, feature: current.feature }) : 'stale';
@@ -113,7 +113,7 @@ export async function removePlanFeature(
     const { guard, projectId, current, scope } = await readAssignment(key, planId, featureId, writer);
     checkIfMatch(writer.ifMatch, toPlanFeatureDetailView(current));
     const resource = { type: 'planFeature', id: current.assignment.planFeatureId } as const;
-    const entry = await childChange(projectId, writer, resource, current.assignment, null);
+    const entry = childChange(projectId, writer, resource, current.assignment, null);
     const outcome = await writeAssignment(scope, current.assignment, null, entry, guard);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     return outcome;

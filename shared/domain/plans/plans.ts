@@ -66,7 +66,7 @@ async function writeNewPlan(
     planFeatureId: planFeatureIds[i] as number,
   }));
   // One entry for the plan and what it assigns.
-  const entry = await changeEntry(projectId, writer, { type: 'plan', id: planId }, null, {
+  const entry = changeEntry(projectId, writer, { type: 'plan', id: planId }, null, {
     ...childFields({ ...plan, version: 1 }),
     planFeatures: assignments.map((a) => ({ id: a.planFeatureId, featureId: a.featureId, multiplier: a.multiplier })),
   });
@@ -129,7 +129,7 @@ export async function updatePlan(
     );
     if (Object.keys(changes).length === 0) return toPlanView(plan, assignments);
     const after: PlanItem = { ...plan, ...changes, updatedAt: new Date().toISOString(), version: plan.version + 1 };
-    const entry = await childChange(projectId, writer, { type: 'plan', id: planId }, plan, after);
+    const entry = childChange(projectId, writer, { type: 'plan', id: planId }, plan, after);
     const outcome = await updatePlanItem(scope, plan, { ...changes, updatedAt: after.updatedAt }, entry, guard);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     return outcome === 'updated' ? toPlanView(after, assignments) : 'stale';
@@ -147,7 +147,7 @@ export async function deletePlan(key: ProjectKey, planId: number, writer: Writer
     let recorded: Parameters<typeof deletePlanItems>[2];
     if (plan) {
       checkIfMatch(writer.ifMatch, toPlanView(plan, assignments));
-      const change = await changeEntry(projectId, writer, { type: 'plan', id: planId }, childFields(plan), null);
+      const change = changeEntry(projectId, writer, { type: 'plan', id: planId }, childFields(plan), null);
       recorded = { change, version: plan.version, revision: guard };
     }
     const outcome = await deletePlanItems(key, planId, recorded);

@@ -87,7 +87,7 @@ export async function createProject(
     updatedAt: now,
   });
   // The project's first change-log entry, written with it (the slug it gets is in `after`).
-  const entry = await changeEntry(projectId, writer, { type: 'project', id: projectId }, null, {});
+  const entry = changeEntry(projectId, writer, { type: 'project', id: projectId }, null, {});
   const recorded = (candidate: string): Recorded => {
     const created = item(candidate);
     return { item: created, change: { ...entry, after: projectFields(created as ProjectItem) } };
@@ -205,7 +205,7 @@ export async function updateProject(
       revision: (current.revision ?? 0) + 1,
     };
     for (const field of remove) delete updated[field];
-    const entry = await changeEntry(
+    const entry = changeEntry(
       current.projectId,
       writer,
       { type: 'project', id: current.projectId },
