@@ -97,7 +97,7 @@ describe('item mapper (shared/db/items.ts) against ElectroDB parse', () => {
       if (extra) item[extra[0]] = extra[1];
       return item;
     };
-    const optional = names.filter((name) => name === 'description' || name === 'version');
+    const optional: string[] = names.filter((name) => name === 'description' || name === 'version');
     expect(optional).toHaveLength(2);
     const samples = [
       keyByKey(names),
