@@ -4,6 +4,7 @@
  * that changes nothing, checks run 401, 403, 400, 404, then 412, and under 20 concurrent
  * PUTs with one If-Match exactly one wins.
  */
+import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { type ApiClient, type ApiResponse, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
@@ -63,6 +64,26 @@ describe('ETag and If-None-Match', () => {
       const etag = etagOf(await reader.get(path));
       expect((await reader.get(path, ifNoneMatch(etag))).status, path).toBe(304);
     }
+  });
+
+  test('GET features: the body is byte for byte the features as created, the ETag is the hash of those bytes', async () => {
+    const project = await makeProject(api);
+    const base = `/api/v1/projects/${project.slug}`;
+    // Stored items of more than a dozen attributes in several layouts (with and without a
+    // description, countable or not), and text that is longer in UTF-8 than in characters.
+    const created = [
+      await makeFeature(api, project.slug, { name: 'Überwachung ✓', description: 'Ein „Test“ 🚀' }),
+      await makeFeature(api, project.slug, { name: 'API calls', isCountable: true, usageCount: 1000, countPrice: 2 }),
+      await makeFeature(api, project.slug, { name: 'SSO "quoted" \\ slash' }),
+    ];
+    const first = await reader.get(`${base}/features`);
+    expect(first.status).toBe(200);
+    expect(first.text).toBe(JSON.stringify({ features: created }));
+    const hash = createHash('sha256').update(Buffer.from(first.text, 'utf8')).digest('base64url').slice(0, 32);
+    expect(etagOf(first)).toBe(`"${hash}"`);
+    const again = await reader.get(`${base}/features`, ifNoneMatch(`"${hash}"`));
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
   });
 
   test("a project's ETag changes when anything its GET returns changes, a feature included", async () => {

@@ -86,6 +86,34 @@ describe('item mapper (shared/db/items.ts) against ElectroDB parse', () => {
     expect(ours).toStrictEqual(electro);
   });
 
+  test('items built key by key as the DocumentClient builds them; a layout one attribute longer or shorter is another', () => {
+    const { feature } = entities;
+    const full = storedItem(feature);
+    const names = Object.keys(full);
+    // Attributes added one by one: past a dozen of them V8 keeps such an object as a dictionary.
+    const keyByKey = (keys: string[], extra?: [string, unknown]) => {
+      const item: StoredItem = {};
+      for (const name of keys) item[name] = full[name];
+      if (extra) item[extra[0]] = extra[1];
+      return item;
+    };
+    const optional: string[] = names.filter((name) => name === 'description' || name === 'version');
+    expect(optional).toHaveLength(2);
+    const samples = [
+      keyByKey(names),
+      keyByKey(names.filter((name) => name !== optional[0])),
+      keyByKey(names, ['retiredField', 'x']),
+      keyByKey(names.filter((name) => !optional.includes(name))),
+      keyByKey(names),
+      keyByKey(names.filter((name) => name !== optional[0])),
+    ];
+    const ours = itemsOf(feature, samples);
+    const electro = feature.parse({ Items: samples }).data;
+    expect(JSON.stringify(ours)).toBe(JSON.stringify(electro));
+    expect(ours.map((item) => Object.keys(item))).toEqual(electro.map((item) => Object.keys(item)));
+    expect(ours).toStrictEqual(electro);
+  });
+
   test('only the entity’s items, of its version', () => {
     const { feature, plan } = entities;
     const own = storedItem(feature);
