@@ -1,6 +1,7 @@
 // A project's change log: its entries are written by the transactions of the writes they
-// record (each storage write takes the entry as `change`), read a page at a time, newest
-// first, and swept with the project.
+// record (each storage write takes its entries as `changes`, which writeTransaction puts
+// after the write's own actions), read a page at a time, newest first, and swept with the
+// project.
 
 import { deleteAll, deleteEveryPage } from './batch.ts';
 import type { ChangeEntryItem, NewChangeEntryItem } from './entities/change-entry.ts';

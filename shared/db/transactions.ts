@@ -101,7 +101,7 @@ export interface CountedWrite {
  *   under concurrent creates;
  * - adds 1 to its `revision`, so a write guarded by the revision a reader saw (`revision`,
  *   If-Match) fails when anything in the project changed since;
- * - puts the write's change-log entry (`change`), so an entry never lacks its write.
+ * - puts the write's change-log entry (`changes`), so an entry never lacks its write.
  * The project patch is refused once the project is deleted (its item is gone, or
  * marked `deletingAt` by an older delete) or its slug belongs to a newer project (another
  * share id), which is what keeps the project sweep from racing new children. Which condition failed comes
