@@ -13,7 +13,7 @@ import { type App, compose } from '#shared/composition.ts';
 import { runtimeConfig } from '#shared/config.ts';
 import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
-import { fallbackGroup, type Group, routeKey } from '#shared/routes.ts';
+import { fallbackGroup, type Group } from '#shared/routes.ts';
 import { keyringFor } from '#shared/secrets/keyring.ts';
 import { LocalSweeper, localSweeperFor } from './local-sweeper.ts';
 
@@ -124,7 +124,7 @@ function toEvent(req: IncomingMessage, body: Buffer, requestId: string) {
   const now = new Date();
   const event: APIGatewayProxyEventV2 = {
     version: '2.0',
-    routeKey: match.kind === 'route' ? routeKey(match.route) : '$default',
+    routeKey: match.kind === 'route' ? match.key : '$default',
     rawPath: path,
     rawQueryString: rawQuery,
     ...(req.headers.cookie ? { cookies: req.headers.cookie.split(/;\s*/) } : {}),
@@ -146,7 +146,7 @@ function toEvent(req: IncomingMessage, body: Buffer, requestId: string) {
         userAgent: headers['user-agent'] ?? '',
       },
       requestId,
-      routeKey: match.kind === 'route' ? routeKey(match.route) : '$default',
+      routeKey: match.kind === 'route' ? match.key : '$default',
       stage: '$default',
       time: now.toUTCString(),
       timeEpoch: now.getTime(),

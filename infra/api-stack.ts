@@ -17,7 +17,15 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { groupSpecs, groupNames as groups } from '../shared/groups.ts';
-import { fallbackGroup, type Group, type RouteKey, routeKey, routes } from '../shared/routes.ts';
+import {
+  fallbackGroup,
+  findRoute,
+  type Group,
+  methodsOf,
+  type Route,
+  type RouteKey,
+  routes,
+} from '../shared/routes.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { StageSettings, Throttle } from './stages.ts';
 
@@ -31,12 +39,22 @@ export const publicRouteThrottles: Partial<Record<RouteKey, keyof StageSettings[
   'GET /demo/{shareId}': 'share',
 };
 
-/** CloudFormation's RouteSettings: per route key, its throttle. */
+/**
+ * The route keys API Gateway serves for one entry of the route table: its own, and a HEAD
+ * beside a GET (shared/routes.ts `methodsOf`), on the same integration.
+ */
+export const apiRouteKeys = (route: Route): string[] => methodsOf(route).map((method) => `${method} ${route.path}`);
+
+/**
+ * CloudFormation's RouteSettings: per route key, its throttle. A GET's HEAD gets the same
+ * limits (API Gateway keeps a bucket per route key, so HEAD and GET each have their own).
+ */
 export const routeSettingsFor = (settings: StageSettings) =>
   Object.fromEntries(
-    Object.entries(publicRouteThrottles).map(([key, kind]) => {
+    Object.entries(publicRouteThrottles).flatMap(([key, kind]) => {
       const { rateLimit, burstLimit }: Throttle = settings.publicThrottle[kind];
-      return [key, { ThrottlingRateLimit: rateLimit, ThrottlingBurstLimit: burstLimit }];
+      const route = findRoute(key) as Route;
+      return apiRouteKeys(route).map((k) => [k, { ThrottlingRateLimit: rateLimit, ThrottlingBurstLimit: burstLimit }]);
     }),
   );
 
@@ -59,9 +77,20 @@ const routeId = (key: string) =>
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1).toLowerCase())
     .join('');
 
+/** cdk-nag's APIG4 (no authorizer), acknowledged with the reason of the route's kind. */
+function acknowledgePublicOrKeyed(httpRoute: HttpRoute, route: Route): void {
+  Validations.of(httpRoute).acknowledge({
+    id: 'AwsSolutions-APIG4',
+    reason:
+      route.auth === 'public'
+        ? 'A public route by design (interface.md): the pricing widget calls it from any site without credentials.'
+        : 'API v1 authenticates in the function: a Bearer API key checked against its stored SHA-256 hash (401), then its permission (403); an API Gateway authorizer would repeat that check in a second function.',
+  });
+}
+
 /**
- * One HTTP API whose routes are the route table's, each pointing at its group's function,
- * and whose `$default` route (anything else) goes to the fallback group, which answers 404
+ * One HTTP API whose routes are the route table's (with a HEAD beside each GET), each
+ * pointing at its group's function, and whose `$default` route (anything else) goes to the fallback group, which answers 404
  * or 405. CORS is not configured here: the functions answer the public routes' OPTIONS
  * (they are in the route table) and add the headers to public responses only, which API
  * Gateway's CORS setting, applied to every route, could not do.
@@ -109,19 +138,17 @@ export class ApiStack extends Stack {
     });
     const httpRoutes: HttpRoute[] = [];
     for (const route of routes) {
-      const httpRoute = new HttpRoute(this, `Route${routeId(routeKey(route))}`, {
-        httpApi: this.api,
-        routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
-        integration: integrations[route.group],
-      });
-      httpRoutes.push(httpRoute);
-      Validations.of(httpRoute).acknowledge({
-        id: 'AwsSolutions-APIG4',
-        reason:
-          route.auth === 'public'
-            ? 'A public route by design (interface.md): the pricing widget calls it from any site without credentials.'
-            : 'API v1 authenticates in the function: a Bearer API key checked against its stored SHA-256 hash (401), then its permission (403); an API Gateway authorizer would repeat that check in a second function.',
-      });
+      // A GET's HEAD twin on the same integration: API Gateway sends a HEAD with no route of
+      // its own to $default (404/405), where CloudFront forwards a viewer's HEAD on a miss.
+      for (const method of methodsOf(route)) {
+        const httpRoute = new HttpRoute(this, `Route${routeId(`${method} ${route.path}`)}`, {
+          httpApi: this.api,
+          routeKey: HttpRouteKey.with(route.path, HttpMethod[method as keyof typeof HttpMethod]),
+          integration: integrations[route.group],
+        });
+        httpRoutes.push(httpRoute);
+        acknowledgePublicOrKeyed(httpRoute, route);
+      }
     }
     const defaultRoute = this.api.node.tryFindChild('DefaultRoute');
     if (defaultRoute) {

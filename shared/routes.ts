@@ -100,6 +100,16 @@ export const routeKey = (route: Pick<Route, 'method' | 'path'>) => `${route.meth
 
 const byKey = new Map<string, Route>(routes.map((route) => [routeKey(route), route]));
 
+/**
+ * The route a route key names. `HEAD <path>` names the GET route of that path: every GET
+ * also answers HEAD (RFC 9110 9.3.2), with the same function, authentication and answer,
+ * minus the body (shared/http/group-handler.ts). The table lists only the GET, so no bundle
+ * carries each route twice; API Gateway gets a HEAD route beside each GET (infra/api-stack.ts, by `methodsOf`).
+ */
 export function findRoute(key: string): Route | undefined {
-  return byKey.get(key);
+  return byKey.get(key.startsWith('HEAD ') ? `GET ${key.slice(5)}` : key);
 }
+
+/** The methods a route answers: its own, and HEAD beside a GET. */
+export const methodsOf = (route: Route): readonly string[] =>
+  route.method === 'GET' ? ['GET', 'HEAD'] : [route.method];

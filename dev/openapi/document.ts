@@ -345,7 +345,9 @@ Every error is JSON \`{"error":{"code","message","details"?}}\` (\`details\` for
 answer carries \`X-Request-Id\`. Checks run in this order: 401 (key), 403 (a read key on a write), 400 (body,
 then query), 404 (project, plan, feature), then 412 (a stale \`If-Match\`). A path that exists with another method is 405
 \`method_not_allowed\` with an \`Allow\` header; a path that does not exist is 404 \`not_found\`. Request
-bodies are JSON objects of at most 256 KiB (413 \`payload_too_large\` past that).`;
+bodies are JSON objects of at most 256 KiB (413 \`payload_too_large\` past that). Every GET also answers HEAD
+with the same key, status and headers (\`ETag\`, \`Cache-Control\`, \`Content-Length\`; 304 to a current
+\`If-None-Match\`) and no body; HEAD is not listed per operation.`;
 
 /** Every route's action, in route-table order; throws naming each route without a declaration or a documentation. */
 export function documentedActions(

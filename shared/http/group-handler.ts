@@ -41,6 +41,17 @@ export function withSharedHeaders(event: APIGatewayProxyEventV2, outcome: HttpRe
   return response;
 }
 
+/**
+ * A HEAD's answer: its GET's (the same status and headers, 304 included), without the body,
+ * and with the Content-Length that body would have had (RFC 9110 9.3.2, 8.6). Errors too: a
+ * HEAD of an unknown share is a 404 with no body, of a POST-only path a 405 with its Allow.
+ */
+export function headOf({ body, isBase64Encoded, ...response }: LambdaResult): LambdaResult {
+  if (body === undefined) return response;
+  const length = Buffer.byteLength(body, isBase64Encoded ? 'base64' : 'utf8');
+  return { ...response, headers: { ...response.headers, 'content-length': String(length) } };
+}
+
 const rawBodyOf = ({ body, isBase64Encoded }: APIGatewayProxyEventV2) =>
   body === undefined ? '' : isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
 
@@ -113,7 +124,8 @@ export function createGroupHandler<G extends Group>(
         log({ level: 'error', msg: 'idempotency: could not keep the answer', requestId, error: String(error) });
       }
     }
-    const response = withSharedHeaders(event, outcome, requestId);
+    const shared = withSharedHeaders(event, outcome, requestId);
+    const response = event.requestContext?.http?.method === 'HEAD' ? headOf(shared) : shared;
 
     log({
       level: response.statusCode >= 500 ? 'error' : 'info',

@@ -31,9 +31,10 @@ type GroupMiddleware = MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, Gro
 export function resolveAction(actions: ReadonlyMap<string, RouteAction>): GroupMiddleware {
   return {
     before: async (request: GroupRequest) => {
-      const { routeKey, requestContext, rawPath } = request.event;
-      const route = findRoute(routeKey);
-      const action = actions.get(routeKey);
+      const { requestContext, rawPath } = request.event;
+      // A HEAD route key finds its GET route, and so the GET's action.
+      const route = findRoute(request.event.routeKey);
+      const action = route && actions.get(routeKey(route));
       if (!route || !action) throw unmatchedError(requestContext.http.method, rawPath);
       request.context.route = route;
       request.context.action = action;

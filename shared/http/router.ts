@@ -1,5 +1,5 @@
 import { echo, NotFoundError } from '#domain/errors.ts';
-import { findRoute, type Route, routes } from '#shared/routes.ts';
+import { findRoute, methodsOf, type Route, routes } from '#shared/routes.ts';
 import { methodNotAllowed } from './errors.ts';
 
 const compiled = routes.map((route) => ({
@@ -16,7 +16,8 @@ const decode = (value: string) => {
 };
 
 export type RouteMatch =
-  | { kind: 'route'; route: Route; pathParameters: Record<string, string> }
+  /** `key`: the route key API Gateway would name (`HEAD /widget.js` for the GET route of a HEAD). */
+  | { kind: 'route'; route: Route; key: string; pathParameters: Record<string, string> }
   | { kind: 'method_not_allowed'; allow: string[] }
   | { kind: 'not_found' };
 
@@ -26,11 +27,12 @@ export function matchRoute(method: string, path: string): RouteMatch {
   for (const { route, pattern } of compiled) {
     const match = pattern.exec(path);
     if (!match) continue;
-    if (route.method === method) {
+    const methods = methodsOf(route);
+    if (methods.includes(method)) {
       const pathParameters = Object.fromEntries(Object.entries(match.groups ?? {}).map(([k, v]) => [k, decode(v)]));
-      return { kind: 'route', route, pathParameters };
+      return { kind: 'route', route, key: `${method} ${route.path}`, pathParameters };
     }
-    allow.push(route.method);
+    allow.push(...methods);
   }
   return allow.length > 0 ? { kind: 'method_not_allowed', allow } : { kind: 'not_found' };
 }

@@ -79,11 +79,28 @@ describe('routes: API Gateway serves exactly the route table, each route on its 
     },
   );
 
-  test('the non-default routes are the route table, no more (one per entry, none extra)', () => {
-    expect(nonDefault()).toHaveLength(routes.length);
-    expect(nonDefault().map(([, route]) => route.Properties?.RouteKey)).toEqual(
-      expect.arrayContaining(routes.map(routeKey)),
-    );
+  const getRoutes = routes.filter((route) => route.method === 'GET');
+
+  test.each(getRoutes.map((route) => [route.path, route.group] as const))(
+    'HEAD %s is a route of its own, on the same %s integration as its GET (API Gateway sends an unrouted HEAD to $default)',
+    (path) => {
+      const [, head] = only(
+        routeResources().filter(([, route]) => route.Properties?.RouteKey === `HEAD ${path}`),
+        `route HEAD ${path}`,
+      );
+      const [, get] = only(
+        routeResources().filter(([, route]) => route.Properties?.RouteKey === `GET ${path}`),
+        `route GET ${path}`,
+      );
+      expect(head.Properties?.Target).toEqual(get.Properties?.Target);
+      expect(head.Properties?.AuthorizationType ?? 'NONE').toBe(get.Properties?.AuthorizationType ?? 'NONE');
+    },
+  );
+
+  test('the non-default routes are the route table and a HEAD per GET, no more (none for other methods)', () => {
+    const keys = nonDefault().map(([, route]) => route.Properties?.RouteKey as string);
+    const expected = [...routes.map(routeKey), ...getRoutes.map((route) => `HEAD ${route.path}`)];
+    expect(keys.sort()).toEqual(expected.sort());
   });
 
   test(`the $default route (anything else) goes to the fallback group's function (${fallbackGroup})`, () => {
@@ -409,14 +426,18 @@ describe('throttling: the public routes have their own limits, API v1 keeps the 
       'POST /api/payments/checkout': payments,
       'POST /api/payments/checkout/custom': payments,
       'GET /api/payments/receipt': payments,
+      'HEAD /api/payments/receipt': payments,
       'GET /api/share/{shareId}': share,
+      'HEAD /api/share/{shareId}': share,
       'GET /widget.js': share,
+      'HEAD /widget.js': share,
       'GET /demo/{shareId}': share,
+      'HEAD /demo/{shareId}': share,
     });
     expect(routeSettings).toEqual(routeSettingsFor(settings));
-    // Every key is a route of the table, public, and not a preflight.
+    // Every key is a route of the table (or a GET's HEAD), public, and not a preflight.
     for (const key of Object.keys(routeSettings)) {
-      const route = routes.find((r) => routeKey(r) === key);
+      const route = routes.find((r) => routeKey(r) === key.replace(/^HEAD /, 'GET '));
       expect(route?.auth, key).toBe('public');
     }
     // API v1 is not lowered: the stage default applies to it.

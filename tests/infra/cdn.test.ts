@@ -100,7 +100,7 @@ describe('the CDN: one distribution per stage in front of the API', () => {
       const b = behaviour(path);
       expect(b.CachePolicyId).toBe(CACHING_DISABLED);
       expect(b.OriginRequestPolicyId).toBe(ALL_VIEWER_EXCEPT_HOST_HEADER);
-      expect(b.AllowedMethods).toEqual(expect.arrayContaining(['POST', 'GET', 'OPTIONS']));
+      expect(b.AllowedMethods).toEqual(expect.arrayContaining(['POST', 'GET', 'HEAD', 'OPTIONS']));
     }
   });
 

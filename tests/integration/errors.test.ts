@@ -86,11 +86,11 @@ describe('requests no route serves', () => {
   });
 
   test.each([
-    ['PATCH', '/api/v1/projects', 'GET, POST'],
-    ['DELETE', '/api/v1/projects', 'GET, POST'],
-    ['POST', '/api/v1/projects/acme', 'GET, PUT, DELETE'],
+    ['PATCH', '/api/v1/projects', 'GET, HEAD, POST'],
+    ['DELETE', '/api/v1/projects', 'GET, HEAD, POST'],
+    ['POST', '/api/v1/projects/acme', 'GET, HEAD, PUT, DELETE'],
     ['GET', '/api/v1/projects/acme/plans/1/duplicate', 'POST'],
-    ['POST', '/api/share/abcdefghijklmnopqrstuvwxyz', 'GET, OPTIONS'],
+    ['POST', '/api/share/abcdefghijklmnopqrstuvwxyz', 'GET, HEAD, OPTIONS'],
   ])('%s %s is 405 with Allow: %s', async (method, path, allow) => {
     const response = await api.request(method, path);
     expect(response.status).toBe(405);

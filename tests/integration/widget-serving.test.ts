@@ -70,7 +70,7 @@ describe('GET /widget.js', () => {
   test('answers other methods with 405 and an Allow header', async () => {
     const response = await fetch(`${server.url}/widget.js`, { method: 'POST' });
     expect(response.status).toBe(405);
-    expect(response.headers.get('allow')).toBe('GET');
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('method_not_allowed');
   });
 });

@@ -4,6 +4,7 @@ import { featureLimit } from '#domain/share/share.ts';
 import { etagOf, ifNoneMatchHits } from '#http/etag.ts';
 import { matchRoute } from '#http/router.ts';
 import { acceptsGzip } from '#http/static-asset.ts';
+import { findRoute } from '#shared/routes.ts';
 
 describe('featureLimit', () => {
   test('is usageCount × multiplier without float noise', () => {
@@ -61,8 +62,25 @@ describe('matchRoute', () => {
     });
     expect(matchRoute('GET', '/api/share/a%20b')).toMatchObject({ pathParameters: { shareId: 'a b' } });
   });
+  test('a HEAD finds the GET route, under the route key API Gateway names it by', () => {
+    expect(matchRoute('HEAD', '/api/share/abc')).toMatchObject({
+      kind: 'route',
+      route: { method: 'GET', path: '/api/share/{shareId}' },
+      key: 'HEAD /api/share/{shareId}',
+      pathParameters: { shareId: 'abc' },
+    });
+    expect(findRoute('HEAD /widget.js')).toBe(findRoute('GET /widget.js'));
+    expect(findRoute('HEAD /api/payments/checkout')).toBeUndefined();
+  });
   test('tells 405 with the allowed methods from 404', () => {
-    expect(matchRoute('PATCH', '/api/v1/projects')).toEqual({ kind: 'method_not_allowed', allow: ['GET', 'POST'] });
+    expect(matchRoute('PATCH', '/api/v1/projects')).toEqual({
+      kind: 'method_not_allowed',
+      allow: ['GET', 'HEAD', 'POST'],
+    });
+    expect(matchRoute('HEAD', '/api/payments/checkout')).toEqual({
+      kind: 'method_not_allowed',
+      allow: ['POST', 'OPTIONS'],
+    });
     expect(matchRoute('GET', '/api/v1/projects/')).toEqual({ kind: 'not_found' });
     expect(matchRoute('GET', '/api/v1/projects/a/b')).toEqual({ kind: 'not_found' });
   });
