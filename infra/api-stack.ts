@@ -90,8 +90,8 @@ function acknowledgePublicOrKeyed(httpRoute: HttpRoute, route: Route): void {
 
 /**
  * One HTTP API whose routes are the route table's (with a HEAD beside each GET), each
- * pointing at its group's function, and whose `$default` route (anything else) goes to the fallback group, which answers 404
- * or 405. CORS is not configured here: the functions answer the public routes' OPTIONS
+ * pointing at its group's function, and whose `$default` route (anything else) goes to the
+ * fallback group, which answers 404 or 405. CORS is not configured here: the functions answer the public routes' OPTIONS
  * (they are in the route table) and add the headers to public responses only, which API
  * Gateway's CORS setting, applied to every route, could not do.
  */
@@ -138,8 +138,8 @@ export class ApiStack extends Stack {
     });
     const httpRoutes: HttpRoute[] = [];
     for (const route of routes) {
-      // A GET's HEAD twin on the same integration: API Gateway sends a HEAD with no route of
-      // its own to $default (404/405), where CloudFront forwards a viewer's HEAD on a miss.
+      // A GET's HEAD twin on the same integration: without it API Gateway sends a HEAD to
+      // $default (a 405), and CloudFront forwards a viewer's HEAD that misses its cache.
       for (const method of methodsOf(route)) {
         const httpRoute = new HttpRoute(this, `Route${routeId(`${method} ${route.path}`)}`, {
           httpApi: this.api,

@@ -104,7 +104,8 @@ const byKey = new Map<string, Route>(routes.map((route) => [routeKey(route), rou
  * The route a route key names. `HEAD <path>` names the GET route of that path: every GET
  * also answers HEAD (RFC 9110 9.3.2), with the same function, authentication and answer,
  * minus the body (shared/http/group-handler.ts). The table lists only the GET, so no bundle
- * carries each route twice; API Gateway gets a HEAD route beside each GET (infra/api-stack.ts, by `methodsOf`).
+ * carries each route twice; API Gateway gets a HEAD route beside each GET (infra/api-stack.ts,
+ * by `methodsOf`).
  */
 export function findRoute(key: string): Route | undefined {
   return byKey.get(key.startsWith('HEAD ') ? `GET ${key.slice(5)}` : key);
