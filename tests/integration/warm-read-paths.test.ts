@@ -32,15 +32,11 @@ beforeAll(async () => {
   api = server.client(owner.writeKey);
 });
 
-type Items = Record<string, any[]>;
+type Items = Record<string, Record<string, any>[]>;
 
 /** As readProjectPartition shapes a collection's answer: the project, its children by alias + "s". */
 function partitionOf(data: Items) {
-  const {
-    project: [project],
-    featureHead: _head,
-    ...children
-  } = data;
+  const { project: [project] = [], featureHead: _head, ...children } = data;
   if (!project) return undefined;
   const lists = Object.entries(children).map(([alias, items]) => [
     `${alias}s`,
