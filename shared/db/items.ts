@@ -9,7 +9,7 @@
 // conversion and ElectroDB's parse. tests/unit/items.test.ts holds them equal.
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
-import { convertToNative } from '@aws-sdk/util-dynamodb';
+import { convertToNative, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Entity, EntityItem } from 'electrodb';
 
 /** An item as the low-level client returns it: attribute name to AttributeValue. */
@@ -26,17 +26,12 @@ interface Definition {
 
 type Read = (value: AttributeValue) => NativeAttributeValue;
 
-/** The options the DocumentClient unmarshalls each attribute of a Query's items with (lib-dynamodb). */
-const UNMARSHALL = { convertWithoutMapWrapper: true };
-/** One attribute's value as the DocumentClient gives it (numbers past 2^53 as BigInt, sets as Sets...). */
-const native: Read = (value) => convertToNative(value, UNMARSHALL);
-
-/** An item as the DocumentClient gives it: every attribute converted, in the stored order. */
-export function nativeItem(item: StoredItem): Record<string, NativeAttributeValue> {
-  const converted: Record<string, NativeAttributeValue> = {};
-  for (const [name, value] of Object.entries(item)) converted[name] = native(value);
-  return converted;
-}
+/**
+ * One attribute's value as the DocumentClient gives it (numbers past 2^53 as BigInt, sets as
+ * Sets...): lib-dynamodb converts each attribute of a Query's items with this, and no options
+ * that change a value.
+ */
+const native: Read = (value) => convertToNative(value);
 
 /** Attribute options that change nothing when ElectroDB reads an item (padding shapes keys only). */
 const INERT = new Set(['type', 'required', 'readOnly', 'default', 'padding', 'validate', 'properties']);
@@ -54,54 +49,40 @@ const number: Read = (value) => {
 };
 
 type Native = NativeAttributeValue;
-/** One attribute's reader: from its AttributeValue, and (within a map stored as no map) from a converted value. */
-interface Reader {
-  raw: Read;
-  converted: (value: Native) => Native;
-}
-const asIs = (value: Native) => value;
+
+/** Thrown by a map's reader for a value stored as anything else: the item goes to ElectroDB's parse. */
+const notAMap = new Error('not a map');
 
 /**
  * How ElectroDB reads one attribute's stored value, or undefined where this module does not
  * mirror it. Scalars and enums as stored; a map rebuilt in its schema's property order from its
- * known properties that are present (unknown ones dropped), an empty one included.
+ * known properties that are present (unknown ones dropped), an empty one included; a map
+ * stored as anything else (a NULL...) is left to ElectroDB, whatever it makes of it.
  */
-function readerOf(definition: Definition): Reader | undefined {
+function readerOf(definition: Definition): Read | undefined {
   if (Object.keys(definition).some((option) => !INERT.has(option))) return undefined;
   const { type, properties } = definition;
   if (properties === undefined) {
-    if (Array.isArray(type) || type === 'string') return { raw: text, converted: asIs };
-    if (type === 'number') return { raw: number, converted: asIs };
-    if (type === 'boolean') return { raw: flag, converted: asIs };
+    if (Array.isArray(type) || type === 'string') return text;
+    if (type === 'number') return number;
+    if (type === 'boolean') return flag;
   }
   if (type !== 'map' || properties === undefined) return undefined;
-  const readers: [string, Reader][] = [];
+  const readers: [string, Read][] = [];
   for (const [name, property] of Object.entries(properties)) {
     const read = readerOf(property);
     if (!read) return undefined;
     readers.push([name, read]);
   }
-  // ElectroDB's own reading of a converted value (anything but a stored map: a NULL, a string...).
-  const converted = (value: Native) => {
-    if (value === undefined || value === null) return value;
-    const map: Record<string, Native> = {};
-    for (const [name, read] of readers) {
-      const stored = value[name];
-      if (stored !== undefined) map[name] = read.converted(stored);
-    }
-    return map;
-  };
-  const raw: Read = (value) => {
-    const { M } = value;
-    if (M === undefined) return converted(native(value));
+  return ({ M }) => {
+    if (M === undefined) throw notAMap;
     const map: Record<string, Native> = {};
     for (const [name, read] of readers) {
       const stored = M[name];
-      if (stored !== undefined) map[name] = read.raw(stored);
+      if (stored !== undefined) map[name] = read(stored);
     }
     return map;
   };
-  return { raw, converted };
 }
 
 export interface ItemReader<E extends AnyEntity> {
@@ -159,18 +140,14 @@ function buildReader<E extends AnyEntity>(entity: E): ItemReader<E> {
     model: { entity: string; version: string };
     attributes: Record<string, Definition>;
   };
+  // The DocumentClient's conversion, then ElectroDB's parse.
+  const parse = (items: StoredItem[]) =>
+    entity.parse({ Items: items.map((item) => unmarshall(item)) }).data as Native[];
   const read: Readers = Object.create(null);
   for (const [name, definition] of Object.entries(attributes)) {
     const reader = name === '__proto__' ? undefined : readerOf(definition);
-    if (!reader) {
-      return {
-        entity: model.entity,
-        version: model.version,
-        tight: false,
-        read: (items) => entity.parse({ Items: items.map(nativeItem) }).data as EntityItem<E>[],
-      };
-    }
-    read[name] = reader.raw;
+    if (!reader) return { entity: model.entity, version: model.version, tight: false, read: parse as never };
+    read[name] = reader;
   }
   const shapes: Shape[] = [];
   // In the stored item's own attribute order, as ElectroDB keeps it; keys and markers dropped.
@@ -194,7 +171,18 @@ function buildReader<E extends AnyEntity>(entity: E): ItemReader<E> {
     entity: model.entity,
     version: model.version,
     tight: true,
-    read: (items) => items.map(readOne) as EntityItem<E>[],
+    read: (items) => {
+      const parsed: Native[] = [];
+      for (const item of items) {
+        try {
+          parsed.push(readOne(item));
+        } catch (error) {
+          if (error !== notAMap) throw error;
+          parsed.push(...parse([item]));
+        }
+      }
+      return parsed as EntityItem<E>[];
+    },
   };
 }
 

@@ -344,15 +344,21 @@ describe('any stored value: the DocumentClient’s conversion then ElectroDB’s
         const old = (list: StoredItem[]) =>
           outcome(() => entity.parse({ Items: list.map((one) => unmarshall(one)) }).data);
         const ours = outcome(() => readItems(entity, items));
-        const theirs = old(items.map((one) => modelOnly(entity, one)));
-        expect(ours).toStrictEqual(theirs);
-        // Where the old path answered at all, the same answer, attribute order included.
-        const whole = old(items);
-        if ('value' in whole) expect(ours).toStrictEqual(whole);
         const keys = (list: unknown) => (list as object[]).map((one) => Object.keys(one));
-        if ('value' in ours) expect(keys(ours.value)).toEqual(keys((theirs as { value: unknown }).value));
+        const whole = old(items);
+        if ('value' in whole) {
+          // Where the old path answered, the same answer, attribute order included.
+          expect(ours).toStrictEqual(whole);
+          expect(keys((ours as { value: unknown }).value)).toEqual(keys(whole.value));
+        } else if ('value' in ours) {
+          // Where it failed on a value no answer uses, the answer it gives without that value.
+          const trimmed = old(items.map((one) => modelOnly(entity, one)));
+          expect(ours).toStrictEqual(trimmed);
+          expect(keys(ours.value)).toEqual(keys((trimmed as { value: unknown }).value));
+        }
+        // Otherwise it fails too (on the first value it cannot convert, which may be another one).
       }),
-      { numRuns: 300 },
+      { numRuns: 500 },
     );
   });
 });
