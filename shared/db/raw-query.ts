@@ -4,15 +4,14 @@
 // parses the answer on each call, and the DocumentClient no longer converts every attribute.
 import { type AttributeValue, QueryCommand, type QueryCommandInput } from '@aws-sdk/client-dynamodb';
 import type { QueryCommandInput as NativeQueryInput } from '@aws-sdk/lib-dynamodb';
-import { convertToAttr } from '@aws-sdk/util-dynamodb';
 import type { StoredItem } from './items.ts';
-import { db, lowLevelTable, type PricingService } from './service.ts';
+import { db, type PricingService, rawTable } from './service.ts';
 
 type Composites<N extends string> = Record<N, string>;
 
 /** Every item of a Query, page by page, as one list (AttributeValues, as DynamoDB answers). */
 export async function queryAll(input: QueryCommandInput): Promise<StoredItem[]> {
-  const { client } = lowLevelTable();
+  const client = rawTable().lowLevel;
   const items: StoredItem[] = [];
   let ExclusiveStartKey: StoredItem | undefined;
   do {
@@ -25,7 +24,7 @@ export async function queryAll(input: QueryCommandInput): Promise<StoredItem[]> 
 
 /** The first page of a Query (up to 1 MB), and whether more follow it. */
 export async function queryFirstPage(input: QueryCommandInput): Promise<{ items: StoredItem[]; more: boolean }> {
-  const page = await lowLevelTable().client.send(new QueryCommand(input));
+  const page = await rawTable().lowLevel.send(new QueryCommand(input));
   return { items: page.Items ?? [], more: page.LastEvaluatedKey !== undefined };
 }
 
@@ -82,13 +81,11 @@ export function queryTemplate<N extends string>(
       const input = keyConditionOnly(
         build(service, Object.fromEntries(names.map((name) => [name, placeholder(name)])) as Composites<N>),
       );
+      // A key condition compares key attributes, strings here (the DocumentClient's marshalling of one).
       const values = Object.entries(input.ExpressionAttributeValues ?? {}).map(([token, value]) => {
-        if (typeof value === 'string' && PLACEHOLDER.test(value)) {
-          const filler = fillerOf<N>(value);
-          return [token, (given: Composites<N>): AttributeValue => ({ S: filler(given) })] as const;
-        }
-        const attribute = convertToAttr(value, { removeUndefinedValues: true });
-        return [token, () => attribute] as const;
+        if (typeof value !== 'string') throw new Error(`${token} is not a string key`);
+        const filler = fillerOf<N>(value);
+        return [token, (given: Composites<N>): AttributeValue => ({ S: filler(given) })] as const;
       });
       compiled = {
         service,

@@ -92,18 +92,15 @@ export function db(): PricingService {
 
 /**
  * The Service's own client and table, for the few writes whose expressions ElectroDB cannot
- * build (the rate limit's per-second counters, shared/db/rate-limits.ts).
+ * build (the rate limit's per-second counters, shared/db/rate-limits.ts); and the low-level
+ * client under it (same configuration and middleware), for the warm reads that convert
+ * DynamoDB's AttributeValues themselves (shared/db/raw-query.ts, shared/db/items.ts).
  */
-export function rawTable(): { client: DynamoDBDocumentClient; table: string } {
+export function rawTable(): { client: DynamoDBDocumentClient; lowLevel: DynamoDBClient; table: string } {
   db();
-  return { client: client as DynamoDBDocumentClient, table: tableName as string };
-}
-
-/**
- * The low-level client under the Service's DocumentClient (same configuration and middleware),
- * for the warm reads that convert DynamoDB's AttributeValues themselves (shared/db/items.ts).
- */
-export function lowLevelTable(): { client: DynamoDBClient; table: string } {
-  db();
-  return { client: lowLevelClient as DynamoDBClient, table: tableName as string };
+  return {
+    client: client as DynamoDBDocumentClient,
+    lowLevel: lowLevelClient as DynamoDBClient,
+    table: tableName as string,
+  };
 }
