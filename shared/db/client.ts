@@ -61,7 +61,8 @@ export function dynamoOptions(
   return { endpoint: config.DYNAMODB_ENDPOINT, region, credentials };
 }
 
-export function createDocumentClient({ endpoint, region, credentials }: DynamoOptions): DynamoDBDocumentClient {
+/** The low-level client (AttributeValues in and out) every DocumentClient of ours is built on. */
+export function createDynamoClient({ endpoint, region, credentials }: DynamoOptions): DynamoDBClient {
   const client = new DynamoDBClient({
     region,
     endpoint,
@@ -80,7 +81,12 @@ export function createDocumentClient({ endpoint, region, credentials }: DynamoOp
     },
     { step: 'initialize', name: 'countDynamoRequests' },
   );
-  return DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  return client;
 }
+
+/** A DocumentClient on `client`: the same configuration and middleware (the SDK shares them). */
+export const documentClientOn = (client: DynamoDBClient): DynamoDBDocumentClient =>
+  DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+
+export const createDocumentClient = (options: DynamoOptions): DynamoDBDocumentClient =>
+  documentClientOn(createDynamoClient(options));

@@ -1,13 +1,19 @@
-// Stored items read straight from a Query's output, as ElectroDB's own parse would give them,
-// without its per-item machinery: at 1,000 items that machinery was a quarter of a warm read's
-// CPU (issue 14 goal 4, `npm run bench`). The readers are derived from each entity's own
-// schema, so an attribute added to an entity is read without an edit here; an attribute this
-// module does not mirror exactly (a getter, a renamed field, a hidden one, a list or a set)
-// makes the entity fall back to ElectroDB's parse. tests/unit/items.test.ts holds the two equal.
+// Stored items read straight from a Query's low-level output (DynamoDB's AttributeValues), as
+// the DocumentClient and ElectroDB's own parse would give them, without either's per-item
+// machinery: at 1,000 items ElectroDB's was a quarter of a warm read's CPU, and the
+// DocumentClient's generic conversion builds every item one attribute at a time (objects V8
+// then keeps as dictionaries) to be read a second time (issue 14 goal 4, `npm run bench`). The
+// readers are derived from each entity's own schema, so an attribute added to an entity is read
+// without an edit here; an attribute this module does not mirror exactly (a getter, a renamed
+// field, a hidden one, a list or a set) makes the entity fall back to the DocumentClient's
+// conversion and ElectroDB's parse. tests/unit/items.test.ts holds them equal.
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
+import { convertToNative, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Entity, EntityItem } from 'electrodb';
 
-export type StoredItem = Record<string, NativeAttributeValue>;
+/** An item as the low-level client returns it: attribute name to AttributeValue. */
+export type StoredItem = Record<string, AttributeValue>;
 
 // biome-ignore lint/suspicious/noExplicitAny: any entity of the service
 export type AnyEntity = Entity<any, any, any, any>;
@@ -18,22 +24,49 @@ interface Definition {
   [option: string]: unknown;
 }
 
-type Read = (value: NativeAttributeValue) => NativeAttributeValue;
+type Read = (value: AttributeValue) => NativeAttributeValue;
+
+/**
+ * One attribute's value as the DocumentClient gives it (numbers past 2^53 as BigInt, sets as
+ * Sets...): lib-dynamodb converts each attribute of a Query's items with this, and no options
+ * that change a value.
+ */
+const native: Read = (value) => convertToNative(value);
 
 /** Attribute options that change nothing when ElectroDB reads an item (padding shapes keys only). */
 const INERT = new Set(['type', 'required', 'readOnly', 'default', 'padding', 'validate', 'properties']);
-const SCALARS = new Set(['string', 'number', 'boolean']);
-const asIs: Read = (value) => value;
+
+// The usual stored form read directly, anything else (a NULL, another type, a number past 2^53)
+// by the DocumentClient's own conversion: the low-level client gives one member per value.
+const text: Read = (value) => value.S ?? native(value);
+const flag: Read = (value) => value.BOOL ?? native(value);
+const number: Read = (value) => {
+  if (value.N !== undefined) {
+    const n = Number(value.N);
+    if (n <= Number.MAX_SAFE_INTEGER && n >= Number.MIN_SAFE_INTEGER) return n;
+  }
+  return native(value);
+};
+
+type Native = NativeAttributeValue;
+
+/** Thrown by a map's reader for a value stored as anything else: the item goes to ElectroDB's parse. */
+const notAMap = new Error('not a map');
 
 /**
  * How ElectroDB reads one attribute's stored value, or undefined where this module does not
  * mirror it. Scalars and enums as stored; a map rebuilt in its schema's property order from its
- * known properties that are present (unknown ones dropped), an empty one included.
+ * known properties that are present (unknown ones dropped), an empty one included; a map
+ * stored as anything else (a NULL...) is left to ElectroDB, whatever it makes of it.
  */
 function readerOf(definition: Definition): Read | undefined {
   if (Object.keys(definition).some((option) => !INERT.has(option))) return undefined;
   const { type, properties } = definition;
-  if (Array.isArray(type) || SCALARS.has(type as string)) return properties === undefined ? asIs : undefined;
+  if (properties === undefined) {
+    if (Array.isArray(type) || type === 'string') return text;
+    if (type === 'number') return number;
+    if (type === 'boolean') return flag;
+  }
   if (type !== 'map' || properties === undefined) return undefined;
   const readers: [string, Read][] = [];
   for (const [name, property] of Object.entries(properties)) {
@@ -41,14 +74,12 @@ function readerOf(definition: Definition): Read | undefined {
     if (!read) return undefined;
     readers.push([name, read]);
   }
-  return (value) => {
-    if (value === undefined || value === null) return value;
-    const map: StoredItem = {};
+  return ({ M }) => {
+    if (M === undefined) throw notAMap;
+    const map: Record<string, Native> = {};
     for (const [name, read] of readers) {
-      const stored = value[name];
-      if (stored === undefined) continue;
-      const got = read(stored);
-      if (got !== undefined) map[name] = got;
+      const stored = M[name];
+      if (stored !== undefined) map[name] = read(stored);
     }
     return map;
   };
@@ -67,7 +98,7 @@ export interface ItemReader<E extends AnyEntity> {
 const readers = new WeakMap<AnyEntity, ItemReader<AnyEntity>>();
 
 type Readers = Record<string, Read>;
-type Build = (item: StoredItem, read: Readers) => StoredItem;
+type Build = (item: StoredItem, read: Readers) => Record<string, Native>;
 
 /** One attribute layout of an entity's stored items (their keys in stored order), compiled. */
 interface Shape {
@@ -78,12 +109,7 @@ interface Shape {
 /** An entity's items come in a few layouts (optional attributes present or not); more are read key by key. */
 const MAX_SHAPES = 8;
 
-/**
- * Whether a stored item's keys, as `Object.keys` lists them (its own order), are exactly these.
- * `Object.keys`, not `for…in`: the DocumentClient adds an item's attributes one by one, so an
- * item of more than a dozen of them is a dictionary-mode object, and `for…in` over one checks
- * every key again as it goes (twice the time of a 50-feature read's whole mapping).
- */
+/** Whether a stored item's keys, as `Object.keys` lists them (its own order), are exactly these. */
 function sameKeys(names: string[], keys: string[]): boolean {
   if (names.length !== keys.length) return false;
   for (let i = 0; i < keys.length; i++) if (names[i] !== keys[i]) return false;
@@ -93,17 +119,20 @@ function sameKeys(names: string[], keys: string[]): boolean {
 /**
  * The item as one object literal of the attributes it holds, in its own order (keys and markers
  * dropped): V8 builds a literal from a ready-made layout, several times faster than adding the
- * attributes one by one, which at 1,000 items was 4% of a warm read. The generated code names
- * only the entity's own attribute names, never a value or a key from the table.
+ * attributes one by one, and the result is a fast-mode object the answer's views read quickly.
+ * A string attribute's usual form is read inline. The generated code names only the entity's
+ * own attribute names, never a value or a key from the table.
  */
 function compile(keys: string[], read: Readers): Shape {
   const fields = keys
     .filter((key) => read[key] !== undefined)
     .map((name) => {
       const key = JSON.stringify(name);
-      return read[name] === asIs ? `${key}: item[${key}]` : `${key}: read[${key}](item[${key}])`;
+      return read[name] === text
+        ? `${key}: (v = item[${key}]).S ?? read[${key}](v)`
+        : `${key}: read[${key}](item[${key}])`;
     });
-  return { keys, build: new Function('item', 'read', `return { ${fields.join(', ')} };`) as Build };
+  return { keys, build: new Function('item', 'read', `let v; return { ${fields.join(', ')} };`) as Build };
 }
 
 function buildReader<E extends AnyEntity>(entity: E): ItemReader<E> {
@@ -111,26 +140,22 @@ function buildReader<E extends AnyEntity>(entity: E): ItemReader<E> {
     model: { entity: string; version: string };
     attributes: Record<string, Definition>;
   };
+  // The DocumentClient's conversion, then ElectroDB's parse.
+  const parse = (items: StoredItem[]) =>
+    entity.parse({ Items: items.map((item) => unmarshall(item)) }).data as Native[];
   const read: Readers = Object.create(null);
   for (const [name, definition] of Object.entries(attributes)) {
     const reader = name === '__proto__' ? undefined : readerOf(definition);
-    if (!reader) {
-      return {
-        entity: model.entity,
-        version: model.version,
-        tight: false,
-        read: (items) => entity.parse({ Items: items }).data as EntityItem<E>[],
-      };
-    }
+    if (!reader) return { entity: model.entity, version: model.version, tight: false, read: parse as never };
     read[name] = reader;
   }
   const shapes: Shape[] = [];
   // In the stored item's own attribute order, as ElectroDB keeps it; keys and markers dropped.
   const keyByKey = (item: StoredItem) => {
-    const parsed: StoredItem = {};
+    const parsed: Record<string, Native> = {};
     for (const name in item) {
       const reader = read[name];
-      if (reader) parsed[name] = reader(item[name]);
+      if (reader) parsed[name] = reader(item[name] as AttributeValue);
     }
     return parsed;
   };
@@ -146,7 +171,18 @@ function buildReader<E extends AnyEntity>(entity: E): ItemReader<E> {
     entity: model.entity,
     version: model.version,
     tight: true,
-    read: (items) => items.map(readOne) as EntityItem<E>[],
+    read: (items) => {
+      const parsed: Native[] = [];
+      for (const item of items) {
+        try {
+          parsed.push(readOne(item));
+        } catch (error) {
+          if (error !== notAMap) throw error;
+          parsed.push(...parse([item]));
+        }
+      }
+      return parsed as EntityItem<E>[];
+    },
   };
 }
 
@@ -162,7 +198,7 @@ export function itemReader<E extends AnyEntity>(entity: E): ItemReader<E> {
 
 /** Whether a stored item is the entity's (ElectroDB's own test: its name and version markers). */
 export const isItemOf = (reader: Pick<ItemReader<AnyEntity>, 'entity' | 'version'>, item: StoredItem): boolean =>
-  item.__edb_e__ === reader.entity && item.__edb_v__ === reader.version;
+  item.__edb_e__?.S === reader.entity && item.__edb_v__?.S === reader.version;
 
 /** The items of one entity among those of a Query, read as ElectroDB would. */
 export function itemsOf<E extends AnyEntity>(entity: E, items: StoredItem[]): EntityItem<E>[] {
@@ -185,8 +221,8 @@ export function collectionItems<M extends Record<string, AnyEntity>>(
     byEntity.set(reader.entity, { alias, reader, items: [] });
   }
   for (const item of items) {
-    const bucket = byEntity.get(item.__edb_e__);
-    if (bucket && item.__edb_v__ === bucket.reader.version) bucket.items.push(item);
+    const bucket = byEntity.get(item.__edb_e__?.S as string);
+    if (bucket && item.__edb_v__?.S === bucket.reader.version) bucket.items.push(item);
   }
   const result = {} as { [A in keyof M]: EntityItem<M[A]>[] };
   for (const { alias, reader, items: own } of byEntity.values()) result[alias] = reader.read(own) as never;

@@ -1,15 +1,17 @@
-// Queries sent straight through the Service's own DocumentClient, for the warm reads whose items
-// shared/db/items.ts reads: ElectroDB still shapes every key (its own params, built once with
-// placeholders), it only no longer builds the request and parses the answer on each call.
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+// Queries sent straight through the Service's low-level client, for the warm reads whose items
+// shared/db/items.ts reads from DynamoDB's own AttributeValues: ElectroDB still shapes every key
+// (its own params, built once with placeholders), it only no longer builds the request and
+// parses the answer on each call, and the DocumentClient no longer converts every attribute.
+import { type AttributeValue, QueryCommand, type QueryCommandInput } from '@aws-sdk/client-dynamodb';
+import type { QueryCommandInput as NativeQueryInput } from '@aws-sdk/lib-dynamodb';
 import type { StoredItem } from './items.ts';
 import { db, type PricingService, rawTable } from './service.ts';
 
 type Composites<N extends string> = Record<N, string>;
 
-/** Every item of a Query, page by page, as one list. */
+/** Every item of a Query, page by page, as one list (AttributeValues, as DynamoDB answers). */
 export async function queryAll(input: QueryCommandInput): Promise<StoredItem[]> {
-  const { client } = rawTable();
+  const client = rawTable().lowLevel;
   const items: StoredItem[] = [];
   let ExclusiveStartKey: StoredItem | undefined;
   do {
@@ -22,7 +24,7 @@ export async function queryAll(input: QueryCommandInput): Promise<StoredItem[]> 
 
 /** The first page of a Query (up to 1 MB), and whether more follow it. */
 export async function queryFirstPage(input: QueryCommandInput): Promise<{ items: StoredItem[]; more: boolean }> {
-  const page = await rawTable().client.send(new QueryCommand(input));
+  const page = await rawTable().lowLevel.send(new QueryCommand(input));
   return { items: page.Items ?? [], more: page.LastEvaluatedKey !== undefined };
 }
 
@@ -41,7 +43,7 @@ function fillerOf<N extends string>(template: string): (composites: Composites<N
 }
 
 /** Only what the key condition names: the filter ElectroDB adds to a collection Query goes. */
-function keyConditionOnly(params: QueryCommandInput): QueryCommandInput {
+function keyConditionOnly(params: NativeQueryInput): NativeQueryInput {
   const { TableName, IndexName, KeyConditionExpression = '', ConsistentRead } = params;
   const tokens = new Set(KeyConditionExpression.match(/[#:][A-Za-z0-9_]+/g));
   // DynamoDB refuses an empty map: a part with nothing the condition uses is left out.
@@ -65,11 +67,12 @@ function keyConditionOnly(params: QueryCommandInput): QueryCommandInput {
  * placeholders in. Only the key condition is kept (the caller keeps only the items of the
  * entities it reads, as ElectroDB's filter did, with the same read cost). ElectroDB joins
  * composites into keys as they are (`casing: 'none'`), so the filled keys are exactly its own
- * (tests/unit/items.test.ts compares them for awkward values).
+ * (tests/unit/items.test.ts compares them for awkward values). The values come out as the
+ * low-level client takes them (the DocumentClient's marshalling, done here).
  */
 export function queryTemplate<N extends string>(
   names: readonly N[],
-  build: (service: PricingService, composites: Composites<N>) => QueryCommandInput,
+  build: (service: PricingService, composites: Composites<N>) => NativeQueryInput,
 ): (composites: Composites<N>) => QueryCommandInput {
   let compiled: { service: PricingService; fill: (composites: Composites<N>) => QueryCommandInput } | undefined;
   return (composites) => {
@@ -78,9 +81,11 @@ export function queryTemplate<N extends string>(
       const input = keyConditionOnly(
         build(service, Object.fromEntries(names.map((name) => [name, placeholder(name)])) as Composites<N>),
       );
+      // A key condition compares key attributes, strings here (the DocumentClient's marshalling of one).
       const values = Object.entries(input.ExpressionAttributeValues ?? {}).map(([token, value]) => {
-        const fill = typeof value === 'string' && PLACEHOLDER.test(value) ? fillerOf<N>(value) : () => value;
-        return [token, fill] as const;
+        if (typeof value !== 'string') throw new Error(`${token} is not a string key`);
+        const filler = fillerOf<N>(value);
+        return [token, (given: Composites<N>): AttributeValue => ({ S: filler(given) })] as const;
       });
       compiled = {
         service,

@@ -1,7 +1,8 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Service } from 'electrodb';
 import { type RuntimeConfig, runtimeConfig } from '#shared/config.ts';
-import { createDocumentClient, dynamoOptions } from './client.ts';
+import { createDynamoClient, documentClientOn, dynamoOptions } from './client.ts';
 import { ApiKey } from './entities/api-key.ts';
 import { ChangeEntry } from './entities/change-entry.ts';
 import { Counter } from './entities/counter.ts';
@@ -67,6 +68,7 @@ export type PricingService = ReturnType<typeof createService>;
 
 let service: PricingService | undefined;
 let client: DynamoDBDocumentClient | undefined;
+let lowLevelClient: DynamoDBClient | undefined;
 let tableName: string | undefined;
 
 type DatabaseConfig = Pick<
@@ -76,7 +78,8 @@ type DatabaseConfig = Pick<
 
 /** Called by the composition root: from then on db() is the Service on this configuration. */
 export function connectDatabase(config: DatabaseConfig): void {
-  client = createDocumentClient(dynamoOptions(config));
+  lowLevelClient = createDynamoClient(dynamoOptions(config));
+  client = documentClientOn(lowLevelClient);
   tableName = config.TABLE_NAME;
   service = createService(client, tableName);
 }
@@ -89,9 +92,15 @@ export function db(): PricingService {
 
 /**
  * The Service's own client and table, for the few writes whose expressions ElectroDB cannot
- * build (the rate limit's per-second counters, shared/db/rate-limits.ts).
+ * build (the rate limit's per-second counters, shared/db/rate-limits.ts); and the low-level
+ * client under it (same configuration and middleware), for the warm reads that convert
+ * DynamoDB's AttributeValues themselves (shared/db/raw-query.ts, shared/db/items.ts).
  */
-export function rawTable(): { client: DynamoDBDocumentClient; table: string } {
+export function rawTable(): { client: DynamoDBDocumentClient; lowLevel: DynamoDBClient; table: string } {
   db();
-  return { client: client as DynamoDBDocumentClient, table: tableName as string };
+  return {
+    client: client as DynamoDBDocumentClient,
+    lowLevel: lowLevelClient as DynamoDBClient,
+    table: tableName as string,
+  };
 }

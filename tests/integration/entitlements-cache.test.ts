@@ -1,6 +1,6 @@
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
+import { spyOnDynamoSends } from '../fixtures/dynamo-calls.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
 
 /**
@@ -14,11 +14,8 @@ let calls: string[] = [];
 
 beforeAll(async () => {
   api = server.client((await newOwner('cache')).writeKey);
-  const send = DynamoDBDocumentClient.prototype.send;
-  vi.spyOn(DynamoDBDocumentClient.prototype, 'send').mockImplementation(function (this: any, ...args: any[]) {
-    calls.push((args[0] as { constructor: { name: string } }).constructor.name);
-    return (send as any).apply(this, args);
-  });
+  // Every DynamoDB client of this process: the DocumentClient and the low-level one the warm reads use.
+  spyOnDynamoSends(({ command }) => calls.push(command));
 });
 
 afterAll(() => {

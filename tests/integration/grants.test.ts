@@ -1,10 +1,10 @@
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { paymentRecordsKeyPrefix } from '#db/table.ts';
 import { groupSpecs } from '#shared/groups.ts';
 import { findRoute, type Group, type RouteKey } from '#shared/routes.ts';
 import { paymentRecordActions, tableActions, tableActionsFor } from '../../infra/service-function.ts';
 import { type ApiClient, type ApiResponse, newOwner, useLocalServer } from '../fixtures/api.ts';
+import { spyOnDynamoSends } from '../fixtures/dynamo-calls.ts';
 import { deliver, newWebhookSecret, stripeEvent, subscriptionObject } from '../fixtures/stripe-events.ts';
 
 /**
@@ -39,13 +39,8 @@ let api: ApiClient;
 let visitor: ApiClient;
 
 beforeAll(() => {
-  // Every DocumentClient of this process (the handlers run in it, behind the local server).
-  const send = DynamoDBDocumentClient.prototype.send;
-  vi.spyOn(DynamoDBDocumentClient.prototype, 'send').mockImplementation(function (this: any, ...args: any[]) {
-    const [command] = args as [{ constructor: { name: string }; input: Record<string, any> }];
-    current?.push({ command: command.constructor.name, input: command.input });
-    return (send as any).apply(this, args);
-  });
+  // Every DynamoDB client of this process (the handlers run in it, behind the local server).
+  spyOnDynamoSends((call) => current?.push(call));
 });
 
 afterAll(async () => {

@@ -31,7 +31,11 @@ export async function loadSharedProject(shareId: string, { includeInactive = fal
 
 /** The public pricing data of an active project. */
 export async function getShareData(shareId: string): Promise<ShareView> {
-  const partition = await loadSharedProject(shareId);
+  return toShareView(await loadSharedProject(shareId));
+}
+
+/** The public pricing data of a project as read. */
+export function toShareView(partition: ProjectPartition): ShareView {
   const { project } = partition;
   const features = [...partition.features].sort((a, b) => a.featureId - b.featureId);
   const joined = assignmentsByPlan(partition);
