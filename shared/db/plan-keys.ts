@@ -2,7 +2,8 @@
 // (`$projectData#planFeature_1#planId_<id>`, entities/plan.ts), so one Query reads a plan with
 // its assignments; plans stored before that sit at their own old prefix until their first
 // write moves them (docs/decisions.md, "Reads of a part").
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { chunk } from './batch.ts';
 import { legacyPlanSortKey } from './entities/plan.ts';
 import { collectionItems, itemsOf } from './items.ts';
 import { queryAll } from './raw-query.ts';
@@ -38,7 +39,15 @@ async function readPrefix(key: ProjectKey, planId: number) {
   });
   const read = collectionItems({ plan, planFeature }, items);
   const [found] = read.plan.filter((item) => item.planId === planId);
-  return { Key, TableName, plan: found, assignments: read.planFeature.filter((item) => item.planId === planId) };
+  return { TableName, plan: found, assignments: read.planFeature.filter((item) => item.planId === planId) };
+}
+
+type PlanKey = ProjectKey & { planId: number };
+
+/** The table key a plan had before it moved under its assignments' prefix. */
+function legacyKeyOf(key: PlanKey): { pk: string; sk: string } {
+  const { Key } = db().entities.plan.get(key).params() as { Key: { pk: string } };
+  return { pk: Key.pk, sk: legacyPlanSortKey(key.planId) };
 }
 
 /**
@@ -49,10 +58,11 @@ async function readPrefix(key: ProjectKey, planId: number) {
  * counts as missing. Items of any share id: the caller keeps its project's own.
  */
 export async function readStoredPlan(key: ProjectKey, planId: number): Promise<StoredPlan> {
-  const { Key, TableName, plan, assignments } = await readPrefix(key, planId);
+  const { TableName, plan, assignments } = await readPrefix(key, planId);
   if (plan) return { plan, layout: 'prefix', assignments };
-  const legacyKey = { ...Key, sk: legacyPlanSortKey(planId) };
-  const { Item } = await rawTable().client.send(new GetCommand({ TableName, Key: legacyKey, ConsistentRead: true }));
+  const { Item } = await rawTable().client.send(
+    new GetCommand({ TableName, Key: legacyKeyOf({ ...key, planId }), ConsistentRead: true }),
+  );
   const [legacy] = Item ? itemsOf(db().entities.plan, [Item]) : [];
   if (legacy) return { plan: legacy, layout: 'legacy', assignments };
   const again = await readPrefix(key, planId);
@@ -68,3 +78,26 @@ export function atPlanKey<A extends object>(action: A, planId: number, layout: P
   const [kind, params] = Object.entries(action)[0] as [string, { Key: Record<string, unknown> }];
   return { [kind]: { ...params, Key: { ...params.Key, sk: legacyPlanSortKey(planId) } } } as A;
 }
+
+/**
+ * Plans' items at their old keys, for deleteAll (shared/db/batch.ts): the project sweep reads
+ * a plan item without its key, so it deletes both of the plan's keys (one of them holds
+ * nothing, which a batch delete takes as done).
+ */
+export const legacyPlanItems = {
+  delete: (keys: PlanKey[]) => ({
+    go: async (): Promise<{ unprocessed: PlanKey[] }> => {
+      const { client, table } = rawTable();
+      const unprocessed: PlanKey[] = [];
+      for (const batch of chunk(keys, 25)) {
+        const bySortKey = new Map(batch.map((key) => [legacyPlanSortKey(key.planId), key]));
+        const RequestItems = { [table]: batch.map((key) => ({ DeleteRequest: { Key: legacyKeyOf(key) } })) };
+        const { UnprocessedItems } = await client.send(new BatchWriteCommand({ RequestItems }));
+        for (const left of UnprocessedItems?.[table] ?? []) {
+          unprocessed.push(bySortKey.get(left.DeleteRequest?.Key?.sk) as PlanKey);
+        }
+      }
+      return { unprocessed };
+    },
+  }),
+};

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { recordDynamoCalls } from '../fixtures/dynamo-calls.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
-import { legacyPlanSortKey, storeAsLegacyPlan, storedPlanItems } from '../fixtures/table.ts';
+import { itemsOfProject, legacyPlanSortKey, storeAsLegacyPlan, storedPlanItems } from '../fixtures/table.ts';
 
 const server = useLocalServer();
 const record = recordDynamoCalls();
@@ -50,14 +50,16 @@ const newSortKey = (planId: number) => `$projectData#planFeature_1#planId_${Stri
 
 describe('a plan stored at its old key', () => {
   test('is listed by GET project, GET plans, GET share and read by GET plan features', async () => {
-    const { project, plan, path } = await legacyPlan();
+    const { project, plan, path, featureIds } = await legacyPlan();
+    // Beside a plan stored at the new key: both layouts in one partition.
+    const other = await makePlan(api, project.slug, { features: [{ featureId: featureIds[2] }] });
     const base = `/api/v1/projects/${project.slug}`;
     const whole = await api.get(base);
-    expect(whole.body.pricingPlans.map((p: { id: number }) => p.id)).toEqual([plan.id]);
+    expect(whole.body.pricingPlans.map((p: { id: number }) => p.id)).toEqual([plan.id, other.id]);
     const listed = await api.get(`${base}/plans`);
-    expect(listed.body.plans).toEqual([plan]);
+    expect(listed.body.plans).toEqual([plan, other]);
     const share = await visitor.get(`/api/share/${project.shareId}`);
-    expect(share.body.plans.map((p: { id: number }) => p.id)).toEqual([plan.id]);
+    expect(share.body.plans.map((p: { id: number }) => p.id)).toEqual([plan.id, other.id]);
     const features = await api.get(`${path}/features`);
     expect(features.status).toBe(200);
     expect(features.body.features.map((f: { feature: { id: number } }) => f.feature.id)).toEqual(featureIdsOf(plan));
@@ -173,5 +175,15 @@ describe('a plan stored at its old key', () => {
     expect([200, 404]).toContain(put.status);
     expect(await storedPlanItems(stored, plan.id)).toEqual([]);
     expect((await api.get(`${path}/features`)).status).toBe(404);
+  });
+
+  test('a project delete sweeps it with the rest, beside a plan at the new key', async () => {
+    const { project, stored, featureIds } = await legacyPlan();
+    await makePlan(api, project.slug, { features: [{ featureId: featureIds[2] }] });
+    expect((await api.delete(`/api/v1/projects/${project.slug}`)).status).toBe(200);
+    const left = async () =>
+      (await itemsOfProject(ownerId, project.slug, stored.shareId)).filter((i) => i.shareId === stored.shareId);
+    for (let i = 0; i < 100 && (await left()).length > 0; i++) await new Promise((done) => setTimeout(done, 100));
+    expect(await left()).toEqual([]);
   });
 });

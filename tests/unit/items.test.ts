@@ -201,11 +201,11 @@ describe('raw Query keys (shared/db/raw-query.ts) against ElectroDB params', () 
     expect(input.TableName).toBe(params.TableName);
     expect(input.ConsistentRead).toBe(true);
     expect(input.FilterExpression).toBeUndefined();
-    expect(input.ExpressionAttributeValues).toEqual({
-      ':pk': params.ExpressionAttributeValues[':pk'],
-      ':sk1': params.ExpressionAttributeValues[':sk1'],
-    });
-    expect(input.ExpressionAttributeNames).toEqual({ '#pk': 'pk', '#sk1': 'sk' });
+    // The whole partition: every member keys its sort key by template (a plan under its
+    // assignments' prefix), so ElectroDB's collection Query names the partition key alone.
+    expect(params.KeyConditionExpression).toBe('#pk = :pk');
+    expect(input.ExpressionAttributeValues).toEqual({ ':pk': params.ExpressionAttributeValues[':pk'] });
+    expect(input.ExpressionAttributeNames).toEqual({ '#pk': 'pk' });
   });
 
   test.each(['Share0000000000000000000001', 'a#b_c$d'])('share of %s: on gsi1, ElectroDB’s key', (shareId) => {
