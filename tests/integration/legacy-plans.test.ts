@@ -6,6 +6,10 @@
  * writers moving it at once leave exactly one plan item.
  */
 import { beforeAll, describe, expect, test } from 'vitest';
+import type { NewChangeEntryItem } from '#db/changes.ts';
+import { insertAssignments, updatePlanItem } from '#db/plans.ts';
+import { changeEntries, changeEntry } from '#domain/changes.ts';
+import { loadPlan } from '#domain/projects/load.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { recordDynamoCalls } from '../fixtures/dynamo-calls.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
@@ -185,5 +189,32 @@ describe('a plan stored at its old key', () => {
       (await itemsOfProject(ownerId, project.slug, stored.shareId)).filter((i) => i.shareId === stored.shareId);
     for (let i = 0; i < 100 && (await left()).length > 0; i++) await new Promise((done) => setTimeout(done, 100));
     expect(await left()).toEqual([]);
+  });
+
+  test('a writer that read it at its old key after a move: its update is stale, its assignment finds the plan', async () => {
+    const { project, plan, stored, path, featureIds } = await legacyPlan();
+    const read = await loadPlan(stored, plan.id);
+    expect(read.layout).toBe('legacy');
+    expect((await api.put(path, { name: 'Moved first' })).status).toBe(200);
+    const writer = { keyId: 'test' };
+    const entry = changeEntry(project.id, writer, { type: 'plan', id: plan.id }, null, null);
+    const update = await updatePlanItem(
+      read.scope,
+      read.plan,
+      read.layout,
+      { name: 'Late', updatedAt: 'x' },
+      entry,
+      undefined,
+    );
+    expect(update).toBe('stale');
+    const adding = { featureId: featureIds[2] as number, multiplier: 1, planFeatureId: 9_000_000_000 + plan.id };
+    const [added] = changeEntries(project.id, writer, [
+      { resource: { type: 'planFeature', id: adding.planFeatureId }, before: null, after: {} },
+    ]);
+    const inserted = await insertAssignments(read.scope, plan.id, read.layout, [adding], [added as NewChangeEntryItem]);
+    expect(inserted).toEqual({ added: [adding], alreadyAssigned: [] });
+    expect(await sortKeysOf(stored, plan.id)).toEqual([newSortKey(plan.id)]);
+    const features = await api.get(`${path}/features`);
+    expect(features.body.features.map((f: { feature: { id: number } }) => f.feature.id)).toEqual(featureIds);
   });
 });
