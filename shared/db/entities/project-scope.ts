@@ -19,7 +19,7 @@ export const projectScopeAttributes = {
  * builds itself (`$projectData#<entity>_1#<composite>_<value>…`), spelled out so that an
  * entity can be keyed under another's prefix. ElectroDB takes templates on the table index
  * of a collection from every member or none, so every member spells its key out; the keys
- * of all but the plan are the ones ElectroDB built before (tests/unit/project-keys.test.ts).
+ * of all but the plan are the ones ElectroDB built before (tests/unit/entity-keys.test.ts).
  */
 const sortKeyTemplate = (entity: string, composites: readonly string[]) =>
   `$projectData#${entity}_${KEY_LAYOUT}${composites.map((name) => `#${name}_\${${name}}`).join('')}`;
