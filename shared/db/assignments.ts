@@ -3,6 +3,7 @@
 import { deleteAll } from './batch.ts';
 import { type NewChangeEntryItem, removeChanges } from './changes.ts';
 import { isStorageBusy } from './contention.ts';
+import { atPlanKey, type PlanLayout } from './plan-keys.ts';
 import { getProjectItem } from './projects.ts';
 import { db } from './service.ts';
 import { countedWrite, type TransactionEntities } from './transactions.ts';
@@ -112,7 +113,7 @@ export async function undoUnless<T>(
 }
 
 /** A feature or a plan: what an assignment names, and what deleting sweeps assignments of. */
-export type AssignmentParent = { featureId: number } | { planId: number };
+export type AssignmentParent = { featureId: number } | { planId: number; layout?: PlanLayout };
 type Missing<P extends AssignmentParent> = P extends { planId: number } ? 'plan_missing' : 'feature_missing';
 
 /**
@@ -159,13 +160,17 @@ export async function deleteWithAssignments<P extends AssignmentParent>(
     changes: recorded ? [recorded.change] : [],
     actions: ({ feature, plan }) => [
       'planId' in parent
-        ? plan
-            .delete({ ...key, planId: parent.planId })
-            .where(
-              ({ planId, shareId, version }, operations) =>
-                `${operations.exists(planId)} AND ${operations.eq(shareId, ours.shareId)}${read ? ` AND ${versionIs(read.version, version, operations)}` : ''}`,
-            )
-            .commit()
+        ? atPlanKey(
+            plan
+              .delete({ ...key, planId: parent.planId })
+              .where(
+                ({ planId, shareId, version }, operations) =>
+                  `${operations.exists(planId)} AND ${operations.eq(shareId, ours.shareId)}${read ? ` AND ${versionIs(read.version, version, operations)}` : ''}`,
+              )
+              .commit(),
+            parent.planId,
+            parent.layout ?? 'prefix',
+          )
         : feature
             .delete({ ...key, featureId: parent.featureId })
             .where(

@@ -11,6 +11,7 @@ import {
 } from './assignments.ts';
 import { chunk } from './batch.ts';
 import type { NewChangeEntryItem } from './changes.ts';
+import { atPlanKey, type PlanLayout } from './plan-keys.ts';
 import {
   countedWrite,
   failedConditions,
@@ -96,6 +97,7 @@ export interface InsertAssignmentsResult {
 export async function insertAssignments(
   scope: ProjectScope,
   planId: number,
+  read: PlanLayout,
   assignments: NewAssignment[],
   entries: NewChangeEntryItem[],
 ): Promise<InsertAssignmentsResult | 'plan_missing' | 'project_gone' | MissingFeature> {
@@ -105,6 +107,8 @@ export async function insertAssignments(
   const entryOf = new Map(assignments.map((a, i) => [a, entries[i] as NewChangeEntryItem]));
   // The project and the plan check, then three actions per assignment.
   const batches = chunk(assignments, Math.floor((MAX_TRANSACTION_ITEMS - 2) / PER_RECORDED_ASSIGNMENT));
+  // Where the plan check looks: where the plan was read, until a check there fails.
+  let layout = read;
   return undoUnless(
     (result) => typeof result === 'object' && 'added' in result,
     key,
@@ -117,10 +121,14 @@ export async function insertAssignments(
           const outcome = await countedWrite({
             scope,
             actions: (entities) => [
-              entities.plan
-                .check({ ...key, planId })
-                .where(({ planId: id, shareId }, { exists, eq }) => `${exists(id)} AND ${eq(shareId, scope.shareId)}`)
-                .commit(),
+              atPlanKey(
+                entities.plan
+                  .check({ ...key, planId })
+                  .where(({ planId: id, shareId }, { exists, eq }) => `${exists(id)} AND ${eq(shareId, scope.shareId)}`)
+                  .commit(),
+                planId,
+                layout,
+              ),
               ...assignmentActions(entities, scope, planId, current, createdAt),
             ],
             changes: current.map((a) => entryOf.get(a) as NewChangeEntryItem),
@@ -133,7 +141,12 @@ export async function insertAssignments(
             if (outcome === 'project_gone') return outcome;
             throw new Error(`Unexpected outcome of an assignment: ${outcome}`);
           }
-          if (outcome.failedAt[0] === 0) return 'plan_missing';
+          if (outcome.failedAt[0] === 0) {
+            // A plan read at its old key may have been moved since by a concurrent write.
+            if (layout === 'prefix') return 'plan_missing';
+            layout = 'prefix';
+            continue;
+          }
           const failed = failedAssignments(
             outcome.failedAt.map((i) => i - 1),
             current,
@@ -175,36 +188,60 @@ const recorded = <Done extends string>(
 ): RecordedOutcome<Done> => (outcome === 'committed' ? done : outcome === 'project_gone' ? outcome : 'stale');
 
 /**
- * Writes the changes of a plan read at `read.version`, with its change-log entry, guarded by
- * the project's `revision` when given (If-Match).
+ * Writes the changes of a plan read at `read.version` (where `layout` says it was read), with
+ * its change-log entry, guarded by the project's `revision` when given (If-Match). A plan read
+ * at its old key is moved in the same transaction: the old item deleted while it is the one
+ * read, the changed one created under the plan's prefix. A concurrent writer that moved or
+ * changed it first fails that condition: 'stale', and the caller reads again.
  */
 export async function updatePlanItem(
   scope: ProjectScope,
   read: PlanItem,
+  layout: PlanLayout,
   changes: PlanChanges,
   change: NewChangeEntryItem,
   revision: number | undefined,
 ): Promise<RecordedOutcome<'updated'>> {
-  const { shareId: _share, ...key } = scope;
+  const { shareId, ...key } = scope;
+  const itemKey = { ...key, planId: read.planId };
   const outcome = await countedWrite({
     scope,
     revision,
     changes: [change],
-    actions: ({ plan }) => [
-      plan
-        .patch({ ...key, planId: read.planId })
-        .set(changes)
-        .add({ version: 1 })
-        .where(({ version }, operations) => versionIs(read.version, version, operations))
-        .commit(),
-    ],
+    actions: ({ plan }) =>
+      layout === 'prefix'
+        ? [
+            plan
+              .patch(itemKey)
+              .set(changes)
+              .add({ version: 1 })
+              .where(({ version }, operations) => versionIs(read.version, version, operations))
+              .commit(),
+          ]
+        : [
+            atPlanKey(
+              plan
+                .delete(itemKey)
+                .where(
+                  ({ planId, shareId: share, version }, operations) =>
+                    `${operations.exists(planId)} AND ${operations.eq(share, shareId)} AND ${versionIs(read.version, version, operations)}`,
+                )
+                .commit(),
+              read.planId,
+              layout,
+            ),
+            plan.create({ ...read, ...changes, version: (read.version ?? 0) + 1 }).commit(),
+          ],
   });
   return recorded(outcome, 'updated');
 }
 
-/** Deletes the plan and uncounts it in one transaction, then sweeps its assignments. */
-export const deletePlan = (key: ProjectKey, planId: number, recordedDelete?: RecordedDelete) =>
-  deleteWithAssignments(key, { planId }, recordedDelete);
+/**
+ * Deletes the plan (where `layout` says it was read) and uncounts it in one transaction, then
+ * sweeps its assignments.
+ */
+export const deletePlan = (key: ProjectKey, planId: number, layout: PlanLayout, recordedDelete?: RecordedDelete) =>
+  deleteWithAssignments(key, { planId, layout }, recordedDelete);
 
 type AssignmentWhere = Parameters<ReturnType<TransactionEntities['planFeature']['delete']>['where']>[0];
 

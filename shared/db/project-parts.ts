@@ -2,6 +2,7 @@
 // the endpoints and writes that need no more; the whole project is read by projects.ts.
 import type { FeatureHeadItem } from './entities/feature-head.ts';
 import { collectionItems } from './items.ts';
+import { type PlanLayout, readStoredPlan } from './plan-keys.ts';
 import { queryAll, queryTemplate } from './raw-query.ts';
 import { db } from './service.ts';
 import { writeTransaction } from './transactions.ts';
@@ -47,28 +48,27 @@ export async function readFeatureList(key: ProjectKey): Promise<FeatureList | un
 
 export interface PlanPart {
   plan: PlanItem | undefined;
+  /** Where the plan's item was read (writers address it there); 'prefix' when missing. */
+  layout: PlanLayout;
   assignments: PlanFeatureItem[];
 }
 
 /**
- * The features (with their head), one plan and its assignments: the feature range, a
- * GetItem and a prefix Query, at once (strongly consistent), whatever else the project
- * holds. The plan and the assignments are kept only with the head's share id. Undefined
- * when the project has no head.
+ * The features (with their head), one plan and its assignments: the feature range and the
+ * plan's key prefix (the plan leads its assignments there), two Queries at once (strongly
+ * consistent), whatever else the project holds; a plan stored at its old key costs one
+ * GetItem more (shared/db/plan-keys.ts). The plan and the assignments are kept only with the
+ * head's share id. Undefined when the project has no head.
  */
 export async function readPlanWithFeatures(
   key: ProjectKey,
   planId: number,
 ): Promise<(FeatureList & PlanPart) | undefined> {
-  const { plan, planFeature } = db().entities;
-  const [list, { data: item }, { data: assignments }] = await Promise.all([
-    readFeatureList(key),
-    plan.get({ ...key, planId }).go({ consistent: true }),
-    planFeature.query.projectData({ ...key, planId }).go({ pages: 'all', consistent: true }),
-  ]);
+  const [list, stored] = await Promise.all([readFeatureList(key), readStoredPlan(key, planId)]);
   if (!list) return undefined;
   const ours = ({ shareId }: { shareId: string }) => shareId === list.head.shareId;
-  return { ...list, plan: item && ours(item) ? item : undefined, assignments: assignments.filter(ours) };
+  const plan = stored.plan && ours(stored.plan) ? stored.plan : undefined;
+  return { ...list, plan, layout: plan ? stored.layout : 'prefix', assignments: stored.assignments.filter(ours) };
 }
 
 /**

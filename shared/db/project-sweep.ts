@@ -6,6 +6,7 @@ import { deleteAll } from './batch.ts';
 import { sweepChanges } from './changes.ts';
 import { sweepCustomers } from './customers.ts';
 import type { ProjectSweepItem } from './entities/project-sweep.ts';
+import { legacyPlanItems } from './plan-keys.ts';
 import { getProjectItem, type ProjectEntity } from './projects.ts';
 import { db } from './service.ts';
 import { writeTransaction } from './transactions.ts';
@@ -150,6 +151,8 @@ async function sweepPass(sweep: ProjectSweepItem, budget: SweepBudget): Promise<
       .filter(({ items }) => items.length > 0);
     for (const { items } of children) found += items.length;
     await Promise.all(children.map(({ entity, items }) => deleteAll(entity, items)));
+    // A plan not moved since plans were keyed under their assignments sits at its old key.
+    await deleteAll(legacyPlanItems, page.data.plan);
     cursor = page.cursor;
   } while (cursor);
   return found;

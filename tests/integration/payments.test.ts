@@ -6,7 +6,7 @@ import { setLogSink } from '#shared/logger.ts';
 import { ApiClient, type ApiResponse, newOwner, type RequestOptions, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
 import { legacyFeatureDetails } from '../fixtures/legacy-feature-details.ts';
-import { itemsOfOwner } from '../fixtures/table.ts';
+import { itemsOfOwner, storeAsLegacyPlan } from '../fixtures/table.ts';
 
 // The fake Stripe server must exist before the handlers read STRIPE_API_BASE at load.
 const { fake } = await vi.hoisted(async () => {
@@ -172,6 +172,17 @@ describe('the payment account on projects', () => {
 });
 
 describe('checkout for a plan', () => {
+  test('a plan stored at its old key (before plans moved under their assignments) checks out as any', async () => {
+    const { project, plans } = await shop();
+    await storeAsLegacyPlan({ ownerId, slug: project.slug, shareId: project.shareId }, plans.pro.id);
+    const response = await checkout({ shareId: project.shareId, planId: plans.pro.id });
+    expect(response.status, response.text).toBe(200);
+    expect(lastCreate().body.line_items[0].price_data).toMatchObject({
+      unit_amount: '2900',
+      product_data: { name: 'Pro' },
+    });
+  });
+
   test('monthly: the plan price, its trial, both metadata and the test redirects reach Stripe', async () => {
     const { project, key, plans } = await shop();
     const response = await checkout({ shareId: project.shareId, planId: plans.pro.id });

@@ -6,7 +6,7 @@ import { Customer } from '#db/entities/customer.ts';
 import { Feature } from '#db/entities/feature.ts';
 import { FeatureHead } from '#db/entities/feature-head.ts';
 import { CheckoutSession, RateLimit } from '#db/entities/payment-records.ts';
-import { Plan } from '#db/entities/plan.ts';
+import { legacyPlanSortKey, Plan } from '#db/entities/plan.ts';
 import { PlanFeature } from '#db/entities/plan-feature.ts';
 import { Project } from '#db/entities/project.ts';
 import { UsageAggregate, UsageEvent, UsageUnique } from '#db/entities/usage.ts';
@@ -128,13 +128,25 @@ describe('key shapes (ElectroDB .params(), no I/O)', () => {
     expect(sks.map(inRange)).toEqual([true, false, false, false]);
   });
 
-  test('plan: in the project partition, sorted by zero-padded id', () => {
+  test("plan: in the project partition under its assignments' prefix, sorted by zero-padded id", () => {
     expect(keysOf(Plan.create(planItem({ ...scope, planId: 5 })).params(table))).toEqual({
       pk: projectPk,
-      sk: '$projectData#plan_1#planId_000000000005',
+      sk: '$projectData#planFeature_1#planId_000000000005',
       gsi1pk: sharePk,
       gsi1sk: '$share#plan_1#planId_000000000005',
     });
+    // Stored plans from before sit at their own prefix until a write moves them.
+    expect(legacyPlanSortKey(5)).toBe('$projectData#plan_1#planId_000000000005');
+    // One prefix Query reads the plan and its assignments, and no other plan's items (ids
+    // are padded: plan 5's prefix is not plan 50's).
+    const prefix = Plan.get({ ...scope, planId: 5 }).params(table).Key.sk as string;
+    const sks = [
+      PlanFeature.create(planFeatureItem({ ...scope, planId: 5, featureId: 42 })).params(table).Item.sk,
+      Plan.create(planItem({ ...scope, planId: 50 })).params(table).Item.sk,
+      PlanFeature.create(planFeatureItem({ ...scope, planId: 50, featureId: 5 })).params(table).Item.sk,
+      PlanFeature.create(planFeatureItem({ ...scope, planId: 500000000005, featureId: 5 })).params(table).Item.sk,
+    ];
+    expect(sks.map((sk: string) => sk.startsWith(prefix))).toEqual([true, false, false, false]);
   });
 
   test('plan feature: keyed by (plan, feature), so one pair is one item', () => {

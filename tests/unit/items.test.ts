@@ -218,12 +218,12 @@ describe('raw Query keys (shared/db/raw-query.ts) against ElectroDB params', () 
     expect(input.TableName).toBe(params.TableName);
     expect(input.ConsistentRead).toBe(true);
     expect(input.FilterExpression).toBeUndefined();
-    // As the low-level client takes them: the DocumentClient's marshalling of ElectroDB's values.
-    expect(input.ExpressionAttributeValues).toStrictEqual({
-      ':pk': { S: params.ExpressionAttributeValues[':pk'] },
-      ':sk1': { S: params.ExpressionAttributeValues[':sk1'] },
-    });
-    expect(input.ExpressionAttributeNames).toEqual({ '#pk': 'pk', '#sk1': 'sk' });
+    // The whole partition: every member keys its sort key by template (a plan under its
+    // assignments' prefix), so ElectroDB's collection Query names the partition key alone;
+    // the value as the low-level client takes it.
+    expect(params.KeyConditionExpression).toBe('#pk = :pk');
+    expect(input.ExpressionAttributeValues).toStrictEqual({ ':pk': { S: params.ExpressionAttributeValues[':pk'] } });
+    expect(input.ExpressionAttributeNames).toEqual({ '#pk': 'pk' });
   });
 
   test.each(['Share0000000000000000000001', 'a#b_c$d'])('share of %s: on gsi1, ElectroDB’s key', (shareId) => {

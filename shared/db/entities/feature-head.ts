@@ -18,7 +18,7 @@ export const FeatureHead = new Entity({
     ...projectScopeAttributes,
     projectId: idAttribute,
   },
-  indexes: projectScopeIndexes([]),
+  indexes: projectScopeIndexes('featureHead', []),
 });
 
 export type FeatureHeadItem = EntityItem<typeof FeatureHead>;

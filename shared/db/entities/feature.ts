@@ -23,7 +23,7 @@ export const Feature = new Entity({
     version: { type: 'number' },
     ...timestamps,
   },
-  indexes: projectScopeIndexes(['featureId']),
+  indexes: projectScopeIndexes('feature', ['featureId']),
 });
 
 export type FeatureItem = EntityItem<typeof Feature>;

@@ -18,7 +18,7 @@ export const PlanFeature = new Entity({
     multiplier: { type: 'number', required: true },
     createdAt: { type: 'string', required: true, readOnly: true },
   },
-  indexes: projectScopeIndexes(['planId', 'featureId']),
+  indexes: projectScopeIndexes('planFeature', ['planId', 'featureId']),
 });
 
 export type PlanFeatureItem = EntityItem<typeof PlanFeature>;

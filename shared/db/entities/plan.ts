@@ -1,5 +1,5 @@
 import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
-import { entityModel } from './model.ts';
+import { entityModel, KEY_LAYOUT } from './model.ts';
 import { offerAttributes } from './offer.ts';
 import { idAttribute, projectScopeAttributes, projectScopeIndexes, timestamps } from './project-scope.ts';
 
@@ -18,8 +18,15 @@ export const Plan = new Entity({
     version: { type: 'number', required: true, default: 1 },
     ...timestamps,
   },
-  indexes: projectScopeIndexes(['planId']),
+  // Keyed under its assignments' prefix (`$projectData#planFeature_1#planId_<id>`), so one
+  // Query reads a plan with its assignments. Plans stored before sit at their old key
+  // (legacyPlanSortKey) until their first write moves them (shared/db/plan-keys.ts).
+  indexes: projectScopeIndexes('plan', ['planId'], 'planFeature'),
 });
 
 export type PlanItem = EntityItem<typeof Plan>;
 export type NewPlanItem = CreateEntityItem<typeof Plan>;
+
+/** Where plans were keyed before they moved under their assignments' prefix: their own. */
+export const legacyPlanSortKey = (planId: number) =>
+  `$projectData#plan_${KEY_LAYOUT}#planId_${String(planId).padStart(idAttribute.padding.length, idAttribute.padding.char)}`;

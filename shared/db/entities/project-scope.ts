@@ -1,3 +1,5 @@
+import { KEY_LAYOUT } from './model.ts';
+
 /**
  * Every item that belongs to a project (the project itself, its features, plans and plan
  * features) lives in one partition keyed by owner + slug, and carries the project's share
@@ -12,13 +14,27 @@ export const projectScopeAttributes = {
   shareId: { type: 'string', required: true, readOnly: true },
 } as const;
 
-// Owner ids and share ids are case-sensitive, so ElectroDB must not lower-case the keys.
-export function projectScopeIndexes<const Sk extends readonly string[]>(sortKey: Sk) {
+/**
+ * The table sort key of a project's item, as an ElectroDB key template: the one ElectroDB
+ * builds itself (`$projectData#<entity>_1#<composite>_<value>…`), spelled out so that an
+ * entity can be keyed under another's prefix. ElectroDB takes templates on the table index
+ * of a collection from every member or none, so every member spells its key out; the keys
+ * of all but the plan are the ones ElectroDB built before (tests/unit/entity-keys.test.ts).
+ */
+const sortKeyTemplate = (entity: string, composites: readonly string[]) =>
+  `$projectData#${entity}_${KEY_LAYOUT}${composites.map((name) => `#${name}_\${${name}}`).join('')}`;
+
+/**
+ * Owner ids and share ids are case-sensitive, so ElectroDB must not lower-case the keys.
+ * `keyedAs` is the entity whose sort-key prefix the item's table key takes (by default its
+ * own): a plan is keyed as its assignments' prefix, so one Query reads the plan and them.
+ */
+export function projectScopeIndexes<const Sk extends readonly string[]>(entity: string, sortKey: Sk, keyedAs = entity) {
   return {
     projectData: {
       collection: 'projectData',
       pk: { field: 'pk', composite: ['ownerId', 'slug'], casing: 'none' },
-      sk: { field: 'sk', composite: sortKey, casing: 'none' },
+      sk: { field: 'sk', composite: sortKey, template: sortKeyTemplate(keyedAs, sortKey), casing: 'none' },
     },
     byShareId: {
       index: 'gsi1',

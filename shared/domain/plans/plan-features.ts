@@ -35,7 +35,7 @@ export async function addPlanFeatures(
   requested: FeatureRefInput[],
   writer: Writer,
 ): Promise<AddPlanFeaturesView> {
-  const { scope, projectId, features, assignments } = await loadPlan(key, planId);
+  const { scope, projectId, features, layout, assignments } = await loadPlan(key, planId);
   const refs = uniqueRefs(requested);
   resolveFeatures(features, refs);
   const assigned = new Set(assignments.map((a) => a.feature.featureId));
@@ -56,7 +56,7 @@ export async function addPlanFeatures(
       after: { planId, ...a, createdAt },
     })),
   );
-  const result = await insertAssignments(scope, planId, adding, entries);
+  const result = await insertAssignments(scope, planId, layout, adding, entries);
   if (result === 'project_gone') throw projectNotFound(key.slug);
   if (result === 'plan_missing') throw planNotFound(planId);
   if ('missingFeatureId' in result) throw featureNotFound(result.missingFeatureId);

@@ -119,7 +119,7 @@ export async function updatePlan(
 ): Promise<PlanView> {
   return untilWritten('plan', async () => {
     const guard = await guardFor(key, writer.ifMatch);
-    const { plan, assignments, scope, projectId } = await loadPlan(key, planId);
+    const { plan, layout, assignments, scope, projectId } = await loadPlan(key, planId);
     checkIfMatch(writer.ifMatch, toPlanView(plan, assignments));
     const next = priced({ ...plan, ...definedOnly(input) });
     const changes = Object.fromEntries(
@@ -130,7 +130,8 @@ export async function updatePlan(
     if (Object.keys(changes).length === 0) return toPlanView(plan, assignments);
     const after: PlanItem = { ...plan, ...changes, updatedAt: new Date().toISOString(), version: plan.version + 1 };
     const entry = childChange(projectId, writer, { type: 'plan', id: planId }, plan, after);
-    const outcome = await updatePlanItem(scope, plan, { ...changes, updatedAt: after.updatedAt }, entry, guard);
+    const changed = { ...changes, updatedAt: after.updatedAt };
+    const outcome = await updatePlanItem(scope, plan, layout, changed, entry, guard);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     return outcome === 'updated' ? toPlanView(after, assignments) : 'stale';
   });
@@ -143,14 +144,14 @@ export async function updatePlan(
 export async function deletePlan(key: ProjectKey, planId: number, writer: Writer): Promise<void> {
   await untilWritten('plan', async () => {
     const guard = await guardFor(key, writer.ifMatch);
-    const { plan, assignments, projectId } = await loadPlanPart(key, planId);
-    let recorded: Parameters<typeof deletePlanItems>[2];
+    const { plan, layout, assignments, projectId } = await loadPlanPart(key, planId);
+    let recorded: Parameters<typeof deletePlanItems>[3];
     if (plan) {
       checkIfMatch(writer.ifMatch, toPlanView(plan, assignments));
       const change = changeEntry(projectId, writer, { type: 'plan', id: planId }, childFields(plan), null);
       recorded = { change, version: plan.version, revision: guard };
     }
-    const outcome = await deletePlanItems(key, planId, recorded);
+    const outcome = await deletePlanItems(key, planId, layout, recorded);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     if (outcome === 'plan_missing') throw planNotFound(planId);
     return outcome === 'stale' ? 'stale' : 'deleted';

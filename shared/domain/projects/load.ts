@@ -1,3 +1,4 @@
+import type { PlanLayout } from '#db/plan-keys.ts';
 import { readFeatureList, readPlanWithFeatures, writeFeatureHead } from '#db/project-parts.ts';
 import { getProjectItem, readProjectPartition, readSmallProjectPartition } from '#db/projects.ts';
 import type { FeatureItem, PlanItem, ProjectKey, ProjectPartition, ProjectScope } from '#db/types.ts';
@@ -86,14 +87,16 @@ export async function loadFeatures(key: ProjectKey): Promise<ProjectFeatures> {
 
 export interface LoadedPlan extends ProjectFeatures {
   plan: PlanItem;
+  /** Where the plan's item is stored: its writes address it there. */
+  layout: PlanLayout;
   /** The plan's assignments joined to their features, in assignment order. */
   assignments: Assignment[];
 }
 
 /**
- * One plan with its assignments, and the project's features: the feature range, the plan
- * item and the plan's assignment prefix, three requests in one round trip, whatever the
- * project's other plans hold. A missing project or plan is a 404.
+ * One plan with its assignments, and the project's features: the feature range and the
+ * plan's key prefix (the plan with its assignments), two Queries in one round trip, whatever
+ * the project's other plans hold. A missing project or plan is a 404.
  */
 export async function loadPlan(key: ProjectKey, planId: number): Promise<LoadedPlan> {
   const { plan, ...part } = await loadPlanPart(key, planId);
@@ -101,19 +104,22 @@ export async function loadPlan(key: ProjectKey, planId: number): Promise<LoadedP
   return { ...part, plan };
 }
 
-/** loadPlan, with no plan (and the assignments a cut-short delete left) when it is missing. */
+/**
+ * loadPlan, with no plan (and the assignments a cut-short delete left) when it is missing. A
+ * project without a feature head is read whole once and given its head (a 404 when it is
+ * gone), then its part is read as any other's.
+ */
 export async function loadPlanPart(
   key: ProjectKey,
   planId: number,
-): Promise<ProjectFeatures & { plan: PlanItem | undefined; assignments: Assignment[] }> {
+): Promise<ProjectFeatures & { plan: PlanItem | undefined; layout: PlanLayout; assignments: Assignment[] }> {
   if (!slugPattern.test(key.slug)) throw projectNotFound(key.slug);
-  const part = await readPlanWithFeatures(key, planId);
+  let part = await readPlanWithFeatures(key, planId);
   if (!part) {
-    const partition = await loadWholeAndHeal(key);
-    const plan = partition.plans.find((p) => p.planId === planId);
-    const assignments = assignmentsByPlan(partition).get(planId) ?? [];
-    return { ...scopeOf(partition.project), features: partition.features, plan, assignments };
+    await loadWholeAndHeal(key);
+    part = await readPlanWithFeatures(key, planId);
+    if (!part) throw projectNotFound(key.slug);
   }
   const assignments = assignmentsByPlan({ features: part.features, planFeatures: part.assignments }).get(planId) ?? [];
-  return { ...scopeOf(part.head), features: part.features, plan: part.plan, assignments };
+  return { ...scopeOf(part.head), features: part.features, plan: part.plan, layout: part.layout, assignments };
 }
