@@ -2,7 +2,7 @@ import { systemClock } from '#domain/ports.ts';
 import { lambdaHandler } from '#http/group-handler.ts';
 import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { paymentsRoutes } from '#shared/route-slices.ts';
-import { kmsKeyringFor } from '#shared/secrets/keyring.ts';
+import { kmsKeyringFor } from '#shared/secrets/kms-keyring.ts';
 import { payments } from './actions.ts';
 
 /** Checkout opens payment keys: a stage without a keyring fails its cold start. */

@@ -1,6 +1,6 @@
 import { lambdaHandler } from '#http/group-handler.ts';
 import { projectsRoutes } from '#shared/route-slices.ts';
-import { kmsKeyringFor } from '#shared/secrets/keyring.ts';
+import { kmsKeyringFor } from '#shared/secrets/kms-keyring.ts';
 import { sqsSweepQueueFor } from '#shared/sweeps/sqs-queue.ts';
 import { projects } from './actions.ts';
 

@@ -300,26 +300,14 @@ export function kmsKeyring(options: { keyId: string; client?: KMSClient; clientC
 export function keyringFor(
   config: Pick<RuntimeConfig, 'PAYMENT_KMS_KEY_ID' | 'PAYMENT_KEY_FILE' | 'AWS_REGION'>,
 ): Keyring {
-  if (config.PAYMENT_KMS_KEY_ID) return kmsKeyringFor(config);
+  if (config.PAYMENT_KMS_KEY_ID) {
+    // No endpoint here: the SDK reads AWS_ENDPOINT_URL_KMS itself.
+    return kmsKeyring({ keyId: config.PAYMENT_KMS_KEY_ID, clientConfig: { region: config.AWS_REGION } });
+  }
   if (config.PAYMENT_KEY_FILE) return localKeyring(readLocalKeyFile(config.PAYMENT_KEY_FILE));
   throw new ConfigError(
     'Invalid configuration: payment keys need PAYMENT_KMS_KEY_ID (a KMS key) or PAYMENT_KEY_FILE (a local key file)',
   );
-}
-
-/**
- * The deployed functions' keyring: KMS only. A Lambda never has a local key file (infra sets
- * PAYMENT_KMS_KEY_ID and nothing else), so its bundle leaves the local keyring and the key
- * file code out (~2 KB; docs/decisions.md, "Bundles and cold starts").
- */
-export function kmsKeyringFor(config: Pick<RuntimeConfig, 'PAYMENT_KMS_KEY_ID' | 'AWS_REGION'>): Keyring {
-  if (!config.PAYMENT_KMS_KEY_ID) {
-    throw new ConfigError(
-      'Invalid configuration: payment keys need PAYMENT_KMS_KEY_ID (a KMS key) in a deployed function',
-    );
-  }
-  // No endpoint here: the SDK reads AWS_ENDPOINT_URL_KMS itself.
-  return kmsKeyring({ keyId: config.PAYMENT_KMS_KEY_ID, clientConfig: { region: config.AWS_REGION } });
 }
 
 /** A KMS client without the SDK's logger middleware, which copies every output for a logger we never set. */

@@ -9,11 +9,11 @@ import {
   ensureLocalKeyFile,
   type Keyring,
   keyringFor,
-  kmsKeyringFor,
   localKeyring,
   readLocalKeyFile,
   SecretUnreadableError,
 } from '#shared/secrets/keyring.ts';
+import { kmsKeyringFor } from '#shared/secrets/kms-keyring.ts';
 import { rejection } from '../fixtures/rejection.ts';
 
 const SECRET = 'sk_test_51NzQvXyZaBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789';
