@@ -8,26 +8,33 @@ import { groups } from '#functions/groups.ts';
 import { errorBody, errorResult, payloadTooLarge } from '#http/errors.ts';
 import { createGroupHandler, type LambdaHandler, withSharedHeaders } from '#http/group-handler.ts';
 import type { HttpResult, LambdaResult } from '#http/responses.ts';
-import { matchRoute } from '#http/router.ts';
+import { createRouter } from '#http/router.ts';
 import { type App, compose } from '#shared/composition.ts';
 import { runtimeConfig } from '#shared/config.ts';
 import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
-import { fallbackGroup, type Group } from '#shared/routes.ts';
+import { fallbackGroup, type Group, routes } from '#shared/routes.ts';
 import { keyringFor } from '#shared/secrets/keyring.ts';
 import { LocalSweeper, localSweeperFor } from './local-sweeper.ts';
 
-/** The same group actions that CDK bundles into one Lambda per group, all on one App. */
+/** Routes every request as API Gateway does, by the whole table. */
+const router = createRouter(routes);
+
+/**
+ * The same group actions that CDK bundles into one Lambda per group, all on one App, each
+ * routing by the whole table (the server hands each only its own routes, or `$default` to
+ * the fallback group, as API Gateway does).
+ */
 function groupHandlers(app: App<Ports>): Record<Group, LambdaHandler> {
   return {
-    share: createGroupHandler(groups.share, app),
-    payments: createGroupHandler(groups.payments, app),
-    projects: createGroupHandler(groups.projects, app),
-    features: createGroupHandler(groups.features, app),
-    plans: createGroupHandler(groups.plans, app),
-    docs: createGroupHandler(groups.docs, app),
-    webhooks: createGroupHandler(groups.webhooks, app),
-    customers: createGroupHandler(groups.customers, app),
+    share: createGroupHandler(groups.share, app, routes),
+    payments: createGroupHandler(groups.payments, app, routes),
+    projects: createGroupHandler(groups.projects, app, routes),
+    features: createGroupHandler(groups.features, app, routes),
+    plans: createGroupHandler(groups.plans, app, routes),
+    docs: createGroupHandler(groups.docs, app, routes),
+    webhooks: createGroupHandler(groups.webhooks, app, routes),
+    customers: createGroupHandler(groups.customers, app, routes),
   };
 }
 
@@ -118,7 +125,7 @@ function toEvent(req: IncomingMessage, body: Buffer, requestId: string) {
   for (const [name, value] of new URLSearchParams(rawQuery))
     query[name] = name in query ? `${query[name]},${value}` : value;
 
-  const match = matchRoute(method, path);
+  const match = router.match(method, path);
   const group = match.kind === 'route' ? match.route.group : fallbackGroup;
   const isText = TEXT_CONTENT.test(headers['content-type'] ?? '');
   const now = new Date();
@@ -171,7 +178,7 @@ async function handle(
     // Answered with the headers the group handlers give (CORS on public routes, no-store...).
     const { event } = toEvent(req, Buffer.alloc(0), requestId);
     const tooLarge = errorResult(payloadTooLarge(limits.bodyBytesMax)) as HttpResult;
-    const result = withSharedHeaders(event, tooLarge, requestId);
+    const result = withSharedHeaders(event, tooLarge, requestId, router);
     res.writeHead(result.statusCode, { ...stringHeaders(result.headers), connection: 'close' });
     res.end(result.body);
     return;

@@ -17,6 +17,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { groupSpecs, groupNames as groups } from '../shared/groups.ts';
+import { routeSlices } from '../shared/route-slices.ts';
 import {
   fallbackGroup,
   findRoute,
@@ -95,6 +96,16 @@ function acknowledgePublicOrKeyed(httpRoute: HttpRoute, route: Route): void {
  * (they are in the route table) and add the headers to public responses only, which API
  * Gateway's CORS setting, applied to every route, could not do.
  */
+/**
+ * The groups whose slice (shared/route-slices.ts, what its function routes by) is not exactly
+ * its routes in the table, in order: API Gateway sends a group's function the table's routes
+ * of the group, so a function must not be deployed with another list.
+ */
+export const staleRouteSlices = (): Group[] =>
+  groups.filter(
+    (group) => JSON.stringify(routeSlices[group]) !== JSON.stringify(routes.filter((route) => route.group === group)),
+  );
+
 export class ApiStack extends Stack {
   readonly api: HttpApi;
   readonly functions: Record<Group, ServiceFunction>;
@@ -136,6 +147,10 @@ export class ApiStack extends Stack {
       createDefaultStage: false,
       defaultIntegration: integrations[fallbackGroup],
     });
+    const stale = staleRouteSlices();
+    if (stale.length > 0) {
+      throw new Error(`shared/route-slices.ts is stale for ${stale.join(', ')}: run npm run openapi`);
+    }
     const httpRoutes: HttpRoute[] = [];
     for (const route of routes) {
       // A GET's HEAD twin on the same integration: without it API Gateway sends a HEAD to

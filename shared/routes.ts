@@ -98,19 +98,31 @@ export type PathParams<P extends string> = P extends `${string}{${infer Name}}${
 
 export const routeKey = (route: Pick<Route, 'method' | 'path'>) => `${route.method} ${route.path}` as RouteKey;
 
-const byKey = new Map<string, Route>(routes.map((route) => [routeKey(route), route]));
+/** A group's part of the table: its slice (shared/route-slices.ts) holds exactly these. */
+export type GroupRoute<G extends Group> = Extract<Route, { group: G }>;
 
 /**
- * The route a route key names. `HEAD <path>` names the GET route of that path: every GET
- * also answers HEAD (RFC 9110 9.3.2), with the same function, authentication and answer,
- * minus the body (shared/http/group-handler.ts). The table lists only the GET, so no bundle
- * carries each route twice; API Gateway gets a HEAD route beside each GET (infra/api-stack.ts,
- * by `methodsOf`).
+ * Route keys looked up in `table` (the table, or one group's slice of it). `HEAD <path>`
+ * names the GET route of that path: every GET also answers HEAD (RFC 9110 9.3.2), with the
+ * same function, authentication and answer, minus the body (shared/http/group-handler.ts).
+ * The table lists only the GET, so no bundle carries each route twice; API Gateway gets a
+ * HEAD route beside each GET (infra/api-stack.ts, by `methodsOf`).
  */
+export function routeLookup(table: readonly Route[]): (key: string) => Route | undefined {
+  const byKey = new Map<string, Route>(table.map((route) => [routeKey(route), route]));
+  return (key) => byKey.get(key.startsWith('HEAD ') ? `GET ${key.slice(5)}` : key);
+}
+
+// Built at the first lookup: nothing in this module runs at import, so a function that imports
+// only `routeKey`, `methodsOf` or `routeLookup` from it bundles none of the table.
+let inTable: ((key: string) => Route | undefined) | undefined;
+
+/** The route a route key names in the whole table (HEAD names its GET: `routeLookup`). */
 export function findRoute(key: string): Route | undefined {
-  return byKey.get(key.startsWith('HEAD ') ? `GET ${key.slice(5)}` : key);
+  inTable ??= routeLookup(routes);
+  return inTable(key);
 }
 
 /** The methods a route answers: its own, and HEAD beside a GET. */
-export const methodsOf = (route: Route): readonly string[] =>
+export const methodsOf = (route: Pick<Route, 'method'>): readonly string[] =>
   route.method === 'GET' ? ['GET', 'HEAD'] : [route.method];

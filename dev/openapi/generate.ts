@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { groups } from '#functions/groups.ts';
+import { routeSlicesFile, routeSlicesModule } from '../route-slices.ts';
 import { buildDocument, type OpenApiDocument } from './document.ts';
 import { apiReference } from './markdown.ts';
 
@@ -57,5 +58,6 @@ export async function generatedFiles(): Promise<Record<string, string>> {
     'client/schema.d.ts': typesHeader + types,
     'docs/api.md': apiReference(document),
     [documentModuleFile]: documentModule(document),
+    [routeSlicesFile]: routeSlicesModule(),
   };
 }

@@ -1,4 +1,5 @@
 import { lambdaHandler } from '#http/group-handler.ts';
+import { customersRoutes } from '#shared/route-slices.ts';
 import { customers } from './actions.ts';
 
-export const handler = lambdaHandler(customers, {});
+export const handler = lambdaHandler(customers, {}, customersRoutes);

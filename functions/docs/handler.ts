@@ -1,4 +1,5 @@
 import { lambdaHandler } from '#http/group-handler.ts';
+import { docsRoutes } from '#shared/route-slices.ts';
 import { docs } from './actions.ts';
 
-export const handler = lambdaHandler(docs, {});
+export const handler = lambdaHandler(docs, {}, docsRoutes);

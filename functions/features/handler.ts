@@ -1,4 +1,5 @@
 import { lambdaHandler } from '#http/group-handler.ts';
+import { featuresRoutes } from '#shared/route-slices.ts';
 import { features } from './actions.ts';
 
-export const handler = lambdaHandler(features, {});
+export const handler = lambdaHandler(features, {}, featuresRoutes);

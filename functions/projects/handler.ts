@@ -1,5 +1,6 @@
 import { lambdaHandler } from '#http/group-handler.ts';
-import { keyringFor } from '#shared/secrets/keyring.ts';
+import { projectsRoutes } from '#shared/route-slices.ts';
+import { kmsKeyringFor } from '#shared/secrets/kms-keyring.ts';
 import { sqsSweepQueueFor } from '#shared/sweeps/sqs-queue.ts';
 import { projects } from './actions.ts';
 
@@ -7,4 +8,4 @@ import { projects } from './actions.ts';
  * Projects seal payment keys and hand deleted projects' sweeps to the sweep queue: a stage
  * without a keyring or a queue fails its cold start.
  */
-export const handler = lambdaHandler(projects, { keyring: keyringFor, sweeps: sqsSweepQueueFor });
+export const handler = lambdaHandler(projects, { keyring: kmsKeyringFor, sweeps: sqsSweepQueueFor }, projectsRoutes);

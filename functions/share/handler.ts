@@ -1,4 +1,9 @@
 import { lambdaHandler } from '#http/group-handler.ts';
+import { routes } from '#shared/routes.ts';
 import { share } from './actions.ts';
 
-export const handler = lambdaHandler(share, {});
+/**
+ * Share is also the fallback group: API Gateway's `$default` (any request no route matched)
+ * comes here, so it routes by the whole table to answer 404, or 405 with the path's Allow.
+ */
+export const handler = lambdaHandler(share, {}, routes);

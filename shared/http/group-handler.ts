@@ -6,13 +6,13 @@ import { runtimeConfig } from '#shared/config.ts';
 import { groupSpecs } from '#shared/groups.ts';
 import { log } from '#shared/logger.ts';
 import { runInRequestContext } from '#shared/request-context.ts';
-import { findRoute, type Group } from '#shared/routes.ts';
+import type { Group, Route } from '#shared/routes.ts';
 import type { DefinedGroup, GroupPorts } from './action.ts';
 import { errorResult, internalErrorResult } from './errors.ts';
 import { authorize, type GroupContext, idempotency, jsonBody, resolveAction, validateInput } from './middlewares.ts';
 import { projectKey } from './params.ts';
 import { type HttpResult, type LambdaResult, toLambdaResult } from './responses.ts';
-import { isPublicRequest } from './router.ts';
+import { createRouter, type Router } from './router.ts';
 
 /** A claimed Idempotency-Key counts as abandoned this long after its function's timeout. */
 const IDEMPOTENCY_MARGIN_SECONDS = 5;
@@ -31,12 +31,17 @@ const publicHeaders = {
  * hold a stage or a base path), CORS on public routes, and `no-store` on all others unless the
  * answer chose its own caching.
  */
-export function withSharedHeaders(event: APIGatewayProxyEventV2, outcome: HttpResult, requestId: string): LambdaResult {
+export function withSharedHeaders(
+  event: APIGatewayProxyEventV2,
+  outcome: HttpResult,
+  requestId: string,
+  router: Router,
+): LambdaResult {
   const response = toLambdaResult(outcome);
   const { headers } = response;
   headers['x-request-id'] = requestId;
   headers['x-content-type-options'] = 'nosniff';
-  if (isPublicRequest(event.routeKey, event.rawPath)) Object.assign(headers, publicHeaders);
+  if (router.isPublicRequest(event.routeKey, event.rawPath)) Object.assign(headers, publicHeaders);
   else headers['cache-control'] ??= 'no-store';
   return response;
 }
@@ -70,14 +75,22 @@ function errorResponder(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error,
  * response shares: its headers (withSharedHeaders), the one log line, and
  * the last word on anything unexpected (a 500 that names the request id and exposes
  * nothing else).
+ *
+ * `routes`: what it routes by, the whole table (shared/routes.ts) for the local server and
+ * the `$default` fallback function, or its group's slice (shared/route-slices.ts) for a
+ * group's own function, which API Gateway sends its own routes only. A slice without one of
+ * the group's routes fails here, at the cold start.
  */
 export function createGroupHandler<G extends Group>(
   { group, actions }: DefinedGroup<G>,
   app: App<GroupPorts<G>>,
+  routes: readonly Route[],
 ): LambdaHandler {
+  const router = createRouter(routes);
+  for (const key of actions.keys()) if (!router.find(key)) throw new Error(`${group}: no route ${key} to serve`);
   const pipeline = middy<APIGatewayProxyEventV2, HttpResult, Error, GroupContext>({ timeoutEarlyInMillis: 0 })
     .use(errorResponder())
-    .use(resolveAction(actions))
+    .use(resolveAction(actions, router))
     .use(authorize(app.authenticate))
     .use(idempotency((groupSpecs[group].timeoutSeconds + IDEMPOTENCY_MARGIN_SECONDS) * 1000))
     .use(jsonBody())
@@ -124,7 +137,7 @@ export function createGroupHandler<G extends Group>(
         log({ level: 'error', msg: 'idempotency: could not keep the answer', requestId, error: String(error) });
       }
     }
-    const shared = withSharedHeaders(event, outcome, requestId);
+    const shared = withSharedHeaders(event, outcome, requestId, router);
     const response = event.requestContext?.http?.method === 'HEAD' ? headOf(shared) : shared;
 
     log({
@@ -142,7 +155,7 @@ export function createGroupHandler<G extends Group>(
       ...(scope.caller ?? {}),
       ...(response.statusCode >= 400 ? { errorCode: errorCodeOf(outcome) } : {}),
       // The path only where no route matched: a matched route's template says where it went.
-      ...(isUnmatched(event) ? { path: shortened(event.rawPath) } : {}),
+      ...(router.find(event.routeKey) ? {} : { path: shortened(event.rawPath) }),
       ...(scope.failure ? { error: scope.failure } : {}),
     });
     return response;
@@ -151,9 +164,6 @@ export function createGroupHandler<G extends Group>(
 
 const errorCodeOf = (outcome: HttpResult): string | undefined =>
   ((outcome.body ?? {}) as { error?: { code?: string } }).error?.code;
-
-/** API Gateway's `$default` (or a key no route has): the request matched no route. */
-const isUnmatched = (event: APIGatewayProxyEventV2): boolean => !findRoute(event.routeKey);
 
 const shortened = (path: string | undefined) =>
   path === undefined || path.length <= 200 ? path : `${path.slice(0, 200)}…`;
@@ -166,6 +176,7 @@ const shortened = (path: string | undefined) =>
 export function lambdaHandler<G extends Group>(
   defined: DefinedGroup<G>,
   builders: PortBuilders<GroupPorts<G>>,
+  routes: readonly Route[],
 ): LambdaHandler {
-  return createGroupHandler(defined, compose(runtimeConfig(), builders));
+  return createGroupHandler(defined, compose(runtimeConfig(), builders), routes);
 }

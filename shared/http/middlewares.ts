@@ -7,12 +7,12 @@ import { bodyFingerprint, checkIdempotencyKey, startIdempotent } from '#domain/i
 import type { Authenticator, Principal } from '#domain/keys/keys.ts';
 import { parse } from '#domain/validation.ts';
 import { onIdempotentFinish, recordCaller } from '#shared/request-context.ts';
-import { findRoute, type Route, routeKey } from '#shared/routes.ts';
+import { type Route, routeKey } from '#shared/routes.ts';
 import type { RouteAction } from './action.ts';
 import { bearerToken } from './auth.ts';
 import { payloadTooLarge } from './errors.ts';
 import { parsePath } from './params.ts';
-import { unmatchedError } from './router.ts';
+import type { Router } from './router.ts';
 
 /** What the middlewares learn about a request, for those after them and the action. */
 export interface GroupContext extends Context {
@@ -28,14 +28,14 @@ type GroupRequest = Request<APIGatewayProxyEventV2, unknown, Error, GroupContext
 type GroupMiddleware = MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, GroupContext>;
 
 /** Finds this group's action for the route key API Gateway (or the local server) matched. */
-export function resolveAction(actions: ReadonlyMap<string, RouteAction>): GroupMiddleware {
+export function resolveAction(actions: ReadonlyMap<string, RouteAction>, router: Router): GroupMiddleware {
   return {
     before: async (request: GroupRequest) => {
       const { requestContext, rawPath } = request.event;
       // A HEAD route key finds its GET route, and so the GET's action.
-      const route = findRoute(request.event.routeKey);
+      const route = router.find(request.event.routeKey);
       const action = route && actions.get(routeKey(route));
-      if (!route || !action) throw unmatchedError(requestContext.http.method, rawPath);
+      if (!route || !action) throw router.unmatchedError(requestContext.http.method, rawPath);
       request.context.route = route;
       request.context.action = action;
     },

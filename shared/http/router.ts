@@ -1,11 +1,6 @@
 import { echo, NotFoundError } from '#domain/errors.ts';
-import { findRoute, methodsOf, type Route, routes } from '#shared/routes.ts';
+import { methodsOf, type Route, routeLookup } from '#shared/routes.ts';
 import { methodNotAllowed } from './errors.ts';
-
-const compiled = routes.map((route) => ({
-  route,
-  pattern: new RegExp(`^${route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`),
-}));
 
 const decode = (value: string) => {
   try {
@@ -21,37 +16,59 @@ export type RouteMatch =
   | { kind: 'method_not_allowed'; allow: string[] }
   | { kind: 'not_found' };
 
-/** What API Gateway does with the route table: used by the local server and `$default`. */
-export function matchRoute(method: string, path: string): RouteMatch {
-  const allow: string[] = [];
-  for (const { route, pattern } of compiled) {
-    const match = pattern.exec(path);
-    if (!match) continue;
-    const methods = methodsOf(route);
-    if (methods.includes(method)) {
-      const pathParameters = Object.fromEntries(Object.entries(match.groups ?? {}).map(([k, v]) => [k, decode(v)]));
-      return { kind: 'route', route, key: `${method} ${route.path}`, pathParameters };
-    }
-    allow.push(...methods);
-  }
-  return allow.length > 0 ? { kind: 'method_not_allowed', allow } : { kind: 'not_found' };
-}
-
-/** The error for a request that no route of the table serves. */
-export function unmatchedError(method: string, path: string): Error {
-  const match = matchRoute(method, path);
-  if (match.kind === 'method_not_allowed') return methodNotAllowed(method, path, match.allow);
-  return new NotFoundError(`No endpoint ${method} ${echo(path)}. See the README for the API.`);
+export interface Router {
+  /** The route a route key names (`HEAD <path>` names its GET). */
+  find(key: string): Route | undefined;
+  /** What API Gateway does with these routes: used by the local server and `$default`. */
+  match(method: string, path: string): RouteMatch;
+  /** The error for a request that none of these routes serves: 405 with its Allow, or 404. */
+  unmatchedError(method: string, path: string): Error;
+  /**
+   * Whether an answer is the widget's, readable from any origin: decided by the route API
+   * Gateway matched (`routeKey`), or, for a request no route matched (`$default`), by whether
+   * the path fits a public route's template (a 405 of a public path). Never by a path prefix:
+   * under a stage or a custom domain's base path the raw path starts with something else.
+   */
+  isPublicRequest(routeKey: string, rawPath: string): boolean;
 }
 
 /**
- * Whether an answer is the widget's, readable from any origin: decided by the route API
- * Gateway matched (`routeKey`), or, for a request no route matched (`$default`), by whether
- * the path fits a public route's template (a 405 of a public path). Never by a path prefix:
- * under a stage or a custom domain's base path the raw path starts with something else.
+ * Routing over `routes`: the whole table (the local server, and the `$default` fallback
+ * function, which answers every request no route matched), or one group's slice
+ * (shared/route-slices.ts: API Gateway sends a group's function its own routes only).
  */
-export function isPublicRequest(routeKey: string, rawPath: string): boolean {
-  const route = findRoute(routeKey);
-  if (route) return route.auth === 'public';
-  return compiled.some(({ route, pattern }) => route.auth === 'public' && pattern.test(rawPath));
+export function createRouter(routes: readonly Route[]): Router {
+  const find = routeLookup(routes);
+  const compiled = routes.map((route) => ({
+    route,
+    pattern: new RegExp(`^${route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`),
+  }));
+  const match = (method: string, path: string): RouteMatch => {
+    const allow: string[] = [];
+    for (const { route, pattern } of compiled) {
+      const found = pattern.exec(path);
+      if (!found) continue;
+      const methods = methodsOf(route);
+      if (methods.includes(method)) {
+        const pathParameters = Object.fromEntries(Object.entries(found.groups ?? {}).map(([k, v]) => [k, decode(v)]));
+        return { kind: 'route', route, key: `${method} ${route.path}`, pathParameters };
+      }
+      allow.push(...methods);
+    }
+    return allow.length > 0 ? { kind: 'method_not_allowed', allow } : { kind: 'not_found' };
+  };
+  return {
+    find,
+    match,
+    unmatchedError(method, path) {
+      const matched = match(method, path);
+      if (matched.kind === 'method_not_allowed') return methodNotAllowed(method, path, matched.allow);
+      return new NotFoundError(`No endpoint ${method} ${echo(path)}. See the README for the API.`);
+    },
+    isPublicRequest(routeKey, rawPath) {
+      const route = find(routeKey);
+      if (route) return route.auth === 'public';
+      return compiled.some(({ route, pattern }) => route.auth === 'public' && pattern.test(rawPath));
+    },
+  };
 }

@@ -10,6 +10,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { groupSpecs } from '../../shared/groups.ts';
+import { routeSlices } from '../../shared/route-slices.ts';
 import type { Group } from '../../shared/routes.ts';
 import { groups, logicalId, type SynthesizedStage, synthStage } from '../fixtures/cdk.ts';
 
@@ -194,14 +195,15 @@ describe('bundles: each function ships a self-contained ESM bundle that answers 
     try {
       const { handler } = await import(pathToFileURL(process.argv[1]).href);
       const path = process.argv[3] ?? '/nope';
+      const method = process.argv[4] ?? 'GET';
       const event = {
         version: '2.0',
-        routeKey: path === '/nope' ? '$default' : 'GET ' + path,
+        routeKey: process.argv[5] ?? (path === '/nope' ? '$default' : 'GET ' + path),
         rawPath: path,
         rawQueryString: '',
         headers: {},
         isBase64Encoded: false,
-        requestContext: { http: { method: 'GET', path }, requestId: process.argv[2] },
+        requestContext: { http: { method, path }, requestId: process.argv[2] },
       };
       const context = { awsRequestId: 'aws-' + process.argv[2], getRemainingTimeInMillis: () => 10000 };
       output = { result: await handler(event, context), attempts };
@@ -212,7 +214,7 @@ describe('bundles: each function ships a self-contained ESM bundle that answers 
   `;
 
   /** The bundle's answer to GET `path`, with only what a Lambda of this stack would see. */
-  async function invokeBundle(group: Group, requestId: string, path?: string) {
+  async function invokeBundle(group: Group, requestId: string, path?: string, method?: string, routeKey?: string) {
     const { stdout } = await promisify(execFile)(
       process.execPath,
       [
@@ -222,6 +224,8 @@ describe('bundles: each function ships a self-contained ESM bundle that answers 
         join(assetDirOf(group), 'index.mjs'),
         requestId,
         ...(path ? [path] : []),
+        ...(method ? [method] : []),
+        ...(routeKey ? [routeKey] : []),
       ],
       {
         // Only what a Lambda of this stack would see, and nothing of the test process.
@@ -254,6 +258,25 @@ describe('bundles: each function ships a self-contained ESM bundle that answers 
       expect(result.headers['x-request-id']).toBe(requestId);
       expect(result.headers['content-type']).toMatch(/^application\/json/);
       expect(JSON.parse(result.body)).toEqual({ error: { code: 'not_found', message: expect.any(String) } });
+    },
+  );
+
+  test("share, the $default fallback, routes by the whole table: 405 with the Allow of another group's path", async () => {
+    const result = await invokeBundle('share', 'infra-test-405', '/api/v1/projects', 'PATCH', '$default');
+    expect(result.statusCode).toBe(405);
+    expect(result.headers.allow).toBe('GET, HEAD, POST');
+  });
+
+  test.each(['projects', 'features', 'plans', 'customers'] as const)(
+    '%s: answers HEAD of each of its keyed GET routes from its slice: 401 without a body (offline, before any read)',
+    async (group) => {
+      for (const route of routeSlices[group].filter((entry) => entry.method === 'GET')) {
+        const path = route.path.replace(/\{(\w+)\}/g, 'x1');
+        const head = await invokeBundle(group, `infra-head-${group}`, path, 'HEAD', `HEAD ${route.path}`);
+        expect(head.statusCode, `HEAD ${route.path}`).toBe(401);
+        expect(head.body, `HEAD ${route.path}`).toBeUndefined();
+        expect(Number(head.headers['content-length']), `HEAD ${route.path}`).toBeGreaterThan(0);
+      }
     },
   );
 

@@ -4,6 +4,7 @@ import { createGroupHandler } from '#http/group-handler.ts';
 import { compose } from '#shared/composition.ts';
 import { runtimeConfig } from '#shared/config.ts';
 import { setLogSink } from '#shared/logger.ts';
+import { routes } from '#shared/routes.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { httpEvent, lambdaContext } from '../fixtures/events.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
@@ -140,7 +141,7 @@ describe('an unexpected error', () => {
       route('GET /', { run: async () => ({ status: 204 }) }),
       route('GET /health', { run: async () => ({ status: 204 }) }),
     ]);
-    const handler = createGroupHandler(failing, compose(runtimeConfig(), {}));
+    const handler = createGroupHandler(failing, compose(runtimeConfig(), {}), routes);
     const event = httpEvent('GET', '/api/share/{shareId}', {
       path: '/api/share/abc',
       pathParameters: { shareId: 'abc' },

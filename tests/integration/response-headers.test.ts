@@ -12,6 +12,7 @@ import { createGroupHandler } from '#http/group-handler.ts';
 import type { LambdaResult } from '#http/responses.ts';
 import { compose } from '#shared/composition.ts';
 import { runtimeConfig } from '#shared/config.ts';
+import { routes } from '#shared/routes.ts';
 import { type ApiClient, type ApiResponse, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { httpEvent, lambdaContext } from '../fixtures/events.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
@@ -19,9 +20,9 @@ import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
 const server = useLocalServer();
 const app = composeFromEnvironment();
 const handlers = {
-  share: createGroupHandler(groups.share, app),
-  payments: createGroupHandler(groups.payments, app),
-  projects: createGroupHandler(groups.projects, app),
+  share: createGroupHandler(groups.share, app, routes),
+  payments: createGroupHandler(groups.payments, app, routes),
+  projects: createGroupHandler(groups.projects, app, routes),
 };
 let api: ApiClient;
 let readKey: string;
@@ -185,7 +186,7 @@ describe('Cache-Control: no-store on API v1, nosniff on everything', () => {
       route('PUT /api/v1/projects/{slug}/features/{featureId}', { run: fail }),
       route('DELETE /api/v1/projects/{slug}/features/{featureId}', { run: fail }),
     ]);
-    const handler = createGroupHandler(failing, compose(runtimeConfig(), {}));
+    const handler = createGroupHandler(failing, compose(runtimeConfig(), {}), routes);
     const response = await handler(
       httpEvent('GET', '/api/v1/projects/{slug}/features', {
         path: `/api/v1/projects/${slug}/features`,

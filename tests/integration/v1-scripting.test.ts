@@ -10,6 +10,7 @@ import { groups } from '#functions/groups.ts';
 import { createGroupHandler } from '#http/group-handler.ts';
 import { compose } from '#shared/composition.ts';
 import { runtimeConfig } from '#shared/config.ts';
+import { routes } from '#shared/routes.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { httpEvent, lambdaContext } from '../fixtures/events.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
@@ -193,7 +194,7 @@ describe('the service itself', () => {
   test('GET /health is 503 when the table does not answer', async () => {
     const broken = compose({ ...runtimeConfig(), TABLE_NAME: 'no-such-table' }, {});
     try {
-      const handler = createGroupHandler(groups.share, broken);
+      const handler = createGroupHandler(groups.share, broken, routes);
       const response = await handler(httpEvent('GET', '/health'), lambdaContext());
       expect(response.statusCode).toBe(503);
       expect(JSON.parse(String(response.body))).toEqual({ status: 'unavailable' });

@@ -13,6 +13,7 @@ import {
   readLocalKeyFile,
   SecretUnreadableError,
 } from '#shared/secrets/keyring.ts';
+import { kmsKeyringFor } from '#shared/secrets/kms-keyring.ts';
 import { rejection } from '../fixtures/rejection.ts';
 
 const SECRET = 'sk_test_51NzQvXyZaBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789';
@@ -259,5 +260,21 @@ describe('keyringFor(config)', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("kmsKeyringFor(config), the deployed functions' keyring", () => {
+  test('a KMS key only: without PAYMENT_KMS_KEY_ID a one-line ConfigError, even with a key file', () => {
+    const file = { PAYMENT_KMS_KEY_ID: undefined, PAYMENT_KEY_FILE: '/tmp/payment-keys.key', AWS_REGION: 'us-east-1' };
+    expect(() => kmsKeyringFor(file)).toThrow(ConfigError);
+    expect(() => kmsKeyringFor(file)).toThrow(
+      'Invalid configuration: payment keys need PAYMENT_KMS_KEY_ID (a KMS key) in a deployed function',
+    );
+  });
+
+  test('with PAYMENT_KMS_KEY_ID: a KMS keyring, as keyringFor builds it (nothing called before the first seal)', () => {
+    const ring = kmsKeyringFor({ PAYMENT_KMS_KEY_ID: 'alias/test', AWS_REGION: 'us-east-1' });
+    expect(typeof ring.seal).toBe('function');
+    expect(typeof ring.open).toBe('function');
   });
 });

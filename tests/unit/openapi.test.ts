@@ -22,13 +22,14 @@ import { type Group, routeKey, routes } from '#shared/routes.ts';
 const read = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
 
 describe('the OpenAPI document and what is generated from it', () => {
-  test('docs/openapi.json, client/schema.d.ts, docs/api.md and the served copy are up to date (npm run openapi)', async () => {
+  test('docs/openapi.json, client/schema.d.ts, docs/api.md, the served copy and the route slices are up to date (npm run openapi)', async () => {
     const files = await generatedFiles();
     expect(Object.keys(files).sort()).toEqual([
       'client/schema.d.ts',
       'docs/api.md',
       'docs/openapi.json',
       documentModuleFile,
+      'shared/route-slices.ts',
     ]);
     for (const [file, text] of Object.entries(files)) {
       if (file === documentModuleFile) continue;

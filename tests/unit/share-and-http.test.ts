@@ -2,9 +2,11 @@ import { describe, expect, test } from 'vitest';
 import { copyName, uniqueRefs } from '#domain/plans/plans.ts';
 import { featureLimit } from '#domain/share/share.ts';
 import { etagOf, ifNoneMatchHits } from '#http/etag.ts';
-import { matchRoute } from '#http/router.ts';
+import { createRouter } from '#http/router.ts';
 import { acceptsGzip } from '#http/static-asset.ts';
-import { findRoute } from '#shared/routes.ts';
+import { findRoute, routes } from '#shared/routes.ts';
+
+const matchRoute = createRouter(routes).match;
 
 describe('featureLimit', () => {
   test('is usageCount × multiplier without float noise', () => {
