@@ -1,6 +1,6 @@
 import type { NewChangeEntryItem } from './changes.ts';
 import { type AnyEntity, collectionItems, type StoredItem } from './items.ts';
-import { queryAll, queryFirstPage, queryTemplate } from './raw-query.ts';
+import { queryAll, queryTemplate } from './raw-query.ts';
 import { db, type PricingService } from './service.ts';
 import { writeTransaction } from './transactions.ts';
 import type { NewProjectItem, ProjectItem, ProjectKey } from './types.ts';
@@ -78,17 +78,6 @@ const shareData = readerOf('share');
 /** API v1 reads: the whole project in one Query on the table (strongly consistent). */
 export async function readProjectPartition(key: ProjectKey): Promise<ProjectPartition | undefined> {
   return toPartition(projectData(await queryAll(projectDataQuery(key))));
-}
-
-/**
- * The first page (up to 1 MB) of the Query `readProjectPartition` makes: the whole project
- * when it fits in that page, else 'larger', and no more pages are read.
- */
-export async function readSmallProjectPartition(
-  key: ProjectKey,
-): Promise<{ partition: ProjectPartition | undefined } | 'larger'> {
-  const { items, more } = await queryFirstPage(projectDataQuery(key));
-  return more ? 'larger' : { partition: toPartition(projectData(items)) };
 }
 
 /** Public reads: the whole project in one Query on the byShareId index. */

@@ -22,12 +22,6 @@ export async function queryAll(input: QueryCommandInput): Promise<StoredItem[]> 
   return items;
 }
 
-/** The first page of a Query (up to 1 MB), and whether more follow it. */
-export async function queryFirstPage(input: QueryCommandInput): Promise<{ items: StoredItem[]; more: boolean }> {
-  const page = await rawTable().lowLevel.send(new QueryCommand(input));
-  return { items: page.Items ?? [], more: page.LastEvaluatedKey !== undefined };
-}
-
 // Private-use characters: no key composite holds them, and ElectroDB copies them as they are.
 const placeholder = (name: string) => `\ue000${name}\ue001`;
 const PLACEHOLDER = /\ue000(\w+)\ue001/;

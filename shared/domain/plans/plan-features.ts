@@ -3,26 +3,22 @@ import { insertAssignments, writeAssignment } from '#db/plans.ts';
 import type { ProjectKey } from '#db/types.ts';
 import { changeEntries, childChange } from '../changes.ts';
 import { featureNotFound, NotFoundError, planNotFound, projectNotFound } from '../errors.ts';
-import { findPlan, guardFor, loadPlan, loadSmallProject } from '../projects/load.ts';
+import { guardFor, loadPlan } from '../projects/load.ts';
 import { checkIfMatch, untilWritten, type Writer } from '../versions.ts';
 import { resolveFeatures, uniqueRefs } from './plans.ts';
 import type { AddPlanFeaturesView, FeatureRefInput, PlanFeatureDetailView } from './schemas.ts';
-import { assignmentsByPlan, toPlanFeatureDetailView } from './view.ts';
+import { toPlanFeatureDetailView } from './view.ts';
 
 const notAssigned = (planId: number, featureId: number) =>
   new NotFoundError(`Feature ${featureId} is not assigned to plan ${planId}.`);
 
 /**
- * One DynamoDB request while the project fits in one Query page (about 1 MB): the whole
- * project. Past that, the plan's part alone (the feature range, the plan, its assignments:
- * three requests in one round trip) instead of the rest of the pages, so the cost stops
- * growing with the project's other plans (docs/decisions.md, "Reads of a part").
+ * The plan's part alone at any size: the feature range and the plan's key prefix (the plan
+ * with its assignments), two bounded Queries in one round trip, so the cost never grows with
+ * the project's other plans (docs/decisions.md, "Reads of a part").
  */
 export async function listPlanFeatures(key: ProjectKey, planId: number): Promise<PlanFeatureDetailView[]> {
-  const small = await loadSmallProject(key);
-  if (small === 'larger') return (await loadPlan(key, planId)).assignments.map(toPlanFeatureDetailView);
-  findPlan(small, planId);
-  return (assignmentsByPlan(small).get(planId) ?? []).map(toPlanFeatureDetailView);
+  return (await loadPlan(key, planId)).assignments.map(toPlanFeatureDetailView);
 }
 
 /**

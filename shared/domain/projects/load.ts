@@ -1,6 +1,6 @@
 import type { PlanLayout } from '#db/plan-keys.ts';
 import { readFeatureList, readPlanWithFeatures, writeFeatureHead } from '#db/project-parts.ts';
-import { getProjectItem, readProjectPartition, readSmallProjectPartition } from '#db/projects.ts';
+import { getProjectItem, readProjectPartition } from '#db/projects.ts';
 import type { FeatureItem, PlanItem, ProjectKey, ProjectPartition, ProjectScope } from '#db/types.ts';
 import { planNotFound, projectNotFound } from '../errors.ts';
 import { type Assignment, assignmentsByPlan } from '../plans/view.ts';
@@ -18,15 +18,6 @@ export async function loadProject(key: ProjectKey): Promise<ProjectPartition> {
   const partition = await readProjectPartition(key);
   if (!partition || partition.project.deletingAt) throw projectNotFound(key.slug);
   return partition;
-}
-
-/** The whole project when it fits in one Query page; 'larger' (after that one page) when not. */
-export async function loadSmallProject(key: ProjectKey): Promise<ProjectPartition | 'larger'> {
-  if (!slugPattern.test(key.slug)) throw projectNotFound(key.slug);
-  const read = await readSmallProjectPartition(key);
-  if (read === 'larger') return read;
-  if (!read.partition || read.partition.project.deletingAt) throw projectNotFound(key.slug);
-  return read.partition;
 }
 
 export function findPlan(partition: ProjectPartition, planId: number): PlanItem {
