@@ -1,115 +1,25 @@
-// Plan features (assignments): how they are written beside the features and plans they
-// join, and swept when either is deleted.
+// Plan features (assignments): swept when the feature or the plan they name is deleted. They
+// are written in their plan's item (shared/db/plan-assignments.ts); assignment items of their
+// own, written before, are read beside those entries and swept alike.
 import { deleteAll } from './batch.ts';
-import { type NewChangeEntryItem, removeChanges } from './changes.ts';
+import type { NewChangeEntryItem } from './changes.ts';
 import { isStorageBusy } from './contention.ts';
+import { legacyPlanSortKey } from './entities/plan.ts';
+import { itemsOf } from './items.ts';
+import { countFeatureDelete, removeEntries } from './plan-assignments.ts';
 import { atPlanKey, type PlanLayout } from './plan-keys.ts';
 import { getProjectItem } from './projects.ts';
+import { queryAll } from './raw-query.ts';
 import { db } from './service.ts';
-import { countedWrite, type TransactionEntities } from './transactions.ts';
-import type { NewPlanFeatureItem, ProjectKey, ProjectScope } from './types.ts';
+import { countedWrite } from './transactions.ts';
+import type { ProjectKey, ProjectScope } from './types.ts';
 import { versionIs } from './versions.ts';
 
-/** An assignment to write: the ids are allocated by the caller. */
-export interface NewAssignment {
-  featureId: number;
-  multiplier: number;
-  planFeatureId: number;
-}
-
-/**
- * Every assignment is written in a transaction together with a check that its feature (and,
- * for an existing plan, the plan) still exists. That pairing is what lets feature and plan
- * deletes sweep assignments afterwards without missing one. Two actions per assignment, and
- * a third, its change-log entry (after every assignment's pair), when it is recorded on its
- * own (added to an existing plan).
- */
-export const PER_ASSIGNMENT = 2;
-export const PER_RECORDED_ASSIGNMENT = 3;
-
-function assignmentItem(scope: ProjectScope, planId: number, a: NewAssignment, createdAt: string): NewPlanFeatureItem {
-  return {
-    ...scope,
-    planId,
-    featureId: a.featureId,
-    planFeatureId: a.planFeatureId,
-    multiplier: a.multiplier,
-    createdAt,
-  };
-}
+export type { NewAssignment } from './plan-assignments.ts';
 
 /** A feature an assignment names is gone (or was never in this project). */
 export interface MissingFeature {
   missingFeatureId: number;
-}
-
-export function assignmentActions(
-  entities: TransactionEntities,
-  scope: ProjectScope,
-  planId: number,
-  batch: NewAssignment[],
-  createdAt: string,
-) {
-  const key = { ownerId: scope.ownerId, slug: scope.slug };
-  return batch.flatMap((a) => [
-    entities.feature
-      .check({ ...key, featureId: a.featureId })
-      .where(({ featureId, shareId }, { exists, eq }) => `${exists(featureId)} AND ${eq(shareId, scope.shareId)}`)
-      .commit(),
-    entities.planFeature.create(assignmentItem(scope, planId, a, createdAt)).commit(),
-  ]);
-}
-
-/**
- * Which assignments of a batch a cancelled transaction points at, and why. `failedAt`
- * counts positions from the batch's first action.
- */
-export function failedAssignments(failedAt: number[], batch: NewAssignment[]) {
-  const stride = PER_ASSIGNMENT;
-  const at = (i: number) => batch[Math.floor(i / stride)] as NewAssignment;
-  const missing = failedAt.find((i) => i >= 0 && i % stride === 0);
-  return {
-    missing: missing === undefined ? undefined : { missingFeatureId: at(missing).featureId },
-    alreadyAssigned: failedAt.filter((i) => i >= 0 && i % stride === 1).map(at),
-  };
-}
-
-export async function removeAssignments(key: ProjectKey, planId: number, featureIds: number[]): Promise<void> {
-  await deleteAll(
-    db().entities.planFeature,
-    featureIds.map((featureId) => ({ ...key, planId, featureId })),
-  );
-}
-
-/**
- * Runs `write`, which records in `written` the assignments it committed, and removes those
- * again unless it ends in `success` (also when it throws, e.g. a 503 part way), with the
- * change-log entries `entryOf` gives for them (committed beside them), so no entry outlives
- * its undone write.
- */
-export async function undoUnless<T>(
-  success: (result: T) => boolean,
-  key: ProjectKey,
-  planId: number,
-  write: (written: NewAssignment[]) => Promise<T>,
-  entryOf: (assignment: NewAssignment) => NewChangeEntryItem | undefined = () => undefined,
-): Promise<T> {
-  const written: NewAssignment[] = [];
-  let succeeded = false;
-  try {
-    const result = await write(written);
-    succeeded = success(result);
-    return result;
-  } finally {
-    if (!succeeded) {
-      await removeAssignments(
-        key,
-        planId,
-        written.map((a) => a.featureId),
-      );
-      await removeChanges(written.flatMap((a) => entryOf(a) ?? []));
-    }
-  }
 }
 
 /** A feature or a plan: what an assignment names, and what deleting sweeps assignments of. */
@@ -158,34 +68,39 @@ export async function deleteWithAssignments<P extends AssignmentParent>(
     delta: -1,
     revision: recorded?.revision,
     changes: recorded ? [recorded.change] : [],
-    actions: ({ feature, plan }) => [
-      'planId' in parent
-        ? atPlanKey(
-            plan
-              .delete({ ...key, planId: parent.planId })
+    actions: (entities) => {
+      const { feature, plan } = entities;
+      return [
+        'planId' in parent
+          ? atPlanKey(
+              plan
+                .delete({ ...key, planId: parent.planId })
+                .where(
+                  ({ planId, shareId, version }, operations) =>
+                    `${operations.exists(planId)} AND ${operations.eq(shareId, ours.shareId)}${read ? ` AND ${versionIs(read.version, version, operations)}` : ''}`,
+                )
+                .commit(),
+              parent.planId,
+              parent.layout ?? 'prefix',
+            )
+          : feature
+              .delete({ ...key, featureId: parent.featureId })
               .where(
-                ({ planId, shareId, version }, operations) =>
-                  `${operations.exists(planId)} AND ${operations.eq(shareId, ours.shareId)}${read ? ` AND ${versionIs(read.version, version, operations)}` : ''}`,
+                ({ featureId, shareId, version }, operations) =>
+                  `${operations.exists(featureId)} AND ${operations.eq(shareId, ours.shareId)}${read ? ` AND ${versionIs(read.version, version, operations)}` : ''}`,
               )
               .commit(),
-            parent.planId,
-            parent.layout ?? 'prefix',
-          )
-        : feature
-            .delete({ ...key, featureId: parent.featureId })
-            .where(
-              ({ featureId, shareId, version }, operations) =>
-                `${operations.exists(featureId)} AND ${operations.eq(shareId, ours.shareId)}${read ? ` AND ${versionIs(read.version, version, operations)}` : ''}`,
-            )
-            .commit(),
-    ],
+        // No assignment of the feature commits after this (plan-assignments.ts, featuresUnchanged).
+        ...('planId' in parent ? [] : [countFeatureDelete(entities, scope)]),
+      ];
+    },
   });
   // A deleted project is swept whole by its own sweep.
   if (outcome === 'project_gone' || outcome === 'stale') return outcome;
   // A recorded delete read the item: its failed condition is a change since, read again.
   if (outcome !== 'committed' && recorded) return 'stale';
   try {
-    await deleteAll(db().entities.planFeature, await assignmentsOf(scope, parent));
+    await sweepAssignments(scope, parent);
   } catch (error) {
     // The delete has committed: answering "busy, nothing changed" would be false (and its
     // resend a 404). What is left is what a process that died here leaves: readers skip it,
@@ -196,19 +111,37 @@ export async function deleteWithAssignments<P extends AssignmentParent>(
   return ('planId' in parent ? 'plan_missing' : 'feature_missing') as Missing<P>;
 }
 
-/** A plan's assignments are a key prefix; a feature's are filtered out of the partition. */
-async function assignmentsOf({ shareId: ours, ...key }: ProjectScope, parent: AssignmentParent) {
-  const { planFeature } = db().entities;
-  const options = { pages: 'all', consistent: true } as const;
-  const { data } =
-    'planId' in parent
-      ? await planFeature.query
-          .projectData({ ...key, planId: parent.planId })
-          .where(({ shareId }, { eq }) => eq(shareId, ours))
-          .go(options)
-      : await planFeature.query
-          .projectData(key)
-          .where(({ featureId, shareId }, { eq }) => `${eq(featureId, parent.featureId)} AND ${eq(shareId, ours)}`)
-          .go(options);
-  return data;
+/**
+ * Removes what names the deleted plan or feature: a plan's assignment items (its entries went
+ * with its item) are its key prefix; a feature's are its entries in every plan and its items,
+ * read in one strongly consistent Query of the plans' key ranges (both layouts) and their items.
+ */
+async function sweepAssignments(scope: ProjectScope, parent: AssignmentParent): Promise<void> {
+  const { shareId: ours, ...key } = scope;
+  const { planFeature, plan } = db().entities;
+  if ('planId' in parent) {
+    const { data } = await planFeature.query
+      .projectData({ ...key, planId: parent.planId })
+      .where(({ shareId }, { eq }) => eq(shareId, ours))
+      .go({ pages: 'all', consistent: true });
+    await deleteAll(planFeature, data);
+    return;
+  }
+  const { Key, TableName } = plan.get({ ...key, planId: 0 }).params() as { Key: { pk: string }; TableName: string };
+  const stored = await queryAll({
+    TableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :plans)',
+    ExpressionAttributeValues: { ':pk': { S: Key.pk }, ':plans': { S: '$projectData#plan' } },
+    ConsistentRead: true,
+  });
+  const legacyPrefix = legacyPlanSortKey(0).replace(/0+$/, '');
+  const items = itemsOf(planFeature, stored).filter((a) => a.shareId === ours && a.featureId === parent.featureId);
+  await deleteAll(planFeature, items);
+  const featureKey = String(parent.featureId);
+  for (const raw of stored) {
+    const [holder] = itemsOf(plan, [raw]);
+    if (!holder || holder.shareId !== ours || !holder.assigned?.[featureKey]) continue;
+    const layout: PlanLayout = raw.sk?.S?.startsWith(legacyPrefix) ? 'legacy' : 'prefix';
+    await removeEntries(scope, holder.planId, layout, [parent.featureId]);
+  }
 }

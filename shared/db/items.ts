@@ -66,6 +66,7 @@ function readerOf(definition: Definition): Read | undefined {
     if (Array.isArray(type) || type === 'string') return text;
     if (type === 'number') return number;
     if (type === 'boolean') return flag;
+    if (type === 'any') return native;
   }
   if (type !== 'map' || properties === undefined) return undefined;
   const readers: [string, Read][] = [];

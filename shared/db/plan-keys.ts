@@ -7,6 +7,7 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { chunk } from './batch.ts';
 import { legacyPlanSortKey } from './entities/plan.ts';
 import { collectionItems, itemsOf } from './items.ts';
+import { assignmentsIn } from './plan-assignments.ts';
 import { queryAll } from './raw-query.ts';
 import { db, rawTable } from './service.ts';
 import type { PlanFeatureItem, PlanItem, ProjectKey } from './types.ts';
@@ -21,7 +22,7 @@ export type PlanLayout = 'prefix' | 'legacy';
 export interface StoredPlan {
   plan: PlanItem | undefined;
   layout: PlanLayout;
-  /** The plan's assignments, in feature id order. */
+  /** The plan's assignments: those in its item, then its assignment items (stored before). */
   assignments: PlanFeatureItem[];
 }
 
@@ -60,15 +61,16 @@ function legacyKeyOf(key: PlanKey): { pk: string; sk: string } {
  */
 export async function readStoredPlan(key: ProjectKey, planId: number): Promise<StoredPlan> {
   const { TableName, plan, assignments } = await readPrefix(key, planId);
-  if (plan) return { plan, layout: 'prefix', assignments };
+  if (plan) return { plan, layout: 'prefix', assignments: [...assignmentsIn(plan), ...assignments] };
   const old = legacyKeyOf({ ...key, planId });
   const { Item } = await rawTable().lowLevel.send(
     new GetItemCommand({ TableName, Key: { pk: { S: old.pk }, sk: { S: old.sk } }, ConsistentRead: true }),
   );
   const [legacy] = Item ? itemsOf(db().entities.plan, [Item]) : [];
-  if (legacy) return { plan: legacy, layout: 'legacy', assignments };
+  if (legacy) return { plan: legacy, layout: 'legacy', assignments: [...assignmentsIn(legacy), ...assignments] };
   const again = await readPrefix(key, planId);
-  return { plan: again.plan, layout: 'prefix', assignments: again.assignments };
+  const found = again.plan ? assignmentsIn(again.plan) : [];
+  return { plan: again.plan, layout: 'prefix', assignments: [...found, ...again.assignments] };
 }
 
 /**

@@ -1,33 +1,28 @@
+import { deleteWithAssignments, type MissingFeature, type RecordedDelete } from './assignments.ts';
+import { type NewChangeEntryItem, removeChanges } from './changes.ts';
+import { StorageBusyError } from './contention.ts';
 import {
-  assignmentActions,
-  deleteWithAssignments,
-  failedAssignments,
-  type MissingFeature,
+  ADD_BATCH,
+  addEntries,
+  assignmentsIn,
+  entriesOf,
+  featuresUnchanged,
   type NewAssignment,
-  PER_ASSIGNMENT,
-  PER_RECORDED_ASSIGNMENT,
-  type RecordedDelete,
-  undoUnless,
-} from './assignments.ts';
-import { chunk } from './batch.ts';
-import type { NewChangeEntryItem } from './changes.ts';
-import { atPlanKey, type PlanLayout } from './plan-keys.ts';
-import {
-  countedWrite,
-  failedConditions,
-  MAX_TRANSACTION_ITEMS,
-  type TransactionEntities,
-  writeTransaction,
-} from './transactions.ts';
-import type { NewPlanItem, PlanItem, ProjectKey, ProjectScope } from './types.ts';
+  removeEntries,
+  storedInPlan,
+  writeEntry,
+} from './plan-assignments.ts';
+import { atPlanKey, type PlanLayout, readStoredPlan } from './plan-keys.ts';
+import { readFeatureList } from './project-parts.ts';
+import { countedWrite, type TransactionEntities } from './transactions.ts';
+import type { NewPlanItem, PlanFeatureItem, PlanItem, ProjectKey, ProjectScope } from './types.ts';
 import { versionIs } from './versions.ts';
 
 /**
- * Creates a plan with its assignments and counts it on the project, with its change-log
- * entry (one for the plan and all it assigns). Up to 48 assignments fit in the plan's own
- * transaction; larger plans write the rest first, in transactions of
- * their own, while the plan does not exist yet, so no reader sees a half-made plan. If the
- * final transaction fails, what was written is removed again.
+ * Creates a plan with its assignments (in its item, at any number) and counts it on the
+ * project, with its change-log entry (one for the plan and all it assigns), in one
+ * transaction. The features must be those read with `featureDeletes` (the feature head's
+ * count): 'features_changed' when one was deleted since, for the caller to read again.
  */
 export async function insertPlan(
   scope: ProjectScope,
@@ -35,52 +30,24 @@ export async function insertPlan(
   assignments: NewAssignment[],
   maxPlans: number,
   change: NewChangeEntryItem,
-): Promise<'created' | 'project_gone' | 'limit_reached' | MissingFeature> {
-  const key = { ownerId: scope.ownerId, slug: scope.slug };
-  const createdAt = plan.createdAt;
-  // The project, the plan and the entry, then two actions per assignment.
-  const finalCapacity = Math.floor((MAX_TRANSACTION_ITEMS - 3) / PER_ASSIGNMENT);
-  const early = assignments.slice(0, Math.max(0, assignments.length - finalCapacity));
-  const last = assignments.slice(early.length);
-
-  return undoUnless(
-    (result) => result === 'created',
-    key,
-    plan.planId,
-    async (written) => {
-      for (const batch of chunk(early, Math.floor(MAX_TRANSACTION_ITEMS / PER_ASSIGNMENT))) {
-        const outcome = await writeTransaction((entities) =>
-          assignmentActions(entities, scope, plan.planId, batch, createdAt),
-        );
-        if (!outcome.committed) {
-          const { missing } = failedAssignments(failedConditions(outcome), batch);
-          if (missing) return missing;
-          throw new Error('Assignment transaction cancelled for no known reason');
-        }
-        written.push(...batch);
-      }
-      const outcome = await countedWrite({
-        scope,
-        counter: 'planCount',
-        delta: 1,
-        max: maxPlans,
-        actions: (entities) => [
-          entities.plan.create(plan).commit(),
-          ...assignmentActions(entities, scope, plan.planId, last, createdAt),
-        ],
-        changes: [change],
-      });
-      if (outcome === 'committed') return 'created';
-      if (outcome === 'project_gone' || outcome === 'limit_reached') return outcome;
-      if (outcome === 'stale') throw new Error('A plan create is never guarded by a revision');
-      const { missing } = failedAssignments(
-        outcome.failedAt.map((i) => i - 1),
-        last,
-      );
-      if (missing) return missing;
-      throw new Error(`Plan id ${plan.planId} already exists`);
-    },
-  );
+  featureDeletes: number,
+): Promise<'created' | 'project_gone' | 'limit_reached' | 'features_changed'> {
+  const outcome = await countedWrite({
+    scope,
+    counter: 'planCount',
+    delta: 1,
+    max: maxPlans,
+    actions: (entities) => [
+      entities.plan.create({ ...plan, assigned: entriesOf(assignments, plan.createdAt) }).commit(),
+      ...(assignments.length > 0 ? [featuresUnchanged(entities, scope, featureDeletes)] : []),
+    ],
+    changes: [change],
+  });
+  if (outcome === 'committed') return 'created';
+  if (outcome === 'project_gone' || outcome === 'limit_reached') return outcome;
+  if (outcome === 'stale') throw new Error('A plan create is never guarded by a revision');
+  if (outcome.failedAt.includes(1)) return 'features_changed';
+  throw new Error(`Plan id ${plan.planId} already exists`);
 }
 
 export interface InsertAssignmentsResult {
@@ -88,80 +55,94 @@ export interface InsertAssignmentsResult {
   alreadyAssigned: NewAssignment[];
 }
 
+/** The plan as an add found it: where its item is, whether it has its map yet, the head's count. */
+export interface AddTarget {
+  layout: PlanLayout;
+  hasMap: boolean;
+  featureDeletes: number;
+}
+
+/** Failed adds in a row (each followed by a read) before the add gives up with a 503. */
+const MAX_ADD_RETRIES = 8;
+
 /**
  * Assigns features to an existing plan, each with its change-log entry (`entries`, in the
- * order of `assignments`). A pair that is already assigned (also one that a
- * concurrent request assigned a moment ago) is skipped, not an error: the transaction is
- * retried without it (and its entry). A missing plan or feature undoes what this call wrote.
+ * order of `assignments`), ADD_BATCH to a transaction. A feature the plan already has (also
+ * one a concurrent request assigned a moment ago) is skipped, not an error: after a failed
+ * condition the plan and the features are read again and the rest is retried without it. A
+ * missing plan or feature, or a failure, undoes what this call wrote (entries and their
+ * change-log entries).
  */
 export async function insertAssignments(
   scope: ProjectScope,
   planId: number,
-  read: PlanLayout,
+  read: AddTarget,
   assignments: NewAssignment[],
   entries: NewChangeEntryItem[],
 ): Promise<InsertAssignmentsResult | 'plan_missing' | 'project_gone' | MissingFeature> {
   const key = { ownerId: scope.ownerId, slug: scope.slug };
   const createdAt = new Date().toISOString();
-  const alreadyAssigned: NewAssignment[] = [];
   const entryOf = new Map(assignments.map((a, i) => [a, entries[i] as NewChangeEntryItem]));
-  // The project and the plan check, then three actions per assignment.
-  const batches = chunk(assignments, Math.floor((MAX_TRANSACTION_ITEMS - 2) / PER_RECORDED_ASSIGNMENT));
-  // Where the plan check looks: where the plan was read, until a check there fails.
-  let layout = read;
-  return undoUnless(
-    (result) => typeof result === 'object' && 'added' in result,
-    key,
-    planId,
-    async (added) => {
-      for (const batch of batches) {
-        let pending = batch;
-        while (pending.length > 0) {
-          const current = pending;
-          const outcome = await countedWrite({
-            scope,
-            actions: (entities) => [
-              atPlanKey(
-                entities.plan
-                  .check({ ...key, planId })
-                  .where(({ planId: id, shareId }, { exists, eq }) => `${exists(id)} AND ${eq(shareId, scope.shareId)}`)
-                  .commit(),
-                planId,
-                layout,
-              ),
-              ...assignmentActions(entities, scope, planId, current, createdAt),
-            ],
-            changes: current.map((a) => entryOf.get(a) as NewChangeEntryItem),
-          });
-          if (outcome === 'committed') {
-            added.push(...current);
-            break;
-          }
-          if (typeof outcome === 'string') {
-            if (outcome === 'project_gone') return outcome;
-            throw new Error(`Unexpected outcome of an assignment: ${outcome}`);
-          }
-          if (outcome.failedAt[0] === 0) {
-            // A plan read at its old key may have been moved since by a concurrent write.
-            if (layout === 'prefix') return 'plan_missing';
-            layout = 'prefix';
-            continue;
-          }
-          const failed = failedAssignments(
-            outcome.failedAt.map((i) => i - 1),
-            current,
-          );
-          if (failed.missing) return failed.missing;
-          if (failed.alreadyAssigned.length === 0)
-            throw new Error('Assignment transaction cancelled for no known reason');
-          alreadyAssigned.push(...failed.alreadyAssigned);
-          pending = current.filter((a) => !failed.alreadyAssigned.includes(a));
-        }
+  const added: NewAssignment[] = [];
+  const alreadyAssigned: NewAssignment[] = [];
+  let target = read;
+  let pending = assignments;
+  let succeeded = false;
+  try {
+    for (let failures = 0; pending.length > 0; ) {
+      const batch = pending.slice(0, ADD_BATCH);
+      const { layout, hasMap, featureDeletes } = target;
+      const outcome = await countedWrite({
+        scope,
+        actions: (entities) => [
+          featuresUnchanged(entities, scope, featureDeletes),
+          addEntries(scope, planId, layout, hasMap, batch, createdAt),
+        ],
+        changes: batch.map((a) => entryOf.get(a) as NewChangeEntryItem),
+      });
+      if (outcome === 'committed') {
+        added.push(...batch);
+        pending = pending.slice(batch.length);
+        target = { ...target, hasMap: true };
+        failures = 0;
+        continue;
       }
-      return { added, alreadyAssigned };
-    },
-    (a) => entryOf.get(a),
-  );
+      if (outcome === 'project_gone') return outcome;
+      if (typeof outcome === 'string') throw new Error(`Unexpected outcome of an assignment: ${outcome}`);
+      if (++failures > MAX_ADD_RETRIES)
+        throw new StorageBusyError('The plan kept changing while features were assigned');
+      // Read again what the failed condition was about.
+      if (outcome.failedAt.includes(0)) {
+        const list = await readFeatureList(key);
+        if (!list || list.head.shareId !== scope.shareId) return 'project_gone';
+        const present = new Set(list.features.map((f) => f.featureId));
+        const missing = pending.find((a) => !present.has(a.featureId));
+        if (missing) return { missingFeatureId: missing.featureId };
+        target = { ...target, featureDeletes: list.head.featureDeletes ?? 0 };
+      }
+      if (outcome.failedAt.includes(1)) {
+        const stored = await readStoredPlan(key, planId);
+        const plan = stored.plan?.shareId === scope.shareId ? stored.plan : undefined;
+        if (!plan) return 'plan_missing';
+        target = { ...target, layout: stored.layout, hasMap: plan.assigned !== undefined };
+        const has = new Set(stored.assignments.filter((a) => a.shareId === scope.shareId).map((a) => a.featureId));
+        const taken = pending.filter((a) => has.has(a.featureId));
+        alreadyAssigned.push(...taken);
+        pending = pending.filter((a) => !has.has(a.featureId));
+      }
+    }
+    succeeded = true;
+    return { added, alreadyAssigned };
+  } finally {
+    if (!succeeded && added.length > 0) {
+      const { layout } = target;
+      const featureIds = added.map((a) => a.featureId);
+      // Where the plan is now: a concurrent write may have moved it from its old key.
+      await removeEntries(scope, planId, layout, featureIds);
+      if (layout === 'legacy') await removeEntries(scope, planId, 'prefix', featureIds);
+      await removeChanges(added.flatMap((a) => entryOf.get(a) ?? []));
+    }
+  }
 }
 
 export type PlanChanges = Partial<
@@ -245,20 +226,16 @@ export const deletePlan = (key: ProjectKey, planId: number, layout: PlanLayout, 
 
 type AssignmentWhere = Parameters<ReturnType<TransactionEntities['planFeature']['delete']>['where']>[0];
 
-/** The assignment as read: a write to it is refused once its multiplier is another. */
-export interface ReadAssignment {
-  planId: number;
-  featureId: number;
-  multiplier: number;
-}
-
 /**
  * Sets an assignment's multiplier, or removes it (`multiplier` null), with its change-log
- * entry, while its multiplier is the one read (If-Match: also guarded by `revision`).
+ * entry, while its multiplier is the one read (If-Match: also guarded by `revision`). An
+ * assignment read out of its plan's item is written there (`layout`: where the plan was
+ * read); one stored as an item of its own, as before.
  */
 export async function writeAssignment(
   scope: ProjectScope,
-  read: ReadAssignment,
+  read: PlanFeatureItem,
+  layout: PlanLayout,
   multiplier: number | null,
   change: NewChangeEntryItem,
   revision: number | undefined,
@@ -270,6 +247,9 @@ export async function writeAssignment(
     revision,
     changes: [change],
     actions: ({ planFeature }) => {
+      if (storedInPlan(read)) {
+        return [writeEntry(scope, read.planId, layout, read.featureId, read.multiplier, multiplier)];
+      }
       const unchanged: AssignmentWhere = ({ multiplier: current }, { eq }) => eq(current, read.multiplier);
       return [
         multiplier === null
@@ -280,3 +260,5 @@ export async function writeAssignment(
   });
   return recorded(outcome, 'written');
 }
+
+export { assignmentsIn };

@@ -74,7 +74,8 @@ export async function readPlanWithFeatures(
 /**
  * Writes the project's feature head, in a transaction that checks the project item is still
  * there with its share id (so no head outlives its project: the delete removes the head in
- * its own transaction). Idempotent; 'project_gone' when the project is not there.
+ * its own transaction). Idempotent (a head already there is kept as it is); 'project_gone'
+ * when the project is not there.
  */
 export async function writeFeatureHead(project: ProjectItem): Promise<'written' | 'project_gone'> {
   const { ownerId, slug, shareId, projectId } = project;
@@ -85,7 +86,9 @@ export async function writeFeatureHead(project: ProjectItem): Promise<'written' 
         (attributes, { eq, notExists }) => `${eq(attributes.shareId, shareId)} AND ${notExists(attributes.deletingAt)}`,
       )
       .commit(),
-    featureHead.put({ ownerId, slug, shareId, projectId }).commit(),
+    // Never over one already there: it counts the project's feature deletes (plan-assignments.ts).
+    featureHead.create({ ownerId, slug, shareId, projectId }).commit(),
   ]);
-  return outcome.committed ? 'written' : 'project_gone';
+  if (outcome.committed) return 'written';
+  return outcome.reasons[0]?.code === 'ConditionalCheckFailed' ? 'project_gone' : 'written';
 }

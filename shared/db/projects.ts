@@ -1,5 +1,6 @@
 import type { NewChangeEntryItem } from './changes.ts';
 import { type AnyEntity, collectionItems, type StoredItem } from './items.ts';
+import { assignmentsIn } from './plan-assignments.ts';
 import { queryAll, queryTemplate } from './raw-query.ts';
 import { db, type PricingService } from './service.ts';
 import { writeTransaction } from './transactions.ts';
@@ -39,7 +40,10 @@ function toPartition(
     `${alias}s`,
     (items as { shareId: string }[]).filter((item) => item.shareId === project.shareId),
   ]);
-  return { project, ...Object.fromEntries(lists) } as ProjectPartition;
+  const partition = { project, ...Object.fromEntries(lists) } as ProjectPartition;
+  // Assignments are stored in their plans' items; those written before as items of their own.
+  partition.planFeatures = [...partition.plans.flatMap(assignmentsIn), ...partition.planFeatures];
+  return partition;
 }
 
 /** The Service's entities in a collection, by alias. */

@@ -8,6 +8,8 @@ type WriteBuilder = Parameters<PricingService['transaction']['write']>[0];
 /** The entities a transaction builder is handed, and the actions it returns. */
 export type TransactionEntities = Parameters<WriteBuilder>[0];
 type Actions = ReturnType<WriteBuilder>;
+/** One action of a transaction, as ElectroDB's `.commit()` builds it (or one built as raw params). */
+export type TransactionAction = Actions[number];
 
 export interface CancellationReason {
   code: string;

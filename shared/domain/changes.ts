@@ -54,7 +54,15 @@ export function projectFields(item: ProjectItem): Fields {
 
 /** A child's stored fields, without the keys every item of the project repeats. */
 export function childFields(item: FeatureItem | PlanItem | PlanFeatureItem): Fields {
-  const { ownerId: _owner, slug: _slug, shareId: _share, version: _version, ...fields } = item as PlanItem;
+  // A plan's stored assignments are recorded as entries of their own (planFeature), not in the plan's.
+  const {
+    ownerId: _owner,
+    slug: _slug,
+    shareId: _share,
+    version: _version,
+    assigned: _assigned,
+    ...fields
+  } = item as PlanItem;
   return fields;
 }
 

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { FeatureView } from '#domain/features/schemas.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
-import { entityOf, itemsOfOwner } from '../fixtures/table.ts';
+import { itemsOfOwner, storedAssignments } from '../fixtures/table.ts';
 
 const server = useLocalServer();
 let api: ApiClient;
@@ -200,7 +200,7 @@ describe('DELETE /api/v1/projects/{slug}/features/{featureId}', () => {
     for (const plan of after.pricingPlans) {
       expect(plan.planFeatures.map((pf: { feature: { id: number } }) => pf.feature.id)).toEqual([kept.id]);
     }
-    const assignments = (await itemsOfOwner(owner.ownerId)).filter((i) => entityOf(i) === 'planFeature');
+    const assignments = storedAssignments(await itemsOfOwner(owner.ownerId));
     expect(assignments.map((a) => a.featureId)).toEqual([kept.id, kept.id, kept.id]);
     const listed = (await mine.get('/api/v1/projects')).body.projects[0];
     expect(listed._count).toEqual({ features: 1, pricingPlans: 3 });

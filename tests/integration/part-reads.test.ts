@@ -20,7 +20,7 @@ import {
   planItem,
   projectItem,
 } from '../fixtures/factories.ts';
-import { entityOf, itemsOfProject } from '../fixtures/table.ts';
+import { entityOf, itemsOfProject, storedAssignments } from '../fixtures/table.ts';
 
 const server = useLocalServer();
 const record = recordDynamoCalls();
@@ -177,7 +177,8 @@ describe('a deleted project whose items wait for their sweep', () => {
         .filter((item) => item.shareId === old.shareId && entityOf(item) !== 'projectSweep')
         .map(entityOf)
         .sort(),
-    ).toEqual(['feature', 'plan', 'planFeature']);
+    ).toEqual(['feature', 'plan']);
+    expect(storedAssignments(left).map((a) => a.featureId)).toEqual([oldFeature.id]);
 
     const reborn = await makeProject(api, { slug: old.slug });
     const base = `/api/v1/projects/${old.slug}`;

@@ -3,7 +3,7 @@ import { limits } from '#contract/limits.ts';
 import { PlanFeatureDetailView, PlanView } from '#domain/plans/schemas.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
-import { entityOf, itemsOfOwner } from '../fixtures/table.ts';
+import { itemsOfOwner, storedAssignments } from '../fixtures/table.ts';
 
 const server = useLocalServer();
 let api: ApiClient;
@@ -190,7 +190,7 @@ describe('DELETE /api/v1/projects/{slug}/plans/{planId}', () => {
       (await mine.get(`/api/v1/projects/${project.slug}/plans`)).body.plans.map((p: { id: number }) => p.id),
     ).toEqual([kept.id]);
     const items = await itemsOfOwner(owner.ownerId);
-    expect(items.filter((i) => entityOf(i) === 'planFeature').map((i) => i.planId)).toEqual([kept.id]);
+    expect(storedAssignments(items).map((a) => a.planId)).toEqual([kept.id]);
     expect((await mine.get('/api/v1/projects')).body.projects[0]._count.pricingPlans).toBe(1);
     expect((await mine.delete(`/api/v1/projects/${project.slug}/plans/${doomed.id}`)).status).toBe(404);
   });

@@ -4,7 +4,7 @@ import { defaultTheme } from '#domain/projects/theme.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
 import { sweepsFinished } from '../fixtures/sweeps.ts';
-import { entityOf, itemsOfOwner } from '../fixtures/table.ts';
+import { itemsOfOwner, storedAssignments } from '../fixtures/table.ts';
 
 const server = useLocalServer();
 let api: ApiClient;
@@ -359,7 +359,7 @@ describe('DELETE /api/v1/projects/{slug}', () => {
       await makePlan(mine, project.slug, { features: features.map((f) => ({ featureId: f.id })) });
     }
     const before = await itemsOfOwner(owner.ownerId);
-    expect(before.filter((i) => entityOf(i) === 'planFeature')).toHaveLength(150);
+    expect(storedAssignments(before)).toHaveLength(150);
 
     const response = await mine.delete(`/api/v1/projects/${project.slug}`);
     expect(response.status).toBe(200);

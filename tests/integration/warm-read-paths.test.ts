@@ -10,6 +10,7 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { assignmentsIn } from '#db/plan-assignments.ts';
 import { readFeatureList } from '#db/project-parts.ts';
 import { readProjectPartition, readSharePartition } from '#db/projects.ts';
 import { db, rawTable } from '#db/service.ts';
@@ -42,7 +43,10 @@ function partitionOf(data: Items) {
     `${alias}s`,
     items.filter((item) => item.shareId === project.shareId),
   ]);
-  return { project, ...Object.fromEntries(lists) };
+  const partition = { project, ...Object.fromEntries(lists) };
+  // The plans' stored assignments first, then the assignment items stored before (as readProjectPartition lists them).
+  partition.planFeatures = [...partition.plans.flatMap(assignmentsIn), ...partition.planFeatures];
+  return partition;
 }
 
 /** The old path: ElectroDB's collection Queries and parse, through the DocumentClient. */
@@ -116,7 +120,11 @@ async function variedProject() {
     isFree: true,
     features: [{ featureId: events.id, multiplier: 1.1 }],
   });
-  await makePlan(api, project.slug, { name: 'Hidden', isVisible: false, features: [{ featureId: sso.id }] });
+  const hidden = await makePlan(api, project.slug, {
+    name: 'Hidden',
+    isVisible: false,
+    features: [{ featureId: sso.id }],
+  });
   const pro = await makePlan(api, project.slug, {
     name: 'Pro',
     basePrice: 49.5,
@@ -142,6 +150,12 @@ async function variedProject() {
   await db()
     .entities.planFeature.put(planFeatureItem({ ...leftover, planId: pro.id }))
     .go();
+  // An assignment stored as an item of its own, as before assignments moved into their plan.
+  await db()
+    .entities.planFeature.put(
+      planFeatureItem({ ...scope, planId: hidden.id, featureId: events.id, planFeatureId: 888_888_888, multiplier: 2 }),
+    )
+    .go();
   return { project, key };
 }
 
@@ -159,7 +173,7 @@ describe('warm reads from AttributeValues against ElectroDB through the Document
     // Every entity of the collections is in it, the oddities included.
     expect(partition?.features.length).toBe(3);
     expect(partition?.plans.length).toBe(3);
-    expect(partition?.planFeatures.length).toBe(5);
+    expect(partition?.planFeatures.length).toBe(6);
     expect(partition?.project.theme).not.toHaveProperty('retiredThemeProperty');
     same(await readSharePartition(project.shareId), await old.share(project.shareId));
     same(await readFeatureList(key), await old.features(key));

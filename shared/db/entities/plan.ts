@@ -17,6 +17,9 @@ export const Plan = new Entity({
     perUserMultiplier: { type: 'number', required: true },
     version: { type: 'number', required: true, default: 1 },
     ...timestamps,
+    // The plan's assignments, stored in the plan (shared/db/plan-assignments.ts): featureId →
+    // { i: planFeatureId, m: multiplier, c: createdAt }. Absent on plans written before.
+    assigned: { type: 'any' },
   },
   // Keyed under its assignments' prefix (`$projectData#planFeature_1#planId_<id>`), so one
   // Query reads a plan with its assignments. Plans stored before sit at their old key
@@ -24,8 +27,21 @@ export const Plan = new Entity({
   indexes: projectScopeIndexes('plan', ['planId'], 'planFeature'),
 });
 
-export type PlanItem = EntityItem<typeof Plan>;
-export type NewPlanItem = CreateEntityItem<typeof Plan>;
+/** One assignment as its plan stores it; the short names keep a full plan near 10 KB. */
+export interface AssignedEntry {
+  /** planFeatureId */
+  i: number;
+  /** multiplier */
+  m: number;
+  /** createdAt */
+  c: string;
+}
+
+/** A plan's assignments by feature id (as a string: a DynamoDB map's key). */
+export type AssignedEntries = Record<string, AssignedEntry>;
+
+export type PlanItem = Omit<EntityItem<typeof Plan>, 'assigned'> & { assigned?: AssignedEntries };
+export type NewPlanItem = Omit<CreateEntityItem<typeof Plan>, 'assigned'> & { assigned?: AssignedEntries };
 
 /** Where plans were keyed before they moved under their assignments' prefix: their own. */
 export const legacyPlanSortKey = (planId: number) =>

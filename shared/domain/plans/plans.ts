@@ -46,16 +46,17 @@ export const copyName = (name: string) =>
   `${name.slice(0, limits.nameMax - COPY_SUFFIX.length).trimEnd()}${COPY_SUFFIX}`;
 
 /**
- * Writes a new plan with its assignments (ids allocated here) and returns its view. Shared
- * by create and duplicate.
+ * Writes a new plan with its assignments (ids allocated here) and returns its view, or 'stale'
+ * when a feature was deleted since the features were read (read again). Shared by create and
+ * duplicate.
  */
 async function writeNewPlan(
-  { scope, projectId }: { scope: ProjectScope; projectId: number },
+  { scope, projectId, featureDeletes }: { scope: ProjectScope; projectId: number; featureDeletes: number },
   fields: Omit<PlanItem, 'ownerId' | 'slug' | 'shareId' | 'planId' | 'version' | 'createdAt' | 'updatedAt'>,
   refs: FeatureRefInput[],
   features: Map<number, FeatureItem>,
   writer: Writer,
-): Promise<PlanView> {
+): Promise<PlanView | 'stale'> {
   const [[planId], planFeatureIds] = await Promise.all([allocateIds('plan'), allocateIds('planFeature', refs.length)]);
   if (planId === undefined) throw new Error('No plan id allocated');
   const now = new Date().toISOString();
@@ -70,8 +71,8 @@ async function writeNewPlan(
     ...childFields({ ...plan, version: 1 }),
     planFeatures: assignments.map((a) => ({ id: a.planFeatureId, featureId: a.featureId, multiplier: a.multiplier })),
   });
-  const outcome = await insertPlan(scope, plan, assignments, limits.plansPerProject, entry);
-  if (typeof outcome === 'object') throw featureNotFound(outcome.missingFeatureId);
+  const outcome = await insertPlan(scope, plan, assignments, limits.plansPerProject, entry, featureDeletes);
+  if (outcome === 'features_changed') return 'stale';
   if (outcome !== 'created') throw countRefused(outcome, scope.slug, limits.plansPerProject, 'plans');
   const joined: Assignment[] = assignments.map((a) => ({
     assignment: { ...scope, planId, ...a, createdAt: now },
@@ -80,13 +81,18 @@ async function writeNewPlan(
   return toPlanView({ ...plan, version: 1 }, joined);
 }
 
-/** Reads the feature head and the features (one Query), then writes. */
+/**
+ * Reads the feature head and the features (one Query), then writes; reads again when a
+ * feature was deleted in between (a 404 when it is one of those assigned).
+ */
 export async function createPlan(key: ProjectKey, input: CreatePlanInput, writer: Writer): Promise<PlanView> {
-  const { features: projectFeatures, ...target } = await loadFeatures(key);
-  const { features: requested, ...fields } = input;
-  const refs = uniqueRefs(requested ?? []);
-  const features = resolveFeatures(projectFeatures, refs);
-  return writeNewPlan(target, { ...planDefaults, ...definedOnly(fields), name: fields.name }, refs, features, writer);
+  return untilWritten('project', async () => {
+    const { features: projectFeatures, ...target } = await loadFeatures(key);
+    const { features: requested, ...fields } = input;
+    const refs = uniqueRefs(requested ?? []);
+    const features = resolveFeatures(projectFeatures, refs);
+    return writeNewPlan(target, { ...planDefaults, ...definedOnly(fields), name: fields.name }, refs, features, writer);
+  });
 }
 
 /** Copies every field and assignment under new ids; the copy is never popular. */
@@ -96,15 +102,17 @@ export async function duplicatePlan(
   input: { name?: string | undefined },
   writer: Writer,
 ): Promise<PlanView> {
-  const { plan: source, assignments, ...target } = await loadPlan(key, planId);
-  const { ownerId, slug, shareId, planId: _id, version, createdAt, updatedAt, ...fields } = source;
-  return writeNewPlan(
-    target,
-    { ...fields, name: input.name ?? copyName(source.name), isPopular: false },
-    assignments.map(({ assignment }) => ({ featureId: assignment.featureId, multiplier: assignment.multiplier })),
-    new Map(assignments.map(({ feature }) => [feature.featureId, feature])),
-    writer,
-  );
+  return untilWritten('plan', async () => {
+    const { plan: source, assignments, ...target } = await loadPlan(key, planId);
+    const { ownerId, slug, shareId, planId: _id, version, createdAt, updatedAt, assigned, ...fields } = source;
+    return writeNewPlan(
+      target,
+      { ...fields, name: input.name ?? copyName(source.name), isPopular: false },
+      assignments.map(({ assignment }) => ({ featureId: assignment.featureId, multiplier: assignment.multiplier })),
+      new Map(assignments.map(({ feature }) => [feature.featureId, feature])),
+      writer,
+    );
+  });
 }
 
 /**

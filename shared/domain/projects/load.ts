@@ -34,11 +34,23 @@ export interface ProjectFeatures {
   scope: ProjectScope;
   projectId: number;
   features: FeatureItem[];
+  /**
+   * The feature deletes the project's feature head counted when the features were read: a
+   * write that assigns them commits only while it is still that (shared/db/plan-assignments.ts).
+   */
+  featureDeletes: number;
 }
 
-const scopeOf = ({ ownerId, slug, shareId, projectId }: ProjectScope & { projectId: number }) => ({
+const scopeOf = ({
+  ownerId,
+  slug,
+  shareId,
+  projectId,
+  featureDeletes,
+}: ProjectScope & { projectId: number; featureDeletes?: number | undefined }) => ({
   scope: { ownerId, slug, shareId },
   projectId,
+  featureDeletes: featureDeletes ?? 0,
 });
 
 /**

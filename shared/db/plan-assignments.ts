@@ -1,0 +1,225 @@
+// Assignments stored in their plan's item (docs/decisions.md, "Assignments in their plan").
+// An assignment item carries its keys, the project's owner, slug and share id and ElectroDB's
+// markers: about 490 bytes, of which its own data (ids, multiplier, date) is some 45. A plan
+// of 200 features kept its assignments in 200 such items, so a whole-project read paged every
+// ~2,000 assignments. In the plan item they are one map entry each (featureId → { i, m, c }),
+// about 10 KB for a full plan, and a project of 20,000 assignments reads in one or two pages.
+//
+// Assignment items written before stay where they are and are read beside the entries (a
+// plan's assignments are both); nothing writes new ones. A feature is never both: every writer
+// skips a feature the plan already has in either form.
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AssignedEntries, AssignedEntry } from './entities/plan.ts';
+import { legacyPlanSortKey } from './entities/plan.ts';
+import type { PlanLayout } from './plan-keys.ts';
+import { db, rawTable } from './service.ts';
+import type { TransactionAction, TransactionEntities } from './transactions.ts';
+import type { PlanFeatureItem, PlanItem, ProjectKey, ProjectScope } from './types.ts';
+
+/** An assignment to write: the ids are allocated by the caller. */
+export interface NewAssignment {
+  featureId: number;
+  multiplier: number;
+  planFeatureId: number;
+}
+
+/** The assignments read out of a plan's item (not assignment items): their writes go to the plan. */
+const inPlan = new WeakSet<PlanFeatureItem>();
+
+/** Whether an assignment was read out of its plan's item (else it is an item of its own). */
+export const storedInPlan = (assignment: PlanFeatureItem): boolean => inPlan.has(assignment);
+
+/** The plan's stored entries as assignment items read them, in feature id order. */
+export function assignmentsIn(plan: Pick<PlanItem, 'ownerId' | 'slug' | 'shareId' | 'planId' | 'assigned'>) {
+  const { assigned } = plan;
+  if (!assigned) return [];
+  const read: PlanFeatureItem[] = [];
+  for (const [featureId, entry] of Object.entries(assigned)) {
+    const assignment: PlanFeatureItem = {
+      ownerId: plan.ownerId,
+      slug: plan.slug,
+      shareId: plan.shareId,
+      planId: plan.planId,
+      featureId: Number(featureId),
+      planFeatureId: entry.i,
+      multiplier: entry.m,
+      createdAt: entry.c,
+    };
+    inPlan.add(assignment);
+    read.push(assignment);
+  }
+  return read;
+}
+
+export const entryOf = (a: NewAssignment, createdAt: string): AssignedEntry => ({
+  i: a.planFeatureId,
+  m: a.multiplier,
+  c: createdAt,
+});
+
+export const entriesOf = (assignments: NewAssignment[], createdAt: string): AssignedEntries =>
+  Object.fromEntries(assignments.map((a) => [String(a.featureId), entryOf(a, createdAt)]));
+
+/** The plan item's table key where `layout` says it is. */
+export function planItemKey(key: ProjectKey, planId: number, layout: PlanLayout) {
+  const { Key, TableName } = db()
+    .entities.plan.get({ ...key, planId })
+    .params() as {
+    Key: { pk: string; sk: string };
+    TableName: string;
+  };
+  return { TableName, Key: layout === 'prefix' ? Key : { pk: Key.pk, sk: legacyPlanSortKey(planId) } };
+}
+
+/**
+ * An UpdateItem of the plan's item (as a transaction action) that applies only while the plan
+ * is there with the project's share id, and adds 1 to its version: a writer that read the plan
+ * before (an update, the move of a plan at its old key, which copies the item) is then stale
+ * and reads again, so it never writes back assignments as they were.
+ */
+function planUpdateParams(
+  scope: ProjectScope,
+  planId: number,
+  layout: PlanLayout,
+  update: { set?: string[]; remove?: string[]; condition: string[] },
+  names: Record<string, string>,
+  values: Record<string, unknown>,
+) {
+  const { shareId, ...key } = scope;
+  const clauses = [`SET ${[...(update.set ?? []), '#version = if_not_exists(#version, :zero) + :one'].join(', ')}`];
+  if (update.remove?.length) clauses.push(`REMOVE ${update.remove.join(', ')}`);
+  return {
+    Update: {
+      ...planItemKey(key, planId, layout),
+      UpdateExpression: clauses.join(' '),
+      ConditionExpression: ['attribute_exists(#planId)', '#shareId = :shareId', ...update.condition].join(' AND '),
+      ExpressionAttributeNames: { '#planId': 'planId', '#shareId': 'shareId', '#version': 'version', ...names },
+      ExpressionAttributeValues: { ':shareId': shareId, ':zero': 0, ':one': 1, ...values },
+    },
+  };
+}
+
+/** planUpdateParams as a transaction action: raw params, as atPlanKey (plan-keys.ts) makes them. */
+const planUpdate = (...args: Parameters<typeof planUpdateParams>) =>
+  planUpdateParams(...args) as unknown as TransactionAction;
+
+/**
+ * Adds entries to a plan while it has none of these features: the first ones of a plan that
+ * has no map yet (written before assignments moved in) set the map whole, while it still has
+ * none. At most ADD_BATCH at once: the condition names each feature, and DynamoDB takes 4 KB.
+ */
+export function addEntries(
+  scope: ProjectScope,
+  planId: number,
+  layout: PlanLayout,
+  hasMap: boolean,
+  assignments: NewAssignment[],
+  createdAt: string,
+) {
+  if (!hasMap) {
+    return planUpdate(
+      scope,
+      planId,
+      layout,
+      { set: ['#assigned = :entries'], condition: ['attribute_not_exists(#assigned)'] },
+      { '#assigned': 'assigned' },
+      { ':entries': entriesOf(assignments, createdAt) },
+    );
+  }
+  const names: Record<string, string> = { '#assigned': 'assigned' };
+  const values: Record<string, unknown> = {};
+  const set: string[] = [];
+  const condition = ['attribute_exists(#assigned)'];
+  assignments.forEach((a, n) => {
+    names[`#f${n}`] = String(a.featureId);
+    values[`:e${n}`] = entryOf(a, createdAt);
+    set.push(`#assigned.#f${n} = :e${n}`);
+    condition.push(`attribute_not_exists(#assigned.#f${n})`);
+  });
+  return planUpdate(scope, planId, layout, { set, condition }, names, values);
+}
+
+/** How many entries one add writes at most (its condition names each: DynamoDB takes 4 KB). */
+export const ADD_BATCH = 48;
+
+/** Sets one entry's multiplier, or removes the entry (null), while its multiplier is the one read. */
+export function writeEntry(
+  scope: ProjectScope,
+  planId: number,
+  layout: PlanLayout,
+  featureId: number,
+  read: number,
+  multiplier: number | null,
+) {
+  return planUpdate(
+    scope,
+    planId,
+    layout,
+    multiplier === null
+      ? { remove: ['#assigned.#f'], condition: ['#assigned.#f.#m = :read'] }
+      : { set: ['#assigned.#f.#m = :multiplier'], condition: ['#assigned.#f.#m = :read'] },
+    { '#assigned': 'assigned', '#f': String(featureId), '#m': 'm' },
+    multiplier === null ? { ':read': read } : { ':read': read, ':multiplier': multiplier },
+  );
+}
+
+/**
+ * The check every write that assigns features makes beside its entries: the project's feature
+ * head still counts the feature deletes it counted when the features were read. A feature
+ * delete adds 1 to it in its own transaction, so an assignment of a feature read before its
+ * delete cannot commit after it: one check for any number of features.
+ */
+export function featuresUnchanged(entities: TransactionEntities, scope: ProjectScope, featureDeletes: number) {
+  const { shareId, ...key } = scope;
+  return entities.featureHead
+    .check(key)
+    .where(
+      (attributes, { exists, eq, notExists }) =>
+        `${exists(attributes.projectId)} AND ${eq(attributes.shareId, shareId)} AND ${
+          featureDeletes === 0 ? notExists(attributes.featureDeletes) : eq(attributes.featureDeletes, featureDeletes)
+        }`,
+    )
+    .commit();
+}
+
+/** The feature delete's part of its transaction: it counts on the head (see featuresUnchanged). */
+export function countFeatureDelete(entities: TransactionEntities, scope: ProjectScope) {
+  const { shareId, ...key } = scope;
+  return entities.featureHead
+    .patch(key)
+    .add({ featureDeletes: 1 })
+    .where((attributes, { eq }) => eq(attributes.shareId, shareId))
+    .commit();
+}
+
+/**
+ * Removes features' entries from a plan's item, outside any transaction: the sweep of a
+ * deleted feature, and the undo of an add cut short. Nothing when the plan is gone or holds
+ * none of them (a plan is never created by it).
+ */
+export async function removeEntries(
+  scope: ProjectScope,
+  planId: number,
+  layout: PlanLayout,
+  featureIds: number[],
+): Promise<void> {
+  if (featureIds.length === 0) return;
+  const names: Record<string, string> = { '#assigned': 'assigned' };
+  featureIds.forEach((featureId, n) => {
+    names[`#f${n}`] = String(featureId);
+  });
+  const remove = featureIds.map((_, n) => `#assigned.#f${n}`);
+  const { Update } = planUpdateParams(
+    scope,
+    planId,
+    layout,
+    { remove, condition: ['attribute_exists(#assigned)'] },
+    names,
+    {},
+  );
+  try {
+    await rawTable().client.send(new UpdateCommand(Update));
+  } catch (error) {
+    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+  }
+}
