@@ -27,6 +27,9 @@ export const Plan = new Entity({
 export type PlanItem = EntityItem<typeof Plan>;
 export type NewPlanItem = CreateEntityItem<typeof Plan>;
 
+/** The sort-key prefix every plan had before plans moved under their assignments' prefix. */
+export const LEGACY_PLAN_PREFIX = `$projectData#plan_${KEY_LAYOUT}#planId_`;
+
 /** Where plans were keyed before they moved under their assignments' prefix: their own. */
 export const legacyPlanSortKey = (planId: number) =>
-  `$projectData#plan_${KEY_LAYOUT}#planId_${String(planId).padStart(idAttribute.padding.length, idAttribute.padding.char)}`;
+  `${LEGACY_PLAN_PREFIX}${String(planId).padStart(idAttribute.padding.length, idAttribute.padding.char)}`;
