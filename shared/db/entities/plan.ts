@@ -20,7 +20,8 @@ export const Plan = new Entity({
   },
   // Keyed under its assignments' prefix (`$projectData#planFeature_1#planId_<id>`), so one
   // Query reads a plan with its assignments. Plans stored before sit at their old key
-  // (legacyPlanSortKey) until their first write moves them (shared/db/plan-keys.ts).
+  // (legacyPlanSortKey) until their first write, or the operator's `migrate plans`, moves them
+  // (shared/db/plan-keys.ts).
   indexes: projectScopeIndexes('plan', ['planId'], 'planFeature'),
 });
 
