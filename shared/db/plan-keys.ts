@@ -5,7 +5,7 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { chunk } from './batch.ts';
-import { legacyPlanSortKey } from './entities/plan.ts';
+import { LEGACY_PLAN_PREFIX, legacyPlanSortKey } from './entities/plan.ts';
 import { collectionItems, itemsOf } from './items.ts';
 import { assignmentsIn } from './plan-assignments.ts';
 import { queryAll } from './raw-query.ts';
@@ -71,6 +71,23 @@ export async function readStoredPlan(key: ProjectKey, planId: number): Promise<S
   const again = await readPrefix(key, planId);
   const found = again.plan ? assignmentsIn(again.plan) : [];
   return { plan: again.plan, layout: 'prefix', assignments: [...found, ...again.assignments] };
+}
+
+/**
+ * The plans of a project's partition still at their old keys, in id order: one strongly
+ * consistent Query of the old plans' prefix (a page per MB), which no plan written since the
+ * layout changed is under. Items of any share id: the caller keeps its project's own. For the
+ * one-off migration (shared/domain/projects/migrate-plans.ts), not for requests.
+ */
+export async function readLegacyPlans(key: ProjectKey): Promise<PlanItem[]> {
+  const { pk } = legacyKeyOf({ ...key, planId: 0 });
+  const items = await queryAll({
+    TableName: rawTable().table,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+    ExpressionAttributeValues: { ':pk': { S: pk }, ':sk': { S: LEGACY_PLAN_PREFIX } },
+    ConsistentRead: true,
+  });
+  return itemsOf(db().entities.plan, items);
 }
 
 /**

@@ -14,7 +14,7 @@ import {
 } from './plan-assignments.ts';
 import { atPlanKey, type PlanLayout, readStoredPlan } from './plan-keys.ts';
 import { readFeatureList } from './project-parts.ts';
-import { countedWrite, type TransactionEntities } from './transactions.ts';
+import { countedWrite, projectIsLive, type TransactionEntities, writeTransaction } from './transactions.ts';
 import type { NewPlanItem, PlanFeatureItem, PlanItem, ProjectKey, ProjectScope } from './types.ts';
 import { versionIs } from './versions.ts';
 
@@ -183,38 +183,89 @@ export async function updatePlanItem(
   change: NewChangeEntryItem,
   revision: number | undefined,
 ): Promise<RecordedOutcome<'updated'>> {
-  const { shareId, ...key } = scope;
+  const { shareId: _share, ...key } = scope;
   const itemKey = { ...key, planId: read.planId };
   const outcome = await countedWrite({
     scope,
     revision,
     changes: [change],
-    actions: ({ plan }) =>
-      layout === 'prefix'
-        ? [
-            plan
-              .patch(itemKey)
-              .set(changes)
-              .add({ version: 1 })
-              .where(({ version }, operations) => versionIs(read.version, version, operations))
-              .commit(),
-          ]
-        : [
-            atPlanKey(
-              plan
-                .delete(itemKey)
-                .where(
-                  ({ planId, shareId: share, version }, operations) =>
-                    `${operations.exists(planId)} AND ${operations.eq(share, shareId)} AND ${versionIs(read.version, version, operations)}`,
-                )
-                .commit(),
-              read.planId,
-              layout,
-            ),
-            plan.create({ ...read, ...changes, version: (read.version ?? 0) + 1 }).commit(),
-          ],
+    actions: ({ plan }) => {
+      if (layout === 'legacy') {
+        const { remove, create } = moveActions(plan, scope, read, {
+          ...read,
+          ...changes,
+          version: (read.version ?? 0) + 1,
+        });
+        return [remove, create];
+      }
+      return [
+        plan
+          .patch(itemKey)
+          .set(changes)
+          .add({ version: 1 })
+          .where(({ version }, operations) => versionIs(read.version, version, operations))
+          .commit(),
+      ];
+    },
   });
   return recorded(outcome, 'updated');
+}
+
+/**
+ * The two actions that move a plan read at its old key under its assignments' prefix, as
+ * `moved`: the old item deleted while it is there with the project's share id and is still
+ * the version read, and `moved` created at the new key, which must not exist. Both commit or
+ * neither, so however writers race a plan never has two items.
+ */
+function moveActions(plan: TransactionEntities['plan'], scope: ProjectScope, read: PlanItem, moved: NewPlanItem) {
+  const { shareId, ...key } = scope;
+  return {
+    remove: atPlanKey(
+      plan
+        .delete({ ...key, planId: read.planId })
+        .where(
+          ({ planId, shareId: share, version }, operations) =>
+            `${operations.exists(planId)} AND ${operations.eq(share, shareId)} AND ${versionIs(read.version, version, operations)}`,
+        )
+        .commit(),
+      read.planId,
+      'legacy',
+    ),
+    create: plan.create(moved).commit(),
+  };
+}
+
+/**
+ * Moves a plan still at its old key (read there as `read`) under its assignments' prefix,
+ * unchanged, for the one-off migration: the actions of a write's move (moveActions) beside a
+ * check that the project is live, where a write patches the project item. A move is not a
+ * change: no change-log entry, and neither the plan's version and updatedAt nor the project's
+ * revision move, so every answer and ETag stays byte for byte what it was. A writer that read
+ * the plan at its old key meanwhile fails its own condition there and reads again, finding
+ * the same plan at the new key (and an If-Match that still holds).
+ *
+ * 'stale': the old key no longer holds the plan read (a write moved it, or it was deleted);
+ * 'project_gone': the project was deleted or marked deleting (its sweep deletes both keys of
+ * every plan it reads, and must not meet one created behind it); 'taken': a plan item already
+ * sits at the new key beside the old one, which no write makes: left as it is for a person.
+ */
+export async function movePlan(
+  scope: ProjectScope,
+  read: PlanItem,
+): Promise<'moved' | 'stale' | 'project_gone' | 'taken'> {
+  const outcome = await writeTransaction((entities) => {
+    const { remove, create } = moveActions(entities.plan, scope, read, read);
+    // A plan from before versions has none, and ElectroDB's create would write its default.
+    if (read.version === undefined)
+      delete (create as unknown as { Put: { Item: { version?: number } } }).Put.Item.version;
+    return [projectIsLive(entities, scope), remove, create];
+  });
+  if (outcome.committed) return 'moved';
+  const [project, old, created] = outcome.reasons.map((reason) => reason.code === 'ConditionalCheckFailed');
+  if (project) return 'project_gone';
+  if (old) return 'stale';
+  if (created) return 'taken';
+  throw new Error(`Plan move cancelled: ${outcome.reasons.map((reason) => reason.code).join(', ')}`);
 }
 
 /**

@@ -5,7 +5,7 @@ import { collectionItems } from './items.ts';
 import { type PlanLayout, readStoredPlan } from './plan-keys.ts';
 import { queryAll, queryTemplate } from './raw-query.ts';
 import { db } from './service.ts';
-import { writeTransaction } from './transactions.ts';
+import { projectIsLive, writeTransaction } from './transactions.ts';
 import type { FeatureItem, PlanFeatureItem, PlanItem, ProjectItem, ProjectKey } from './types.ts';
 
 /**
@@ -71,6 +71,12 @@ export async function readPlanWithFeatures(
   return { ...list, plan, layout: plan ? stored.layout : 'prefix', assignments: stored.assignments.filter(ours) };
 }
 
+/** The project's feature head (strongly consistent): undefined when it has none. */
+export async function readFeatureHead(key: ProjectKey): Promise<FeatureHeadItem | undefined> {
+  const { data } = await db().entities.featureHead.get(key).go({ consistent: true });
+  return data ?? undefined;
+}
+
 /**
  * Writes the project's feature head, in a transaction that checks the project item is still
  * there with its share id (so no head outlives its project: the delete removes the head in
@@ -79,15 +85,10 @@ export async function readPlanWithFeatures(
  */
 export async function writeFeatureHead(project: ProjectItem): Promise<'written' | 'project_gone'> {
   const { ownerId, slug, shareId, projectId } = project;
-  const outcome = await writeTransaction(({ project: projects, featureHead }) => [
-    projects
-      .check({ ownerId, slug })
-      .where(
-        (attributes, { eq, notExists }) => `${eq(attributes.shareId, shareId)} AND ${notExists(attributes.deletingAt)}`,
-      )
-      .commit(),
+  const outcome = await writeTransaction((entities) => [
+    projectIsLive(entities, { ownerId, slug, shareId }),
     // Never over one already there: it counts the project's feature deletes (plan-assignments.ts).
-    featureHead.create({ ownerId, slug, shareId, projectId }).commit(),
+    entities.featureHead.create({ ownerId, slug, shareId, projectId }).commit(),
   ]);
   if (outcome.committed) return 'written';
   return outcome.reasons[0]?.code === 'ConditionalCheckFailed' ? 'project_gone' : 'written';

@@ -111,6 +111,26 @@ export async function listOwnerProjectsAfter(
   return { items: data, more: cursor !== null };
 }
 
+/**
+ * Every project item of the table (or of one owner), a Scan page at a time: ElectroDB's scan,
+ * which filters on the entity attribute. It reads the whole table, so it is for an operator's
+ * one-off work (shared/domain/projects/migrate-plans.ts), never for a request. Eventually
+ * consistent: whatever is done with an item is conditional on the project as stored then.
+ */
+export async function* scanProjects(ownerId?: string): AsyncGenerator<ProjectItem[]> {
+  const { project } = db().entities;
+  let cursor: string | null = null;
+  do {
+    const scan =
+      ownerId === undefined
+        ? project.scan
+        : project.scan.where((attributes, { eq }) => eq(attributes.ownerId, ownerId));
+    const page: { data: ProjectItem[]; cursor: string | null } = await scan.go({ cursor });
+    yield page.data;
+    cursor = page.cursor;
+  } while (cursor);
+}
+
 export async function getProjectItem(key: ProjectKey): Promise<ProjectItem | undefined> {
   const { data } = await db().entities.project.get(key).go({ consistent: true });
   return data ?? undefined;

@@ -74,6 +74,21 @@ export function failedConditions(outcome: TransactionOutcome, from = 0): number[
   return outcome.reasons.flatMap((r, i) => (i >= from && r.code === 'ConditionalCheckFailed' ? [i - from] : []));
 }
 
+/**
+ * A transaction's check that the project is there with this share id and no delete has
+ * marked it: for a write that must not outlive the project yet changes nothing of it (a
+ * counted write patches the project item on the same condition instead). A delete takes
+ * the project item out in its own transaction, so such a write commits before it or not at
+ * all, and the project's sweep never meets an item created behind it.
+ */
+export const projectIsLive = ({ project }: TransactionEntities, { shareId, ...key }: ProjectScope) =>
+  project
+    .check(key)
+    .where(
+      (attributes, { eq, notExists }) => `${eq(attributes.shareId, shareId)} AND ${notExists(attributes.deletingAt)}`,
+    )
+    .commit();
+
 export type CountedWriteOutcome = 'committed' | 'project_gone' | 'limit_reached' | 'stale' | { failedAt: number[] };
 
 export interface CountedWrite {

@@ -23,7 +23,8 @@ export const Plan = new Entity({
   },
   // Keyed under its assignments' prefix (`$projectData#planFeature_1#planId_<id>`), so one
   // Query reads a plan with its assignments. Plans stored before sit at their old key
-  // (legacyPlanSortKey) until their first write moves them (shared/db/plan-keys.ts).
+  // (legacyPlanSortKey) until their first write, or the operator's `migrate plans`, moves them
+  // (shared/db/plan-keys.ts).
   indexes: projectScopeIndexes('plan', ['planId'], 'planFeature'),
 });
 
@@ -43,6 +44,9 @@ export type AssignedEntries = Record<string, AssignedEntry>;
 export type PlanItem = Omit<EntityItem<typeof Plan>, 'assigned'> & { assigned?: AssignedEntries };
 export type NewPlanItem = Omit<CreateEntityItem<typeof Plan>, 'assigned'> & { assigned?: AssignedEntries };
 
+/** The sort-key prefix every plan had before plans moved under their assignments' prefix. */
+export const LEGACY_PLAN_PREFIX = `$projectData#plan_${KEY_LAYOUT}#planId_`;
+
 /** Where plans were keyed before they moved under their assignments' prefix: their own. */
 export const legacyPlanSortKey = (planId: number) =>
-  `$projectData#plan_${KEY_LAYOUT}#planId_${String(planId).padStart(idAttribute.padding.length, idAttribute.padding.char)}`;
+  `${LEGACY_PLAN_PREFIX}${String(planId).padStart(idAttribute.padding.length, idAttribute.padding.char)}`;
