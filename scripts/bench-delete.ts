@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { limits } from '#contract/limits.ts';
 import { createDocumentClient } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
+import { entriesOf } from '#db/plan-assignments.ts';
 import { pendingSweeps } from '#db/project-sweep.ts';
 import { db } from '#db/service.ts';
 import { apiRequest } from '#dev/api-request.ts';
@@ -66,7 +67,7 @@ async function main(): Promise<void> {
     const now = new Date().toISOString();
     const stamps = { createdAt: now, updatedAt: now };
     const seedStart = performance.now();
-    const { feature, plan, planFeature } = db().entities;
+    const { feature, plan } = db().entities;
     const ids = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
     const text = { name: 'x'.repeat(100), description: '', basePrice: 1 };
     await feature
@@ -80,6 +81,15 @@ async function main(): Promise<void> {
         })),
       )
       .go({ concurrency: 8 });
+    // As the service stores them: each plan's assignments in its item.
+    const assignments = ids(PLANS).flatMap((planId) =>
+      ids(FEATURES).map((featureId) => ({
+        planId,
+        featureId,
+        planFeatureId: planId * 1000 + featureId,
+        multiplier: 1,
+      })),
+    );
     await plan
       .put(
         ids(PLANS).map((planId) => ({
@@ -88,21 +98,14 @@ async function main(): Promise<void> {
           ...text,
           ...planDefaults,
           planId,
+          assigned: entriesOf(
+            assignments.filter((a) => a.planId === planId),
+            now,
+          ),
         })),
       )
       .go({ concurrency: 8 });
-    const assignments = ids(PLANS).flatMap((planId) =>
-      ids(FEATURES).map((featureId) => ({
-        ...scope,
-        planId,
-        featureId,
-        planFeatureId: planId * 1000 + featureId,
-        multiplier: 1,
-        createdAt: now,
-      })),
-    );
-    await planFeature.put(assignments).go({ concurrency: 8 });
-    const items = FEATURES + PLANS + assignments.length;
+    const items = FEATURES + PLANS;
     console.log(`Seeded ${items} items in ${((performance.now() - seedStart) / 1000).toFixed(1)} s.`);
 
     const before = totalDynamoRequests();
