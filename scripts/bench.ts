@@ -28,7 +28,8 @@ import { entitlementReads, usageRows } from './bench-usage.ts';
  * measured too, against the project's fake Stripe on loopback (their latency includes it).
  *
  * `BENCH_ONLY=warm` seeds the same project and prints only the warm handler CPU and p50 against
- * a bare Query (dev/warm-cpu.ts) and the share throughput. `BENCH_ITERATIONS`: calls per endpoint.
+ * a bare Query (dev/warm-cpu.ts) and the share throughput; `BENCH_ONLY=scale` only the scale
+ * table (scripts/bench-scale.ts). `BENCH_ITERATIONS`: calls per endpoint.
  */
 
 const TABLE_NAME = 'pricing-bench';
@@ -47,11 +48,11 @@ const PAYMENT_REQUESTS = 3;
 
 class BenchError extends Error {}
 
-function benchOnly(): 'warm' | undefined {
+function benchOnly(): 'warm' | 'scale' | undefined {
   const raw = process.env.BENCH_ONLY;
   if (raw === undefined || raw.trim() === '') return undefined;
-  if (raw === 'warm') return raw;
-  throw new BenchError(`BENCH_ONLY must be "warm" or unset (got "${raw}")`);
+  if (raw === 'warm' || raw === 'scale') return raw;
+  throw new BenchError(`BENCH_ONLY must be "warm", "scale" or unset (got "${raw}")`);
 }
 
 function iterationCount(): number {
@@ -184,6 +185,12 @@ async function main(): Promise<number> {
     if (warmOnly) {
       await warm();
       return 0;
+    }
+    if (benchOnly() === 'scale') {
+      const scaleOk = await printScaleTable(server.url, OWNER_ID);
+      if (scaleOk) return 0;
+      console.log("\nFAIL: a part read's requests grew past 1.5× between 1,000 and 20,000 assignments.");
+      return 1;
     }
 
     async function paidReceiptPath() {

@@ -108,16 +108,20 @@ describe('the request log', () => {
     ['GET /api/v1/projects/{slug}', () => `/api/v1/projects/${project.slug}`],
     ['GET /api/v1/projects/{slug}/features', () => `/api/v1/projects/${project.slug}/features`],
     ['GET /api/v1/projects/{slug}/plans', () => `/api/v1/projects/${project.slug}/plans`],
-    [
-      'GET /api/v1/projects/{slug}/plans/{planId}/features',
-      () => `/api/v1/projects/${project.slug}/plans/${planId}/features`,
-    ],
     ['GET /api/share/{shareId}', () => `/api/share/${project.shareId}`],
   ])('%s makes one DynamoDB request on a warm key cache', async (_route, path) => {
     await api.get(path()); // warms the key cache
     const response = await api.get(path());
     expect(response.status).toBe(200);
     expect(lineFor(response.headers.get('x-request-id'))[0]?.dynamoRequests).toBe(1);
+  });
+
+  test('GET /api/v1/projects/{slug}/plans/{planId}/features makes two (the feature range and the plan, in one round trip)', async () => {
+    const path = `/api/v1/projects/${project.slug}/plans/${planId}/features`;
+    await api.get(path); // warms the key cache
+    const response = await api.get(path);
+    expect(response.status).toBe(200);
+    expect(lineFor(response.headers.get('x-request-id'))[0]?.dynamoRequests).toBe(2);
   });
 
   test('a cold key costs at most one more request', async () => {
