@@ -23,30 +23,31 @@ export interface NewAssignment {
   planFeatureId: number;
 }
 
-/** The assignments read out of a plan's item (not assignment items): their writes go to the plan. */
-const inPlan = new WeakSet<PlanFeatureItem>();
+/**
+ * Whether the plan holds this feature's assignment in its item (else, if assigned at all, it is
+ * an item of its own, stored before): where a write of the assignment goes.
+ */
+export const storedInPlan = (plan: Pick<PlanItem, 'assigned'>, featureId: number): boolean =>
+  plan.assigned?.[String(featureId)] !== undefined;
 
-/** Whether an assignment was read out of its plan's item (else it is an item of its own). */
-export const storedInPlan = (assignment: PlanFeatureItem): boolean => inPlan.has(assignment);
-
-/** The plan's stored entries as assignment items read them, in feature id order. */
+/** The plan's stored entries as assignment items read them. */
 export function assignmentsIn(plan: Pick<PlanItem, 'ownerId' | 'slug' | 'shareId' | 'planId' | 'assigned'>) {
   const { assigned } = plan;
-  if (!assigned) return [];
   const read: PlanFeatureItem[] = [];
-  for (const [featureId, entry] of Object.entries(assigned)) {
-    const assignment: PlanFeatureItem = {
-      ownerId: plan.ownerId,
-      slug: plan.slug,
-      shareId: plan.shareId,
-      planId: plan.planId,
+  if (!assigned) return read;
+  const { ownerId, slug, shareId, planId } = plan;
+  for (const featureId in assigned) {
+    const entry = assigned[featureId] as AssignedEntry;
+    read.push({
+      ownerId,
+      slug,
+      shareId,
+      planId,
       featureId: Number(featureId),
       planFeatureId: entry.i,
       multiplier: entry.m,
       createdAt: entry.c,
-    };
-    inPlan.add(assignment);
-    read.push(assignment);
+    });
   }
   return read;
 }

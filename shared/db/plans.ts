@@ -280,13 +280,14 @@ type AssignmentWhere = Parameters<ReturnType<TransactionEntities['planFeature'][
 /**
  * Sets an assignment's multiplier, or removes it (`multiplier` null), with its change-log
  * entry, while its multiplier is the one read (If-Match: also guarded by `revision`). An
- * assignment read out of its plan's item is written there (`layout`: where the plan was
- * read); one stored as an item of its own, as before.
+ * assignment the plan (as read, at `layout`) holds in its item is written there; one stored
+ * as an item of its own, as before.
  */
 export async function writeAssignment(
   scope: ProjectScope,
-  read: PlanFeatureItem,
+  plan: PlanItem,
   layout: PlanLayout,
+  read: PlanFeatureItem,
   multiplier: number | null,
   change: NewChangeEntryItem,
   revision: number | undefined,
@@ -298,7 +299,7 @@ export async function writeAssignment(
     revision,
     changes: [change],
     actions: ({ planFeature }) => {
-      if (storedInPlan(read)) {
+      if (storedInPlan(plan, read.featureId)) {
         return [writeEntry(scope, read.planId, layout, read.featureId, read.multiplier, multiplier)];
       }
       const unchanged: AssignmentWhere = ({ multiplier: current }, { eq }) => eq(current, read.multiplier);

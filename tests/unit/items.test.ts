@@ -285,7 +285,18 @@ describe('any stored value: the DocumentClient’s conversion then ElectroDB’s
                   const M = Object.fromEntries(known.filter(([, v]) => v !== undefined));
                   return { M: extra ? { ...M, extra } : M } as AttributeValue;
                 })
-            : fc.string().map((S) => ({ S }));
+            : definition.type === 'any'
+              ? // A plan's stored assignments: feature id → { i, m, c } (shared/db/plan-assignments.ts).
+                fc
+                  .dictionary(
+                    fc.integer({ min: 1, max: 1e12 }).map(String),
+                    fc
+                      .record({ i: numberText, m: numberText, c: fc.string() })
+                      .map(({ i, m, c }) => ({ M: { i: { N: i }, m: { N: m }, c: { S: c } } }) as AttributeValue),
+                    { maxKeys: 6 },
+                  )
+                  .map((M) => ({ M }) as AttributeValue)
+              : fc.string().map((S) => ({ S }));
     return fc.oneof({ weight: 4, arbitrary: usual }, { weight: 1, arbitrary: value(names) });
   }
   /**

@@ -72,10 +72,10 @@ export async function addPlanFeatures(
  */
 async function readAssignment(key: ProjectKey, planId: number, featureId: number, writer: Writer) {
   const guard = await guardFor(key, writer.ifMatch);
-  const { scope, projectId, layout, assignments } = await loadPlan(key, planId);
+  const { scope, projectId, plan, layout, assignments } = await loadPlan(key, planId);
   const current = assignments.find((a) => a.feature.featureId === featureId);
   if (!current) throw notAssigned(planId, featureId);
-  return { guard, projectId, current, scope, layout };
+  return { guard, projectId, current, scope, plan, layout };
 }
 
 /** With If-Match, only while it names the assignment as it is (with its feature's details). */
@@ -87,13 +87,13 @@ export async function updatePlanFeature(
   writer: Writer,
 ): Promise<PlanFeatureDetailView> {
   return untilWritten('plan feature', async () => {
-    const { guard, projectId, current, scope, layout } = await readAssignment(key, planId, featureId, writer);
+    const { guard, projectId, current, scope, plan, layout } = await readAssignment(key, planId, featureId, writer);
     checkIfMatch(writer.ifMatch, toPlanFeatureDetailView(current));
     if (current.assignment.multiplier === multiplier) return toPlanFeatureDetailView(current);
     const after = { ...current.assignment, multiplier };
     const resource = { type: 'planFeature', id: after.planFeatureId } as const;
     const entry = childChange(projectId, writer, resource, current.assignment, after);
-    const outcome = await writeAssignment(scope, current.assignment, layout, multiplier, entry, guard);
+    const outcome = await writeAssignment(scope, plan, layout, current.assignment, multiplier, entry, guard);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     return outcome === 'written' ? toPlanFeatureDetailView({ assignment: after, feature: current.feature }) : 'stale';
   });
@@ -107,11 +107,11 @@ export async function removePlanFeature(
   writer: Writer,
 ): Promise<void> {
   await untilWritten('plan feature', async () => {
-    const { guard, projectId, current, scope, layout } = await readAssignment(key, planId, featureId, writer);
+    const { guard, projectId, current, scope, plan, layout } = await readAssignment(key, planId, featureId, writer);
     checkIfMatch(writer.ifMatch, toPlanFeatureDetailView(current));
     const resource = { type: 'planFeature', id: current.assignment.planFeatureId } as const;
     const entry = childChange(projectId, writer, resource, current.assignment, null);
-    const outcome = await writeAssignment(scope, current.assignment, layout, null, entry, guard);
+    const outcome = await writeAssignment(scope, plan, layout, current.assignment, null, entry, guard);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     return outcome;
   });
