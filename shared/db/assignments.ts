@@ -38,11 +38,12 @@ export interface RecordedDelete {
 
 /**
  * Deletes a feature or a plan and uncounts it in one transaction (with its change-log entry:
- * the cascade is one entry), then removes the
- * assignments that name it. Every assignment write checks its feature (and an existing
- * plan) inside its own transaction, so once the delete has committed no new assignment of
- * it can appear, and the strongly consistent read that follows sees all that exist: none
- * is left behind.
+ * the cascade is one entry), then removes the assignments that name it. A plan's entries go
+ * with its item. A feature's delete counts itself on the project's feature head in the same
+ * transaction, and every write that assigns features checks that count in its own
+ * (plan-assignments.ts, featuresUnchanged), as every write of a plan's entries requires the
+ * plan: so once the delete has committed no new assignment of it can appear, and the
+ * strongly consistent read that follows sees all that exist: none is left behind.
  *
  * The sweep runs also when the feature or plan is already gone: a delete whose process
  * died between its transaction and the end of its sweep left assignments that nothing else
