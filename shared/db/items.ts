@@ -58,14 +58,14 @@ type Native = NativeAttributeValue;
  * as much CPU as the rest of a warm read of a full plan.
  */
 const anything: Read = (value) => {
+  if (value.N !== undefined) return number(value);
+  if (value.S !== undefined) return value.S;
   const { M } = value;
   if (M !== undefined) {
     const map: Record<string, Native> = {};
     for (const key in M) map[key] = anything(M[key] as AttributeValue);
     return map;
   }
-  if (value.S !== undefined) return value.S;
-  if (value.N !== undefined) return number(value);
   if (value.BOOL !== undefined) return value.BOOL;
   return native(value);
 };
