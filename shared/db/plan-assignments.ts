@@ -21,6 +21,8 @@ export interface NewAssignment {
   featureId: number;
   multiplier: number;
   planFeatureId: number;
+  /** When it was assigned, if before this write: an assignment item folded into its plan keeps its date. */
+  createdAt?: string;
 }
 
 /** The assignments read out of a plan's item (not assignment items): their writes go to the plan. */
@@ -54,7 +56,7 @@ export function assignmentsIn(plan: Pick<PlanItem, 'ownerId' | 'slug' | 'shareId
 export const entryOf = (a: NewAssignment, createdAt: string): AssignedEntry => ({
   i: a.planFeatureId,
   m: a.multiplier,
-  c: createdAt,
+  c: a.createdAt ?? createdAt,
 });
 
 export const entriesOf = (assignments: NewAssignment[], createdAt: string): AssignedEntries =>
