@@ -5,9 +5,11 @@
 // ~2,000 assignments. In the plan item they are one map entry each (featureId → { i, m, c }),
 // about 10 KB for a full plan, and a project of 20,000 assignments reads in one or two pages.
 //
-// Assignment items written before stay where they are and are read beside the entries (a
-// plan's assignments are both); nothing writes new ones. A feature is never both: every writer
-// skips a feature the plan already has in either form.
+// Assignment items written before stay where they are until the operator's `migrate plans`
+// folds them into their plan (plans.ts, foldAssignmentItems), and are read beside the entries
+// (a plan's assignments are both); nothing writes new ones. A feature is never both: every
+// writer skips a feature the plan already has in either form, and the fold moves an item in
+// the transaction that deletes it.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AssignedEntries, AssignedEntry } from './entities/plan.ts';
 import { legacyPlanSortKey } from './entities/plan.ts';
