@@ -16,10 +16,12 @@ const usage = `Usage: npm run cli -- <command>
       Revokes a key: requests with it get 401 from then on (at most 60 s later on a warm Lambda).
   migrate plans [--dry-run] [--owner <ownerId>] [--json]
       One-off, after the deploy of issue 14: gives projects stored before feature heads their
-      head, and moves plans stored at their old key under their assignments' prefix (one
-      request less on each of their reads). Safe to run again and while the service runs;
-      prints what it did (with --dry-run, what it would do, writing nothing). Scans the whole
-      table; --owner migrates only that owner's projects. Exits 1 if a plan is stored twice.
+      head, moves plans stored at their old key under their assignments' prefix (one request
+      less on each of their reads), and folds assignment items stored before into their
+      plan's item (one transaction per 48; fewer pages for whole-project reads). Safe to run
+      again and while the service runs; prints what it did (with --dry-run, what it would do,
+      writing nothing). Scans the whole table; --owner migrates only that owner's projects.
+      Exits 1 if a plan is stored twice.
 
 Talks to DYNAMODB_ENDPOINT and TABLE_NAME; by default the database of a running \`npm start\`
 (http://127.0.0.1:\${DYNAMODB_PORT:-8000}, table pricing-local), with the local credential it
@@ -136,13 +138,15 @@ function unreachable(error: unknown): boolean {
 
 /** The migration's summary for a person: counts by what happened. */
 function migrationText(m: PlanMigration): string {
-  const { deletingProjects, goneProjects, changedPlans } = m.skipped;
+  const { deletingProjects, goneProjects, changedPlans, changedFolds, orphanAssignments } = m.skipped;
   return [
     ...(m.dryRun ? ['Dry run: nothing written.'] : []),
     `Projects seen: ${m.projects}`,
     `Feature heads ${m.dryRun ? 'to write' : 'written'}: ${m.headsWritten}`,
     `Plans ${m.dryRun ? 'to move' : 'moved'}: ${m.plansMoved}`,
+    `Assignment items ${m.dryRun ? 'to fold' : 'folded'} into their plan: ${m.assignmentsFolded}`,
     `Skipped: ${deletingProjects} project(s) being deleted, ${goneProjects} project(s) deleted meanwhile, ${changedPlans} plan(s) written or deleted meanwhile`,
+    `Skipped in the fold: ${changedFolds} plan(s) written meanwhile (run again to finish), ${orphanAssignments} assignment item(s) of a deleted plan or feature`,
     ...(m.conflicts.length > 0 ? [`Plans stored at both keys, left as they are: ${m.conflicts.length}`] : []),
   ].join('\n');
 }

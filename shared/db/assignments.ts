@@ -4,12 +4,9 @@
 import { deleteAll } from './batch.ts';
 import type { NewChangeEntryItem } from './changes.ts';
 import { isStorageBusy } from './contention.ts';
-import { legacyPlanSortKey } from './entities/plan.ts';
-import { itemsOf } from './items.ts';
 import { countFeatureDelete, removeEntries } from './plan-assignments.ts';
-import { atPlanKey, type PlanLayout } from './plan-keys.ts';
+import { atPlanKey, type PlanLayout, readPlansAndAssignmentItems } from './plan-keys.ts';
 import { getProjectItem } from './projects.ts';
-import { queryAll } from './raw-query.ts';
 import { db } from './service.ts';
 import { countedWrite } from './transactions.ts';
 import type { ProjectKey, ProjectScope } from './types.ts';
@@ -119,7 +116,7 @@ export async function deleteWithAssignments<P extends AssignmentParent>(
  */
 async function sweepAssignments(scope: ProjectScope, parent: AssignmentParent): Promise<void> {
   const { shareId: ours, ...key } = scope;
-  const { planFeature, plan } = db().entities;
+  const { planFeature } = db().entities;
   if ('planId' in parent) {
     const { data } = await planFeature.query
       .projectData({ ...key, planId: parent.planId })
@@ -128,21 +125,12 @@ async function sweepAssignments(scope: ProjectScope, parent: AssignmentParent): 
     await deleteAll(planFeature, data);
     return;
   }
-  const { Key, TableName } = plan.get({ ...key, planId: 0 }).params() as { Key: { pk: string }; TableName: string };
-  const stored = await queryAll({
-    TableName,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :plans)',
-    ExpressionAttributeValues: { ':pk': { S: Key.pk }, ':plans': { S: '$projectData#plan' } },
-    ConsistentRead: true,
-  });
-  const legacyPrefix = legacyPlanSortKey(0).replace(/0+$/, '');
-  const items = itemsOf(planFeature, stored).filter((a) => a.shareId === ours && a.featureId === parent.featureId);
+  const { plans, assignmentItems } = await readPlansAndAssignmentItems(key);
+  const items = assignmentItems.filter((a) => a.shareId === ours && a.featureId === parent.featureId);
   await deleteAll(planFeature, items);
   const featureKey = String(parent.featureId);
-  for (const raw of stored) {
-    const [holder] = itemsOf(plan, [raw]);
-    if (!holder || holder.shareId !== ours || !holder.assigned?.[featureKey]) continue;
-    const layout: PlanLayout = raw.sk?.S?.startsWith(legacyPrefix) ? 'legacy' : 'prefix';
+  for (const { plan: holder, layout } of plans) {
+    if (holder.shareId !== ours || !holder.assigned?.[featureKey]) continue;
     await removeEntries(scope, holder.planId, layout, [parent.featureId]);
   }
 }

@@ -5,9 +5,11 @@
 // ~2,000 assignments. In the plan item they are one map entry each (featureId → { i, m, c }),
 // about 10 KB for a full plan, and a project of 20,000 assignments reads in one or two pages.
 //
-// Assignment items written before stay where they are and are read beside the entries (a
-// plan's assignments are both); nothing writes new ones. A feature is never both: every writer
-// skips a feature the plan already has in either form.
+// Assignment items written before stay where they are until the operator's `migrate plans`
+// folds them into their plan (plans.ts, foldAssignmentItems), and are read beside the entries
+// (a plan's assignments are both); nothing writes new ones. A feature is never both: every
+// writer skips a feature the plan already has in either form, and the fold moves an item in
+// the transaction that deletes it.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AssignedEntries, AssignedEntry } from './entities/plan.ts';
 import { legacyPlanSortKey } from './entities/plan.ts';
@@ -21,6 +23,8 @@ export interface NewAssignment {
   featureId: number;
   multiplier: number;
   planFeatureId: number;
+  /** When it was assigned, if before this write: an assignment item folded into its plan keeps its date. */
+  createdAt?: string;
 }
 
 /**
@@ -55,7 +59,7 @@ export function assignmentsIn(plan: Pick<PlanItem, 'ownerId' | 'slug' | 'shareId
 export const entryOf = (a: NewAssignment, createdAt: string): AssignedEntry => ({
   i: a.planFeatureId,
   m: a.multiplier,
-  c: createdAt,
+  c: a.createdAt ?? createdAt,
 });
 
 export const entriesOf = (assignments: NewAssignment[], createdAt: string): AssignedEntries =>

@@ -90,6 +90,39 @@ export async function readLegacyPlans(key: ProjectKey): Promise<PlanItem[]> {
   return itemsOf(db().entities.plan, items);
 }
 
+/** A plan's item as read among its project's plans, with where it was read. */
+export interface PlanAt {
+  plan: PlanItem;
+  layout: PlanLayout;
+}
+
+/**
+ * Every plan item of a project's partition (both layouts) and every assignment item (stored
+ * before assignments moved into their plans), in one strongly consistent Query of the sort
+ * keys that begin with `$projectData#plan`: the old plans' prefix, the plans' and their
+ * assignments'. A page per MB: for a feature delete's sweep and the one-off migration, never
+ * for an answer. Items of any share id: the caller keeps its project's own.
+ */
+export async function readPlansAndAssignmentItems(
+  key: ProjectKey,
+): Promise<{ plans: PlanAt[]; assignmentItems: PlanFeatureItem[] }> {
+  const { pk } = legacyKeyOf({ ...key, planId: 0 });
+  const stored = await queryAll({
+    TableName: rawTable().table,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :plans)',
+    ExpressionAttributeValues: { ':pk': { S: pk }, ':plans': { S: '$projectData#plan' } },
+    ConsistentRead: true,
+  });
+  const { plan, planFeature } = db().entities;
+  const plans = stored.flatMap((raw): PlanAt[] =>
+    itemsOf(plan, [raw]).map((read) => ({
+      plan: read,
+      layout: raw.sk?.S?.startsWith(LEGACY_PLAN_PREFIX) ? 'legacy' : 'prefix',
+    })),
+  );
+  return { plans, assignmentItems: itemsOf(planFeature, stored) };
+}
+
 /**
  * A transaction action ElectroDB built for the plan's item (its keys are the new layout's),
  * aimed at where the item was read: for a 'legacy' plan, its old key.

@@ -269,6 +269,63 @@ export async function movePlan(
 }
 
 /**
+ * Folds a plan's assignment items (stored before assignments moved into their plan's item)
+ * into its map, for the one-off migration: ADD_BATCH items to a transaction, which adds their
+ * entries to the plan (each with its own id, multiplier and date: the answers do not change)
+ * and deletes the items while each is still there as read (same share id and multiplier). The
+ * entries and the items commit together, so every assignment is in exactly one form at any
+ * moment, and readers, which read both forms, give the same answer before, during and after.
+ * A writer that read an item meanwhile fails its condition on it and reads again, finding the
+ * entry; one that changed or removed it first makes the fold 'stale' (the plan keeps what was
+ * folded so far: both forms side by side are a plan's normal state, and a rerun finishes).
+ * The add bumps the plan's version, so a write that read the plan before (a move copies it
+ * whole) goes stale too rather than write back the map as it was.
+ *
+ * Beside, the project check (a deleted project's sweep must not meet entries created behind
+ * it: 'project_gone') and the feature head's count of feature deletes as read with the
+ * features (`featureDeletes`): a feature deleted since would have its item folded after its
+ * sweep read the plans, left as an entry no sweep looks for. The caller folds only features
+ * it read as there. `folded`: the items folded before the outcome.
+ */
+export async function foldAssignmentItems(
+  scope: ProjectScope,
+  plan: Pick<PlanItem, 'planId' | 'assigned'>,
+  layout: PlanLayout,
+  items: PlanFeatureItem[],
+  featureDeletes: number,
+): Promise<{ outcome: 'folded' | 'stale' | 'project_gone'; folded: number }> {
+  const { shareId, ...key } = scope;
+  // The fallback date of an entry without its own: every item has its own.
+  const now = new Date().toISOString();
+  let hasMap = plan.assigned !== undefined;
+  let folded = 0;
+  for (let from = 0; from < items.length; from += ADD_BATCH) {
+    const chunk = items.slice(from, from + ADD_BATCH);
+    const outcome = await writeTransaction((entities) => [
+      projectIsLive(entities, scope),
+      featuresUnchanged(entities, scope, featureDeletes),
+      addEntries(scope, plan.planId, layout, hasMap, chunk, now),
+      ...chunk.map((item) =>
+        entities.planFeature
+          .delete({ ...key, planId: item.planId, featureId: item.featureId })
+          .where(
+            (attributes, { eq }) =>
+              `${eq(attributes.shareId, shareId)} AND ${eq(attributes.multiplier, item.multiplier)}`,
+          )
+          .commit(),
+      ),
+    ]);
+    if (!outcome.committed) {
+      const [project] = outcome.reasons.map((reason) => reason.code === 'ConditionalCheckFailed');
+      return { outcome: project ? 'project_gone' : 'stale', folded };
+    }
+    folded += chunk.length;
+    hasMap = true;
+  }
+  return { outcome: 'folded', folded };
+}
+
+/**
  * Deletes the plan (where `layout` says it was read) and uncounts it in one transaction, then
  * sweeps its assignments.
  */

@@ -39,11 +39,21 @@ export interface FeatureList {
  * Undefined when there is no head: no project, or one created before heads existed.
  */
 export async function readFeatureList(key: ProjectKey): Promise<FeatureList | undefined> {
+  const { head, features } = await readFeatureRange(key);
+  if (!head) return undefined;
+  return { head, features: features.filter((item) => item.shareId === head.shareId) };
+}
+
+/**
+ * The feature head, if any, and the features of any share id, in the one Query of
+ * readFeatureList: for the migration, which reads projects that may have no head yet.
+ */
+export async function readFeatureRange(
+  key: ProjectKey,
+): Promise<{ head: FeatureHeadItem | undefined; features: FeatureItem[] }> {
   const { featureHead, feature } = db().entities;
   const read = collectionItems({ featureHead, feature }, await queryAll(featureRange(key)));
-  const [head] = read.featureHead;
-  if (!head) return undefined;
-  return { head, features: read.feature.filter((item) => item.shareId === head.shareId) };
+  return { head: read.featureHead[0], features: read.feature };
 }
 
 export interface PlanPart {

@@ -101,7 +101,7 @@ const storedButPlanKeys = async (ownerId: string) =>
     .map((item) => JSON.stringify(item, Object.keys(item).sort()))
     .sort();
 
-const nothingSkipped = { deletingProjects: 0, goneProjects: 0, changedPlans: 0 };
+const nothingSkipped = { deletingProjects: 0, goneProjects: 0, changedPlans: 0, changedFolds: 0, orphanAssignments: 0 };
 
 describe('migrate plans', () => {
   test('moves every legacy plan under its prefix: answers, ETags and attributes as they were, one request fewer', async () => {
@@ -126,6 +126,7 @@ describe('migrate plans', () => {
       projects: 1,
       headsWritten: 0,
       plansMoved: 2,
+      assignmentsFolded: 0,
       skipped: nothingSkipped,
       conflicts: [],
     });
@@ -161,6 +162,7 @@ describe('migrate plans', () => {
       projects: 2,
       headsWritten: 0,
       plansMoved: 0,
+      assignmentsFolded: 0,
       skipped: nothingSkipped,
       conflicts: [],
     });
@@ -182,6 +184,7 @@ describe('migrate plans', () => {
       projects: 1,
       headsWritten: 1,
       plansMoved: 2,
+      assignmentsFolded: 0,
       skipped: nothingSkipped,
       conflicts: [],
     });
@@ -222,7 +225,9 @@ describe('migrate plans', () => {
       ...plans.map(({ plan, base }) => api.put(`${base}/plans/${plan.id}`, { name: `Raced ${plan.id}` })),
     ]);
     for (const put of puts) expect(put.status, put.text).toBe(200);
-    expect(summary.plansMoved + summary.skipped.changedPlans).toBe(plans.length);
+    // A PUT that commits before the migration reads the project's old plans moves its plan
+    // itself: the migration never sees that one.
+    expect(summary.plansMoved + summary.skipped.changedPlans).toBeLessThanOrEqual(plans.length);
     expect(summary.conflicts).toEqual([]);
     for (const { plan, stored } of plans) {
       const [item, ...more] = await storedPlanItems(stored, plan.id);
@@ -265,6 +270,7 @@ describe('migrate plans', () => {
       projects: 2,
       headsWritten: 0,
       plansMoved: 2,
+      assignmentsFolded: 0,
       skipped: { ...nothingSkipped, deletingProjects: 1 },
       conflicts: [],
     });
@@ -297,7 +303,9 @@ describe('npm run cli -- migrate plans', () => {
         'Projects seen: 1',
         'Feature heads to write: 0',
         'Plans to move: 2',
+        'Assignment items to fold into their plan: 0',
         'Skipped: 0 project(s) being deleted, 0 project(s) deleted meanwhile, 0 plan(s) written or deleted meanwhile',
+        'Skipped in the fold: 0 plan(s) written meanwhile (run again to finish), 0 assignment item(s) of a deleted plan or feature',
       ]);
       expect((await storedPlanItems(stored, legacy[0].id)).map((item) => item.sk)).toEqual([
         legacyPlanSortKey(legacy[0].id),
@@ -312,6 +320,7 @@ describe('npm run cli -- migrate plans', () => {
         projects: 1,
         headsWritten: 0,
         plansMoved: 2,
+        assignmentsFolded: 0,
         skipped: nothingSkipped,
         conflicts: [],
       });
