@@ -230,8 +230,9 @@ describe('migrate plans folds assignment items into their plan', () => {
     );
     const written = await writeAssignment(
       stored,
-      itemRead as NonNullable<typeof itemRead>,
+      readBefore.plan as NonNullable<typeof readBefore.plan>,
       'prefix',
+      itemRead as NonNullable<typeof itemRead>,
       7,
       change,
       undefined,
