@@ -143,5 +143,8 @@ async function sweepAssignments(scope: ProjectScope, parent: AssignmentParent): 
     if (!holder || holder.shareId !== ours || !holder.assigned?.[featureKey]) continue;
     const layout: PlanLayout = raw.sk?.S?.startsWith(legacyPrefix) ? 'legacy' : 'prefix';
     await removeEntries(scope, holder.planId, layout, [parent.featureId]);
+    // A write that read the plan at its old key (before the feature's delete) may have moved
+    // it under its prefix since the Query, carrying the entry: moves go one way, so look there.
+    if (layout === 'legacy') await removeEntries(scope, holder.planId, 'prefix', [parent.featureId]);
   }
 }

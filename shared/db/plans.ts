@@ -137,9 +137,11 @@ export async function insertAssignments(
     if (!succeeded && added.length > 0) {
       const { layout } = target;
       const featureIds = added.map((a) => a.featureId);
+      // Only the entries this call wrote: another request may have removed one and assigned it again.
+      const ours = new Map(added.map((a) => [a.featureId, a.planFeatureId]));
       // Where the plan is now: a concurrent write may have moved it from its old key.
-      await removeEntries(scope, planId, layout, featureIds);
-      if (layout === 'legacy') await removeEntries(scope, planId, 'prefix', featureIds);
+      await removeEntries(scope, planId, layout, featureIds, ours);
+      if (layout === 'legacy') await removeEntries(scope, planId, 'prefix', featureIds, ours);
       await removeChanges(added.flatMap((a) => entryOf.get(a) ?? []));
     }
   }
@@ -299,7 +301,7 @@ export async function writeAssignment(
     changes: [change],
     actions: ({ planFeature }) => {
       if (storedInPlan(read)) {
-        return [writeEntry(scope, read.planId, layout, read.featureId, read.multiplier, multiplier)];
+        return [writeEntry(scope, read.planId, layout, read, multiplier)];
       }
       const unchanged: AssignmentWhere = ({ multiplier: current }, { eq }) => eq(current, read.multiplier);
       return [
