@@ -6,6 +6,8 @@
  */
 import { createServer, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { readLegacyPlans } from '#db/plan-keys.ts';
+import { movePlan } from '#db/plans.ts';
 import { type ApiClient, type ApiResponse, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
 import {
@@ -175,6 +177,11 @@ async function stored(p: Project): Promise<StoredAssignment[]> {
   return storedAssignments(await itemsOfProject(ownerId, p.slug, p.shareId)).filter((a) => a.shareId === p.shareId);
 }
 
+const brief = (pf: unknown) => {
+  const { id, multiplier, feature } = pf as { id: number; multiplier: number; feature: { id: number } };
+  return [id, feature.id, multiplier].join(':');
+};
+
 /** Stored assignments = replayed change log; no feature twice in a plan; reads agree. */
 async function expectConsistent(p: Project) {
   const now = await stored(p);
@@ -191,8 +198,12 @@ async function expectConsistent(p: Project) {
   const pairs = now.map((a) => `${a.planId}:${a.featureId}`);
   expect(new Set(pairs).size).toBe(pairs.length);
   // Every plan's read shows what is stored for it.
-  const plans = (await api.get(`${p.base}/plans`)).body.plans as { id: number }[];
+  const plans = (await api.get(`${p.base}/plans`)).body.plans as { id: number; planFeatures: unknown[] }[];
+  const whole = (await api.get(p.base)).body;
   for (const plan of plans) {
+    // The list and the whole project (one read of the partition) show what the plan's own read does.
+    const inProject = (whole.pricingPlans as { id: number; planFeatures: unknown[] }[]).find((x) => x.id === plan.id);
+    expect(inProject?.planFeatures).toEqual(plan.planFeatures);
     const read = await api.get(`${p.base}/plans/${plan.id}/features`);
     expect(read.status, read.text).toBe(200);
     const shown = read.body.features.map((f: { id: number; feature: { id: number }; multiplier: number }) =>
@@ -202,6 +213,7 @@ async function expectConsistent(p: Project) {
       .filter((a) => a.planId === plan.id)
       .map((a) => [a.planFeatureId, a.featureId, a.multiplier].join(':'));
     expect(shown.sort()).toEqual(kept.sort());
+    expect(plan.planFeatures.map(brief)).toEqual(read.body.features.map(brief));
   }
   return now;
 }
@@ -518,6 +530,25 @@ describe('interleavings held open at DynamoDB', () => {
     expect(now.map((a) => a.featureId)).toEqual([y]);
   });
 
+  test("a feature delete's sweep of a plan at its old key, moved by migrate plans meanwhile, leaves no entry", async () => {
+    const p = await project();
+    const [x, y] = await features(p, 2);
+    const plan = await makePlan(api, p.slug, { features: [{ featureId: x }, { featureId: y }] });
+    await storeAsLegacyPlan(p.stored, plan.id);
+    proxy.once(
+      (operation, body) => operation === 'UpdateItem' && body.includes('REMOVE #assigned.#f0'),
+      async () => {
+        const [legacy] = await readLegacyPlans({ ownerId, slug: p.slug });
+        expect(legacy?.planId).toBe(plan.id);
+        expect(await movePlan(p.stored, legacy as NonNullable<typeof legacy>)).toBe('moved');
+      },
+    );
+    expect((await api.delete(`${p.base}/features/${x}`)).status).toBe(200);
+    proxy.clear();
+    const now = await expectConsistent(p);
+    expect(now.map((a) => a.featureId)).toEqual([y]);
+  });
+
   test('an add cut short by a deleted feature undoes only its own entries, not one assigned again since', async () => {
     const p = await project();
     const ids = await features(p, 60);
@@ -543,4 +574,30 @@ describe('interleavings held open at DynamoDB', () => {
     const now = await expectConsistent(p);
     expect(now.map((a) => [a.featureId, a.multiplier])).toEqual([[x, 7]]);
   }, 30_000);
+});
+
+describe('200 features under concurrency', () => {
+  test('five adds of the same 200 features to a plan at its old key without a map: each once, no 5xx', async () => {
+    const p = await project();
+    const ids = await features(p, 200);
+    const plan = await makePlan(api, p.slug, { features: [{ featureId: ids[0] as number }] });
+    await storeAsAssignmentItems(p.stored, plan.id);
+    await storeAsLegacyPlan(p.stored, plan.id);
+    const path = `${p.base}/plans/${plan.id}`;
+    const shuffled = (n: number) => [...ids.slice(n * 40), ...ids.slice(0, n * 40)];
+    const responses = await Promise.all([
+      ...Array.from({ length: 5 }, (_, n) =>
+        api.post(`${path}/features`, { features: shuffled(n).map((featureId) => ({ featureId, multiplier: n + 1 })) }),
+      ),
+      api.put(path, { name: 'Moved meanwhile' }),
+      api.post(`${path}/duplicate`, {}),
+    ]);
+    no500(responses);
+    const adds = responses.slice(0, 5);
+    for (const r of adds) expect(r.status, r.text).toBe(200);
+    expect(adds.reduce((sum, r) => sum + r.body.added, 0)).toBe(199);
+    for (const r of adds) expect(r.body.features).toHaveLength(200);
+    const now = await expectConsistent(p);
+    expect(now.filter((a) => a.planId === plan.id)).toHaveLength(200);
+  }, 60_000);
 });
