@@ -16,6 +16,7 @@ import {
   storeAsAssignmentItems,
   storeAsLegacyPlan,
   storedAssignments,
+  storedPlanItems,
 } from '../fixtures/table.ts';
 
 vi.hoisted(() => {
@@ -29,6 +30,7 @@ vi.hoisted(() => {
 type Hook = (operation: string, body: string) => Promise<void> | undefined;
 async function startHookProxy(target: string) {
   let hook: Hook | undefined;
+  let fired = false;
   const upstream = new URL(target);
   const proxy = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -55,15 +57,17 @@ async function startHookProxy(target: string) {
     url: `http://127.0.0.1:${address.port}`,
     /** Runs `run` once, before forwarding the first request `when` picks (the rest pass as they are). */
     once(when: (operation: string, body: string) => boolean, run: () => Promise<void>) {
-      let done = false;
+      fired = false;
       hook = (operation, body) => {
-        if (done || !when(operation, body)) return undefined;
-        done = true;
+        if (fired || !when(operation, body)) return undefined;
+        fired = true;
         return run();
       };
     },
-    clear() {
+    /** Stops holding requests; whether the hook ran (the interleaving happened). */
+    clear(): boolean {
       hook = undefined;
+      return fired;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -485,7 +489,7 @@ describe('interleavings held open at DynamoDB', () => {
       },
     );
     const removed = await api.delete(`${path}/features?featureId=${x}`);
-    proxy.clear();
+    expect(proxy.clear()).toBe(true);
     expect(again?.status, again?.text).toBe(200);
     // The late removal finds its assignment gone: a 404 (or it removes the new one, logged as such).
     expect([200, 404]).toContain(removed.status);
@@ -505,7 +509,7 @@ describe('interleavings held open at DynamoDB', () => {
       },
     );
     const changed = await api.put(`${path}/features/${x}`, { multiplier: 5 });
-    proxy.clear();
+    expect(proxy.clear()).toBe(true);
     expect(changed.status, changed.text).toBe(200);
     await expectConsistent(p);
   });
@@ -525,7 +529,7 @@ describe('interleavings held open at DynamoDB', () => {
       },
     );
     expect((await api.delete(`${p.base}/features/${x}`)).status).toBe(200);
-    proxy.clear();
+    expect(proxy.clear()).toBe(true);
     const now = await expectConsistent(p);
     expect(now.map((a) => a.featureId)).toEqual([y]);
   });
@@ -544,9 +548,54 @@ describe('interleavings held open at DynamoDB', () => {
       },
     );
     expect((await api.delete(`${p.base}/features/${x}`)).status).toBe(200);
-    proxy.clear();
+    expect(proxy.clear()).toBe(true);
     const now = await expectConsistent(p);
     expect(now.map((a) => a.featureId)).toEqual([y]);
+  });
+
+  test('a plan update moving a plan from its old key, with an add landing first, keeps the add', async () => {
+    const p = await project();
+    const [x, z] = await features(p, 2);
+    const plan = await makePlan(api, p.slug, { features: [{ featureId: x }] });
+    await storeAsLegacyPlan(p.stored, plan.id);
+    const path = `${p.base}/plans/${plan.id}`;
+    proxy.once(
+      (operation, body) => operation === 'TransactWriteItems' && body.includes('"Delete"') && body.includes('#plan_1#'),
+      async () => {
+        expect((await api.post(`${path}/features`, { featureId: z, multiplier: 4 })).status).toBe(200);
+      },
+    );
+    const moved = await api.put(path, { name: 'Moved' });
+    expect(proxy.clear()).toBe(true);
+    expect(moved.status, moved.text).toBe(200);
+    const now = await expectConsistent(p);
+    expect(now.map((a) => [a.featureId, a.multiplier]).sort()).toEqual(
+      [
+        [x, 1],
+        [z, 4],
+      ].sort(),
+    );
+  });
+
+  test('an add to a plan at its old key, moved by a plan update before it lands, lands at the new key', async () => {
+    const p = await project();
+    const [x, z] = await features(p, 2);
+    const plan = await makePlan(api, p.slug, { features: [{ featureId: x }] });
+    await storeAsLegacyPlan(p.stored, plan.id);
+    const path = `${p.base}/plans/${plan.id}`;
+    proxy.once(
+      (operation, body) => operation === 'TransactWriteItems' && body.includes('attribute_not_exists(#assigned.#f0)'),
+      async () => {
+        expect((await api.put(path, { name: 'Moved' })).status).toBe(200);
+      },
+    );
+    const added = await api.post(`${path}/features`, { featureId: z, multiplier: 4 });
+    expect(proxy.clear()).toBe(true);
+    expect(added.status, added.text).toBe(200);
+    expect(added.body.added).toBe(1);
+    const now = await expectConsistent(p);
+    expect(now.map((a) => a.featureId).sort()).toEqual([x, z].sort());
+    expect(await storedPlanItems(p.stored, plan.id)).toHaveLength(1);
   });
 
   test('an add cut short by a deleted feature undoes only its own entries, not one assigned again since', async () => {
@@ -569,7 +618,7 @@ describe('interleavings held open at DynamoDB', () => {
       },
     );
     const added = await api.post(`${path}/features`, { features: ids.map((featureId) => ({ featureId })) });
-    proxy.clear();
+    expect(proxy.clear()).toBe(true);
     expect(added.status, added.text).toBe(404);
     const now = await expectConsistent(p);
     expect(now.map((a) => [a.featureId, a.multiplier])).toEqual([[x, 7]]);
