@@ -79,9 +79,10 @@ export async function insertAssignments(
   read: AddTarget,
   assignments: NewAssignment[],
   entries: NewChangeEntryItem[],
+  // The time the change-log entries record, so a later write's `before` is their `after`.
+  createdAt = new Date().toISOString(),
 ): Promise<InsertAssignmentsResult | 'plan_missing' | 'project_gone' | MissingFeature> {
   const key = { ownerId: scope.ownerId, slug: scope.slug };
-  const createdAt = new Date().toISOString();
   const entryOf = new Map(assignments.map((a, i) => [a, entries[i] as NewChangeEntryItem]));
   const added: NewAssignment[] = [];
   const alreadyAssigned: NewAssignment[] = [];

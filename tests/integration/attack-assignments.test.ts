@@ -433,6 +433,21 @@ describe('If-Match on plan features', () => {
   });
 });
 
+describe('the change log of an assignment', () => {
+  test("its create's `after` is what the next write's `before` finds stored (createdAt too)", async () => {
+    const p = await project();
+    const [x] = await features(p, 1);
+    const plan = await makePlan(api, p.slug);
+    const path = `${p.base}/plans/${plan.id}`;
+    expect((await api.post(`${path}/features`, { featureId: x })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await api.put(`${path}/features/${x}`, { multiplier: 3 })).status).toBe(200);
+    const log = (await allChanges(p.slug)).filter((c) => c.resource.type === 'planFeature');
+    expect(log.map((c) => c.action)).toEqual(['create', 'update']);
+    expect(log[1]?.before).toEqual(log[0]?.after);
+  });
+});
+
 describe('a plan of 200 features', () => {
   test('added at once, with long data, duplicated and removed; each answer is what reads back', async () => {
     const p = await project();
