@@ -203,25 +203,31 @@ export function countFeatureDelete(entities: TransactionEntities, scope: Project
 /**
  * Removes features' entries from a plan's item, outside any transaction: the sweep of a
  * deleted feature (any entry of it), and the undo of an add cut short (`only`: the entries it
- * wrote, by planFeatureId, so an entry of the same feature removed and assigned again by
- * another request meanwhile stays). Nothing when the plan is gone or holds none of them (a
- * plan is never created by it). At most ADD_BATCH at once: the expressions name each.
+ * wrote, as it wrote them, so one another request has changed since, or removed and assigned
+ * again, stays with the change-log entries that record it). Nothing when the plan is gone or
+ * holds none of them (a plan is never created by it). At most ADD_BATCH at once: the
+ * expressions name each. Answers the features whose entries it removed (or found absent,
+ * without `only`).
  */
 export async function removeEntries(
   scope: ProjectScope,
   planId: number,
   layout: PlanLayout,
   featureIds: number[],
-  only?: Map<number, number>,
-): Promise<void> {
+  only?: Map<number, AssignedEntry>,
+): Promise<number[]> {
+  const removed: number[] = [];
   for (let from = 0; from < featureIds.length; from += ADD_BATCH) {
     const batch = featureIds.slice(from, from + ADD_BATCH);
-    const removed = await removeBatch(scope, planId, layout, batch, only);
+    if (await removeBatch(scope, planId, layout, batch, only)) removed.push(...batch);
     // One of them is not the entry this call wrote: each on its own condition.
-    if (!removed && only && batch.length > 1) {
-      for (const featureId of batch) await removeBatch(scope, planId, layout, [featureId], only);
+    else if (only && batch.length > 1) {
+      for (const featureId of batch) {
+        if (await removeBatch(scope, planId, layout, [featureId], only)) removed.push(featureId);
+      }
     }
   }
+  return removed;
 }
 
 /** One UpdateItem of removeEntries: false when its condition failed (nothing removed). */
@@ -230,18 +236,18 @@ async function removeBatch(
   planId: number,
   layout: PlanLayout,
   featureIds: number[],
-  only: Map<number, number> | undefined,
+  only: Map<number, AssignedEntry> | undefined,
 ): Promise<boolean> {
   const names: Record<string, string> = { '#assigned': 'assigned' };
   const values: Record<string, unknown> = {};
   const condition = ['attribute_exists(#assigned)'];
   featureIds.forEach((featureId, n) => {
     names[`#f${n}`] = String(featureId);
-    const id = only?.get(featureId);
-    if (id !== undefined) {
-      names['#i'] = 'i';
-      values[`:i${n}`] = id;
-      condition.push(`#assigned.#f${n}.#i = :i${n}`);
+    const entry = only?.get(featureId);
+    if (entry) {
+      Object.assign(names, { '#i': 'i', '#m': 'm' });
+      Object.assign(values, { [`:i${n}`]: entry.i, [`:m${n}`]: entry.m });
+      condition.push(`#assigned.#f${n}.#i = :i${n} AND #assigned.#f${n}.#m = :m${n}`);
     }
   });
   const remove = featureIds.map((_, n) => `#assigned.#f${n}`);

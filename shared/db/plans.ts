@@ -138,12 +138,16 @@ export async function insertAssignments(
     if (!succeeded && added.length > 0) {
       const { layout } = target;
       const featureIds = added.map((a) => a.featureId);
-      // Only the entries this call wrote: another request may have removed one and assigned it again.
-      const ours = new Map(added.map((a) => [a.featureId, a.planFeatureId]));
+      // Only the entries as this call wrote them: one another request has changed since (or
+      // removed, and maybe assigned again) stays, with this call's change-log entry for it,
+      // so the log still replays to what is stored.
+      const ours = new Map(added.map((a) => [a.featureId, { i: a.planFeatureId, m: a.multiplier, c: createdAt }]));
       // Where the plan is now: a concurrent write may have moved it from its old key.
-      await removeEntries(scope, planId, layout, featureIds, ours);
-      if (layout === 'legacy') await removeEntries(scope, planId, 'prefix', featureIds, ours);
-      await removeChanges(added.flatMap((a) => entryOf.get(a) ?? []));
+      const removed = new Set(await removeEntries(scope, planId, layout, featureIds, ours));
+      if (layout === 'legacy') {
+        for (const featureId of await removeEntries(scope, planId, 'prefix', featureIds, ours)) removed.add(featureId);
+      }
+      await removeChanges(added.flatMap((a) => (removed.has(a.featureId) ? (entryOf.get(a) ?? []) : [])));
     }
   }
 }

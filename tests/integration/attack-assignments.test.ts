@@ -613,6 +613,31 @@ describe('interleavings held open at DynamoDB', () => {
     expect(await storedPlanItems(p.stored, plan.id)).toHaveLength(1);
   });
 
+  test('an add cut short keeps an entry another request changed since, with the entries that log it', async () => {
+    const p = await project();
+    const ids = await features(p, 60);
+    const plan = await makePlan(api, p.slug);
+    const path = `${p.base}/plans/${plan.id}`;
+    const [x] = ids as [number];
+    const y = ids[55] as number;
+    let adds = 0;
+    // The add's first transaction (x among its 48) has committed; before its second: x's
+    // multiplier changed by another request (logged), and y (in the second) deleted.
+    proxy.once(
+      (operation, body) =>
+        operation === 'TransactWriteItems' && body.includes('attribute_not_exists(#assigned.#f0)') && ++adds === 2,
+      async () => {
+        expect((await api.put(`${path}/features/${x}`, { multiplier: 9 })).status).toBe(200);
+        expect((await api.delete(`${p.base}/features/${y}`)).status).toBe(200);
+      },
+    );
+    const added = await api.post(`${path}/features`, { features: ids.map((featureId) => ({ featureId })) });
+    expect(proxy.clear()).toBe(true);
+    expect(added.status, added.text).toBe(404);
+    const now = await expectConsistent(p);
+    expect(now.map((a) => [a.featureId, a.multiplier])).toEqual([[x, 9]]);
+  }, 30_000);
+
   test('an add cut short by a deleted feature undoes only its own entries, not one assigned again since', async () => {
     const p = await project();
     const ids = await features(p, 60);
