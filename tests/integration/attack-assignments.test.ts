@@ -276,6 +276,30 @@ describe('concurrent writers of one plan', () => {
     }, 60_000);
   }
 
+  // Left skipped (a liveness finding, not a correctness one; the outcome depends on timing):
+  // every write of an entry adds 1 to the plan's version, which a plan update is conditioned
+  // on, so a PUT of a plan at its new key now loses to assignment writes it never met before
+  // (they were items of their own) and, after untilWritten's attempts, answers 409. Measured
+  // here: 1 PUT against 40 multiplier changes and adds, 5 rounds: a 409 in one of two runs
+  // on DynamoDB Local (which runs transactions one at a time; real DynamoDB interleaves more).
+  test.skip('a plan update is not starved by writes of its assignments', async () => {
+    const p = await project();
+    const ids = await features(p, 40);
+    const plan = await makePlan(api, p.slug, { features: ids.slice(0, 20).map((featureId) => ({ featureId })) });
+    const path = `${p.base}/plans/${plan.id}`;
+    const statuses: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      const [put, ...rest] = await Promise.all([
+        api.put(path, { name: `Round ${round}` }),
+        ...ids.slice(0, 20).map((featureId) => api.put(`${path}/features/${featureId}`, { multiplier: round + 2 })),
+        ...ids.slice(20).map((featureId) => api.post(`${path}/features`, { featureId })),
+      ]);
+      no500(rest);
+      statuses.push((put as ApiResponse).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200]);
+  }, 60_000);
+
   test('a plan delete racing adds, changes and duplicates leaves nothing of the plan', async () => {
     const p = await project();
     const ids = await features(p, 12);
