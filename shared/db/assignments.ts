@@ -132,5 +132,8 @@ async function sweepAssignments(scope: ProjectScope, parent: AssignmentParent): 
   for (const { plan: holder, layout } of plans) {
     if (holder.shareId !== ours || !holder.assigned?.[featureKey]) continue;
     await removeEntries(scope, holder.planId, layout, [parent.featureId]);
+    // A write that read the plan at its old key (before the feature's delete) may have moved
+    // it under its prefix since the Query, carrying the entry: moves go one way, so look there.
+    if (layout === 'legacy') await removeEntries(scope, holder.planId, 'prefix', [parent.featureId]);
   }
 }

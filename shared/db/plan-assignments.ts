@@ -147,24 +147,32 @@ export function addEntries(
 /** How many entries one add writes at most (its condition names each: DynamoDB takes 4 KB). */
 export const ADD_BATCH = 48;
 
-/** Sets one entry's multiplier, or removes the entry (null), while its multiplier is the one read. */
+/**
+ * Sets one entry's multiplier, or removes the entry (null), while it is the assignment read
+ * (its planFeatureId) with the multiplier read: an entry of the same feature removed and
+ * assigned again since (a new planFeatureId) is not the one read, and its write is stale.
+ */
 export function writeEntry(
   scope: ProjectScope,
   planId: number,
   layout: PlanLayout,
-  featureId: number,
-  read: number,
+  read: { featureId: number; planFeatureId: number; multiplier: number },
   multiplier: number | null,
 ) {
+  const condition = ['#assigned.#f.#i = :id', '#assigned.#f.#m = :read'];
   return planUpdate(
     scope,
     planId,
     layout,
     multiplier === null
-      ? { remove: ['#assigned.#f'], condition: ['#assigned.#f.#m = :read'] }
-      : { set: ['#assigned.#f.#m = :multiplier'], condition: ['#assigned.#f.#m = :read'] },
-    { '#assigned': 'assigned', '#f': String(featureId), '#m': 'm' },
-    multiplier === null ? { ':read': read } : { ':read': read, ':multiplier': multiplier },
+      ? { remove: ['#assigned.#f'], condition }
+      : { set: ['#assigned.#f.#m = :multiplier'], condition },
+    { '#assigned': 'assigned', '#f': String(read.featureId), '#i': 'i', '#m': 'm' },
+    {
+      ':id': read.planFeatureId,
+      ':read': read.multiplier,
+      ...(multiplier === null ? {} : { ':multiplier': multiplier }),
+    },
   );
 }
 
@@ -199,32 +207,61 @@ export function countFeatureDelete(entities: TransactionEntities, scope: Project
 
 /**
  * Removes features' entries from a plan's item, outside any transaction: the sweep of a
- * deleted feature, and the undo of an add cut short. Nothing when the plan is gone or holds
- * none of them (a plan is never created by it).
+ * deleted feature (any entry of it), and the undo of an add cut short (`only`: the entries it
+ * wrote, as it wrote them, so one another request has changed since, or removed and assigned
+ * again, stays with the change-log entries that record it). Nothing when the plan is gone or
+ * holds none of them (a plan is never created by it). At most ADD_BATCH at once: the
+ * expressions name each. Answers the features whose entries it removed (or found absent,
+ * without `only`).
  */
 export async function removeEntries(
   scope: ProjectScope,
   planId: number,
   layout: PlanLayout,
   featureIds: number[],
-): Promise<void> {
-  if (featureIds.length === 0) return;
+  only?: Map<number, AssignedEntry>,
+): Promise<number[]> {
+  const removed: number[] = [];
+  for (let from = 0; from < featureIds.length; from += ADD_BATCH) {
+    const batch = featureIds.slice(from, from + ADD_BATCH);
+    if (await removeBatch(scope, planId, layout, batch, only)) removed.push(...batch);
+    // One of them is not the entry this call wrote: each on its own condition.
+    else if (only && batch.length > 1) {
+      for (const featureId of batch) {
+        if (await removeBatch(scope, planId, layout, [featureId], only)) removed.push(featureId);
+      }
+    }
+  }
+  return removed;
+}
+
+/** One UpdateItem of removeEntries: false when its condition failed (nothing removed). */
+async function removeBatch(
+  scope: ProjectScope,
+  planId: number,
+  layout: PlanLayout,
+  featureIds: number[],
+  only: Map<number, AssignedEntry> | undefined,
+): Promise<boolean> {
   const names: Record<string, string> = { '#assigned': 'assigned' };
+  const values: Record<string, unknown> = {};
+  const condition = ['attribute_exists(#assigned)'];
   featureIds.forEach((featureId, n) => {
     names[`#f${n}`] = String(featureId);
+    const entry = only?.get(featureId);
+    if (entry) {
+      Object.assign(names, { '#i': 'i', '#m': 'm' });
+      Object.assign(values, { [`:i${n}`]: entry.i, [`:m${n}`]: entry.m });
+      condition.push(`#assigned.#f${n}.#i = :i${n} AND #assigned.#f${n}.#m = :m${n}`);
+    }
   });
   const remove = featureIds.map((_, n) => `#assigned.#f${n}`);
-  const { Update } = planUpdateParams(
-    scope,
-    planId,
-    layout,
-    { remove, condition: ['attribute_exists(#assigned)'] },
-    names,
-    {},
-  );
+  const { Update } = planUpdateParams(scope, planId, layout, { remove, condition }, names, values);
   try {
     await rawTable().client.send(new UpdateCommand(Update));
+    return true;
   } catch (error) {
     if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+    return false;
   }
 }

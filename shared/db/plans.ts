@@ -79,9 +79,10 @@ export async function insertAssignments(
   read: AddTarget,
   assignments: NewAssignment[],
   entries: NewChangeEntryItem[],
+  // The time the change-log entries record, so a later write's `before` is their `after`.
+  createdAt = new Date().toISOString(),
 ): Promise<InsertAssignmentsResult | 'plan_missing' | 'project_gone' | MissingFeature> {
   const key = { ownerId: scope.ownerId, slug: scope.slug };
-  const createdAt = new Date().toISOString();
   const entryOf = new Map(assignments.map((a, i) => [a, entries[i] as NewChangeEntryItem]));
   const added: NewAssignment[] = [];
   const alreadyAssigned: NewAssignment[] = [];
@@ -137,10 +138,16 @@ export async function insertAssignments(
     if (!succeeded && added.length > 0) {
       const { layout } = target;
       const featureIds = added.map((a) => a.featureId);
+      // Only the entries as this call wrote them: one another request has changed since (or
+      // removed, and maybe assigned again) stays, with this call's change-log entry for it,
+      // so the log still replays to what is stored.
+      const ours = new Map(added.map((a) => [a.featureId, { i: a.planFeatureId, m: a.multiplier, c: createdAt }]));
       // Where the plan is now: a concurrent write may have moved it from its old key.
-      await removeEntries(scope, planId, layout, featureIds);
-      if (layout === 'legacy') await removeEntries(scope, planId, 'prefix', featureIds);
-      await removeChanges(added.flatMap((a) => entryOf.get(a) ?? []));
+      const removed = new Set(await removeEntries(scope, planId, layout, featureIds, ours));
+      if (layout === 'legacy') {
+        for (const featureId of await removeEntries(scope, planId, 'prefix', featureIds, ours)) removed.add(featureId);
+      }
+      await removeChanges(added.flatMap((a) => (removed.has(a.featureId) ? (entryOf.get(a) ?? []) : [])));
     }
   }
 }
@@ -357,7 +364,7 @@ export async function writeAssignment(
     changes: [change],
     actions: ({ planFeature }) => {
       if (storedInPlan(plan, read.featureId)) {
-        return [writeEntry(scope, read.planId, layout, read.featureId, read.multiplier, multiplier)];
+        return [writeEntry(scope, read.planId, layout, read, multiplier)];
       }
       const unchanged: AssignmentWhere = ({ multiplier: current }, { eq }) => eq(current, read.multiplier);
       return [

@@ -53,7 +53,7 @@ export async function addPlanFeatures(
     })),
   );
   const target = { layout, hasMap: plan.assigned !== undefined, featureDeletes };
-  const result = await insertAssignments(scope, planId, target, adding, entries);
+  const result = await insertAssignments(scope, planId, target, adding, entries, createdAt);
   if (result === 'project_gone') throw projectNotFound(key.slug);
   if (result === 'plan_missing') throw planNotFound(planId);
   if ('missingFeatureId' in result) throw featureNotFound(result.missingFeatureId);
