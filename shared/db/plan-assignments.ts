@@ -78,9 +78,12 @@ export function planItemKey(key: ProjectKey, planId: number, layout: PlanLayout)
 
 /**
  * An UpdateItem of the plan's item (as a transaction action) that applies only while the plan
- * is there with the project's share id, and adds 1 to its version: a writer that read the plan
- * before (an update, the move of a plan at its old key, which copies the item) is then stale
- * and reads again, so it never writes back assignments as they were.
+ * is there with the project's share id. At the plan's old key it also adds 1 to its version:
+ * the move of such a plan (a PUT's, or `migrate plans`') copies the whole item as it read it,
+ * on the condition that its version is still the one read, so a move that read the plan
+ * before this write is stale and reads again, and never writes the assignments back as they
+ * were. At the new key nothing copies the item (a PUT sets its own fields), so its version
+ * is left alone: a PUT of the plan never loses to writes of its assignments.
  */
 function planUpdateParams(
   scope: ProjectScope,
@@ -91,15 +94,22 @@ function planUpdateParams(
   values: Record<string, unknown>,
 ) {
   const { shareId, ...key } = scope;
-  const clauses = [`SET ${[...(update.set ?? []), '#version = if_not_exists(#version, :zero) + :one'].join(', ')}`];
+  const moves = layout === 'legacy';
+  const set = [...(update.set ?? []), ...(moves ? ['#version = if_not_exists(#version, :zero) + :one'] : [])];
+  const clauses = set.length > 0 ? [`SET ${set.join(', ')}`] : [];
   if (update.remove?.length) clauses.push(`REMOVE ${update.remove.join(', ')}`);
   return {
     Update: {
       ...planItemKey(key, planId, layout),
       UpdateExpression: clauses.join(' '),
       ConditionExpression: ['attribute_exists(#planId)', '#shareId = :shareId', ...update.condition].join(' AND '),
-      ExpressionAttributeNames: { '#planId': 'planId', '#shareId': 'shareId', '#version': 'version', ...names },
-      ExpressionAttributeValues: { ':shareId': shareId, ':zero': 0, ':one': 1, ...values },
+      ExpressionAttributeNames: {
+        '#planId': 'planId',
+        '#shareId': 'shareId',
+        ...(moves ? { '#version': 'version' } : {}),
+        ...names,
+      },
+      ExpressionAttributeValues: { ':shareId': shareId, ...(moves ? { ':zero': 0, ':one': 1 } : {}), ...values },
     },
   };
 }
