@@ -57,7 +57,7 @@ type Native = NativeAttributeValue;
  * The DocumentClient's goes through Object.entries and a type switch for every value, about
  * as much CPU as the rest of a warm read of a full plan.
  */
-const anything: Read = (value) => {
+export const anything: Read = (value) => {
   if (value.N !== undefined) return number(value);
   if (value.S !== undefined) return value.S;
   const { M } = value;

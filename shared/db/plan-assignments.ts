@@ -10,9 +10,12 @@
 // (a plan's assignments are both); nothing writes new ones. A feature is never both: every
 // writer skips a feature the plan already has in either form, and the fold moves an item in
 // the transaction that deletes it.
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { KEY_LAYOUT } from './entities/model.ts';
 import type { AssignedEntries, AssignedEntry } from './entities/plan.ts';
 import { legacyPlanSortKey } from './entities/plan.ts';
+import { anything, type StoredItem } from './items.ts';
 import type { PlanLayout } from './plan-keys.ts';
 import { db, rawTable } from './service.ts';
 import type { TransactionAction, TransactionEntities } from './transactions.ts';
@@ -54,6 +57,52 @@ export function assignmentsIn(plan: Pick<PlanItem, 'ownerId' | 'slug' | 'shareId
     });
   }
   return read;
+}
+
+/**
+ * For the whole-project reads (GET project, plans and share, checkout, entitlements): every
+ * plan item's stored map read straight from DynamoDB's AttributeValues into the assignments
+ * it holds, and the plan items handed on without it. No answer of those reads uses a plan's
+ * map itself, and reading it into a map first and into assignments then made every entry
+ * twice (most of what a warm read of a 1,000-assignment project spent beyond a bare Query).
+ * Values are read as the item reader reads them (shared/db/items.ts); an entry of another
+ * shape is read whole first, as assignmentsIn would see it.
+ */
+export function takeStoredAssignments(items: StoredItem[]): { items: StoredItem[]; assignments: PlanFeatureItem[] } {
+  const assignments: PlanFeatureItem[] = [];
+  const rest: StoredItem[] = [];
+  for (const item of items) {
+    const map = item.assigned?.M;
+    if (map === undefined || item.__edb_e__?.S !== 'plan' || item.__edb_v__?.S !== KEY_LAYOUT) {
+      rest.push(item);
+      continue;
+    }
+    const { assigned: _map, ...plan } = item;
+    rest.push(plan);
+    const ownerId = anything(item.ownerId ?? { NULL: true });
+    const slug = anything(item.slug ?? { NULL: true });
+    const shareId = anything(item.shareId ?? { NULL: true });
+    const planId = anything(item.planId ?? { NULL: true });
+    for (const featureId in map) {
+      const stored = map[featureId] as AttributeValue;
+      const { i, m, c } = stored.M ?? {};
+      const entry =
+        i && m && c
+          ? { i: anything(i), m: anything(m), c: anything(c) }
+          : ((anything(stored) ?? {}) as Partial<AssignedEntry>);
+      assignments.push({
+        ownerId,
+        slug,
+        shareId,
+        planId,
+        featureId: Number(featureId),
+        planFeatureId: entry.i,
+        multiplier: entry.m,
+        createdAt: entry.c,
+      } as PlanFeatureItem);
+    }
+  }
+  return { items: rest, assignments };
 }
 
 export const entryOf = (a: NewAssignment, createdAt: string): AssignedEntry => ({

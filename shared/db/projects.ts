@@ -1,6 +1,6 @@
 import type { NewChangeEntryItem } from './changes.ts';
 import { type AnyEntity, collectionItems, type StoredItem } from './items.ts';
-import { assignmentsIn } from './plan-assignments.ts';
+import { takeStoredAssignments } from './plan-assignments.ts';
 import { queryAll, queryTemplate } from './raw-query.ts';
 import { db, type PricingService } from './service.ts';
 import { writeTransaction } from './transactions.ts';
@@ -25,9 +25,12 @@ type ChildAlias = Exclude<ProjectEntity, 'project' | 'featureHead'>;
  */
 export type ProjectPartition = { project: ProjectItem } & { [A in ChildAlias as `${A}s`]: ProjectData[A] };
 
-function toPartition(
-  data: { project: ProjectItem[]; featureHead: unknown[] } & Record<ChildAlias, unknown[]>,
-): ProjectPartition | undefined {
+function toPartition(stored: StoredItem[], read: (items: StoredItem[]) => ProjectData): ProjectPartition | undefined {
+  // Assignments are stored in their plans' items (read straight into assignments here), those
+  // written before as items of their own: both are the partition's planFeatures.
+  const { items, assignments } = takeStoredAssignments(stored);
+  const data = read(items) as { project: ProjectItem[]; featureHead: unknown[] } & Record<ChildAlias, unknown[]>;
+  data.planFeature = [...assignments, ...data.planFeature];
   const {
     project: [project],
     featureHead: _head,
@@ -40,10 +43,7 @@ function toPartition(
     `${alias}s`,
     (items as { shareId: string }[]).filter((item) => item.shareId === project.shareId),
   ]);
-  const partition = { project, ...Object.fromEntries(lists) } as ProjectPartition;
-  // Assignments are stored in their plans' items; those written before as items of their own.
-  partition.planFeatures = [...partition.plans.flatMap(assignmentsIn), ...partition.planFeatures];
-  return partition;
+  return { project, ...Object.fromEntries(lists) } as ProjectPartition;
 }
 
 /** The Service's entities in a collection, by alias. */
@@ -81,12 +81,12 @@ const shareData = readerOf('share');
 
 /** API v1 reads: the whole project in one Query on the table (strongly consistent). */
 export async function readProjectPartition(key: ProjectKey): Promise<ProjectPartition | undefined> {
-  return toPartition(projectData(await queryAll(projectDataQuery(key))));
+  return toPartition(await queryAll(projectDataQuery(key)), projectData);
 }
 
 /** Public reads: the whole project in one Query on the byShareId index. */
 export async function readSharePartition(shareId: string): Promise<ProjectPartition | undefined> {
-  return toPartition(shareData(await queryAll(shareQuery({ shareId }))));
+  return toPartition(await queryAll(shareQuery({ shareId })), shareData);
 }
 
 /** An owner's projects, one Query on the byOwner index, in id order. */

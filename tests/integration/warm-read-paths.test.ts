@@ -44,8 +44,10 @@ function partitionOf(data: Items) {
     items.filter((item) => item.shareId === project.shareId),
   ]);
   const partition = { project, ...Object.fromEntries(lists) };
-  // The plans' stored assignments first, then the assignment items stored before (as readProjectPartition lists them).
+  // The plans' stored assignments first, then the assignment items stored before, and the
+  // plans without their maps (as readProjectPartition gives them).
   partition.planFeatures = [...partition.plans.flatMap(assignmentsIn), ...partition.planFeatures];
+  partition.plans = partition.plans.map(({ assigned: _map, ...plan }: Record<string, unknown>) => plan);
   return partition;
 }
 

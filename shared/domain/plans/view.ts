@@ -62,9 +62,35 @@ export function toPlanView(plan: PlanItem, assignments: Assignment[]): PlanView 
   };
 }
 
+/**
+ * Every plan's view, as toPlanView makes them, in one pass over the assignments: one feature
+ * summary per feature shared by all the views that show it, and no joined pair per
+ * assignment (the same JSON; a whole-project read of 1,000 assignments allocated 3,000
+ * objects for them before, now 1,000).
+ */
 export function planViews(partition: ProjectPartition): PlanView[] {
-  const joined = assignmentsByPlan(partition);
+  const summaries = new Map<number, PlanFeatureView['feature']>();
+  for (const feature of partition.features) {
+    summaries.set(feature.featureId, {
+      id: feature.featureId,
+      name: feature.name,
+      featureType: feature.featureType,
+      basePrice: feature.basePrice,
+    });
+  }
+  const byPlan = new Map<number, PlanFeatureView[]>();
+  for (const assignment of partition.planFeatures) {
+    const feature = summaries.get(assignment.featureId);
+    if (!feature) continue;
+    const view = { id: assignment.planFeatureId, multiplier: assignment.multiplier, feature };
+    const list = byPlan.get(assignment.planId);
+    if (list) list.push(view);
+    else byPlan.set(assignment.planId, [view]);
+  }
   return [...partition.plans]
     .sort((a, b) => a.planId - b.planId)
-    .map((plan) => toPlanView(plan, joined.get(plan.planId) ?? []));
+    .map((plan) => {
+      const planFeatures = (byPlan.get(plan.planId) ?? []).sort((a, b) => a.id - b.id);
+      return { ...toPlanView(plan, []), planFeatures };
+    });
 }
