@@ -3,7 +3,8 @@
 // markers: about 490 bytes, of which its own data (ids, multiplier, date) is some 45. A plan
 // of 200 features kept its assignments in 200 such items, so a whole-project read paged every
 // ~2,000 assignments. In the plan item they are one map entry each (featureId → { i, m, c }),
-// about 10 KB for a full plan, and a project of 20,000 assignments reads in one or two pages.
+// about 10 KB for a full plan, and a project of 20,000 assignments reads in one page (the
+// scale table of `npm run bench`).
 //
 // Assignment items written before stay where they are until the operator's `migrate plans`
 // folds them into their plan (plans.ts, foldAssignmentItems), and are read beside the entries
