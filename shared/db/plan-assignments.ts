@@ -15,12 +15,11 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { KEY_LAYOUT } from './entities/model.ts';
 import type { AssignedEntries, AssignedEntry } from './entities/plan.ts';
-import { legacyPlanSortKey } from './entities/plan.ts';
 import { anything, type StoredItem } from './items.ts';
-import type { PlanLayout } from './plan-keys.ts';
-import { db, rawTable } from './service.ts';
+import { type PlanLayout, planItemKey } from './plan-keys.ts';
+import { rawTable } from './service.ts';
 import type { TransactionAction, TransactionEntities } from './transactions.ts';
-import type { PlanFeatureItem, PlanItem, ProjectKey, ProjectScope } from './types.ts';
+import type { PlanFeatureItem, PlanItem, ProjectScope } from './types.ts';
 
 /** An assignment to write: the ids are allocated by the caller. */
 export interface NewAssignment {
@@ -43,22 +42,28 @@ export function assignmentsIn(plan: Pick<PlanItem, 'ownerId' | 'slug' | 'shareId
   const { assigned } = plan;
   const read: PlanFeatureItem[] = [];
   if (!assigned) return read;
-  const { ownerId, slug, shareId, planId } = plan;
-  for (const featureId in assigned) {
-    const entry = assigned[featureId] as AssignedEntry;
-    read.push({
-      ownerId,
-      slug,
-      shareId,
-      planId,
-      featureId: Number(featureId),
-      planFeatureId: entry.i,
-      multiplier: entry.m,
-      createdAt: entry.c,
-    });
-  }
+  for (const featureId in assigned) read.push(assignmentOf(plan, featureId, assigned[featureId] as AssignedEntry));
   return read;
 }
+
+type PlanScope = Pick<PlanItem, 'ownerId' | 'slug' | 'shareId' | 'planId'>;
+
+/** One stored entry of a plan as the assignment item it stands for. */
+const assignmentOf = (
+  { ownerId, slug, shareId, planId }: PlanScope,
+  featureId: string,
+  entry: Partial<AssignedEntry>,
+): PlanFeatureItem =>
+  ({
+    ownerId,
+    slug,
+    shareId,
+    planId,
+    featureId: Number(featureId),
+    planFeatureId: entry.i,
+    multiplier: entry.m,
+    createdAt: entry.c,
+  }) as PlanFeatureItem;
 
 /**
  * For the whole-project reads (GET project, plans and share, checkout, entitlements): every
@@ -80,10 +85,13 @@ export function takeStoredAssignments(items: StoredItem[]): { items: StoredItem[
     }
     const { assigned: _map, ...plan } = item;
     rest.push(plan);
-    const ownerId = anything(item.ownerId ?? { NULL: true });
-    const slug = anything(item.slug ?? { NULL: true });
-    const shareId = anything(item.shareId ?? { NULL: true });
-    const planId = anything(item.planId ?? { NULL: true });
+    const value = (name: string) => anything(item[name] ?? { NULL: true });
+    const scope = {
+      ownerId: value('ownerId'),
+      slug: value('slug'),
+      shareId: value('shareId'),
+      planId: value('planId'),
+    };
     for (const featureId in map) {
       const stored = map[featureId] as AttributeValue;
       const { i, m, c } = stored.M ?? {};
@@ -91,16 +99,7 @@ export function takeStoredAssignments(items: StoredItem[]): { items: StoredItem[
         i && m && c
           ? { i: anything(i), m: anything(m), c: anything(c) }
           : ((anything(stored) ?? {}) as Partial<AssignedEntry>);
-      assignments.push({
-        ownerId,
-        slug,
-        shareId,
-        planId,
-        featureId: Number(featureId),
-        planFeatureId: entry.i,
-        multiplier: entry.m,
-        createdAt: entry.c,
-      } as PlanFeatureItem);
+      assignments.push(assignmentOf(scope, featureId, entry));
     }
   }
   return { items: rest, assignments };
@@ -114,17 +113,6 @@ export const entryOf = (a: NewAssignment, createdAt: string): AssignedEntry => (
 
 export const entriesOf = (assignments: NewAssignment[], createdAt: string): AssignedEntries =>
   Object.fromEntries(assignments.map((a) => [String(a.featureId), entryOf(a, createdAt)]));
-
-/** The plan item's table key where `layout` says it is. */
-export function planItemKey(key: ProjectKey, planId: number, layout: PlanLayout) {
-  const { Key, TableName } = db()
-    .entities.plan.get({ ...key, planId })
-    .params() as {
-    Key: { pk: string; sk: string };
-    TableName: string;
-  };
-  return { TableName, Key: layout === 'prefix' ? Key : { pk: Key.pk, sk: legacyPlanSortKey(planId) } };
-}
 
 /**
  * An UpdateItem of the plan's item (as a transaction action) that applies only while the plan

@@ -46,11 +46,16 @@ async function readPrefix(key: ProjectKey, planId: number) {
 
 type PlanKey = ProjectKey & { planId: number };
 
-/** The table key a plan had before it moved under its assignments' prefix. */
-function legacyKeyOf(key: PlanKey): { pk: string; sk: string } {
-  const { Key } = db().entities.plan.get(key).params() as { Key: { pk: string } };
-  return { pk: Key.pk, sk: legacyPlanSortKey(key.planId) };
+/** The plan item's table and key where `layout` says it is. */
+export function planItemKey(key: ProjectKey, planId: number, layout: PlanLayout) {
+  const { Key, TableName } = db()
+    .entities.plan.get({ ...key, planId })
+    .params() as { Key: { pk: string; sk: string }; TableName: string };
+  return { TableName, Key: layout === 'prefix' ? Key : { pk: Key.pk, sk: legacyPlanSortKey(planId) } };
 }
+
+/** The table key a plan had before it moved under its assignments' prefix. */
+const legacyKeyOf = ({ planId, ...key }: PlanKey) => planItemKey(key, planId, 'legacy').Key;
 
 /**
  * The plan and its assignments in one strongly consistent Query of the plan's key prefix. A

@@ -4,7 +4,6 @@ import { StorageBusyError } from './contention.ts';
 import {
   ADD_BATCH,
   addEntries,
-  assignmentsIn,
   entriesOf,
   featuresUnchanged,
   type NewAssignment,
@@ -376,5 +375,3 @@ export async function writeAssignment(
   });
   return recorded(outcome, 'written');
 }
-
-export { assignmentsIn };
