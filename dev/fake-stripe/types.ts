@@ -62,8 +62,8 @@ export interface FakeSubscription {
     has_more: false;
     url: string;
   };
-  /** Not part of the Stripe object: never sent. */
-  internal: { account: string };
+  /** Not part of the Stripe object: never sent. `prorations`: what price changes left to invoice. */
+  internal: { account: string; prorations?: import('./item-price.ts').FakeProration[] };
 }
 
 export interface FakeSession {
@@ -126,6 +126,8 @@ export interface FakeStripe {
   webhooksSettled(): Promise<void>;
   /** Changes a subscription as the dashboard does, and sends `customer.subscription.updated`. */
   updateSubscription(id: string, change: import('./subscriptions.ts').SubscriptionChange): unknown;
+  /** Starts its next period now (a renewal), and sends `customer.subscription.updated`. */
+  renewSubscription(id: string): unknown;
   /** Cancels a subscription now, and sends `customer.subscription.deleted`. */
   cancelSubscription(id: string): unknown;
   /** The SDK retries 5xx (and 409) up to maxNetworkRetries, so a final failure needs retries + 1. */

@@ -7,6 +7,7 @@ import { sweepChanges } from './changes.ts';
 import { sweepCustomers } from './customers.ts';
 import type { ProjectSweepItem } from './entities/project-sweep.ts';
 import { legacyPlanItems } from './plan-keys.ts';
+import { sweepPlanVersions } from './plan-versions.ts';
 import { getProjectItem, type ProjectEntity } from './projects.ts';
 import { db } from './service.ts';
 import { writeTransaction } from './transactions.ts';
@@ -43,6 +44,11 @@ export const outsidePartitionSweeps: OutsideSweep[] = [
   // Its usage: aggregates and unique markers beside the customers, event ids in their shards.
   async (project) => {
     await sweepUsage(project.projectId);
+    return 'done';
+  },
+  // Its plans' stored versions, beside the customers.
+  async (project) => {
+    await sweepPlanVersions(project.projectId);
     return 'done';
   },
 ];

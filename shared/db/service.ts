@@ -13,6 +13,7 @@ import { IdempotencyRecord } from './entities/idempotency.ts';
 import { CheckoutSession, RateLimit } from './entities/payment-records.ts';
 import { Plan } from './entities/plan.ts';
 import { PlanFeature } from './entities/plan-feature.ts';
+import { PlanVersion } from './entities/plan-version.ts';
 import { Project } from './entities/project.ts';
 import { ProjectSweep } from './entities/project-sweep.ts';
 import { UsageAggregate, UsageEvent, UsageUnique } from './entities/usage.ts';
@@ -34,6 +35,7 @@ export const entities = {
   usage: UsageAggregate,
   usageUnique: UsageUnique,
   usageEvent: UsageEvent,
+  planVersion: PlanVersion,
 };
 
 /**
@@ -44,7 +46,8 @@ export const entities = {
  * `customer` belongs to a project but lives in a partition of its own (keyed by project id),
  * which the project sweep deletes with a Query of its own (shared/db/customers.ts); so do
  * `changeEntry`, the project's change log (shared/db/changes.ts), and the usage entities
- * (shared/db/entities/usage.ts, swept by shared/db/usage.ts).
+ * (shared/db/entities/usage.ts, swept by shared/db/usage.ts), and the plans' stored versions
+ * (shared/db/plan-versions.ts).
  */
 export const unscopedEntities = [
   'apiKey',
@@ -58,6 +61,7 @@ export const unscopedEntities = [
   'usage',
   'usageUnique',
   'usageEvent',
+  'planVersion',
 ] as const satisfies readonly (keyof typeof entities)[];
 
 function createService(client: DynamoDBDocumentClient, table: string) {

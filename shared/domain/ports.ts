@@ -55,6 +55,20 @@ export interface CheckoutSessionSummary {
   productName: string | null;
 }
 
+/** A subscription's new price (one item update), as a plan migration sends it. */
+export interface SubscriptionPriceChange {
+  subscriptionId: string;
+  currency: string;
+  /** In the currency's minor unit, for the whole interval. */
+  unitAmount: number;
+  interval: BillingInterval;
+  /** `create_prorations` charges the difference for the rest of the period; `none` starts at the next one. */
+  prorationBehavior: 'create_prorations' | 'none';
+  /** Set on the subscription (merged with what it has). */
+  metadata: Record<string, string>;
+  idempotencyKey?: string;
+}
+
 /**
  * Each project sells through its own payment account, so every call takes the project's
  * secret key. Failures arrive as domain errors (payment_provider_error, conflict).
@@ -63,6 +77,8 @@ export interface PaymentGateway {
   createCheckoutSession(secretKey: string, request: CheckoutSessionRequest): Promise<{ id: string; url: string }>;
   /** Undefined when this account has no such session. */
   retrieveCheckoutSession(secretKey: string, sessionId: string): Promise<CheckoutSessionSummary | undefined>;
+  /** Puts a new price on the subscription's one item; undefined when this account has no such subscription. */
+  updateSubscriptionPrice(secretKey: string, change: SubscriptionPriceChange): Promise<'updated' | undefined>;
 }
 
 /** The time, in epoch milliseconds: handed in so that tests can move it instead of waiting. */

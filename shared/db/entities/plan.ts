@@ -16,6 +16,10 @@ export const Plan = new Entity({
     isPerUserPricing: { type: 'boolean', required: true },
     perUserMultiplier: { type: 'number', required: true },
     version: { type: 'number', required: true, default: 1 },
+    // The plan's version of lifecycle.md §1 (absent: 1): priced writes add 1, and freeze the
+    // content they supersede (shared/db/plan-versions.ts). `pricedAt`: when it became current.
+    pricedVersion: { type: 'number' },
+    pricedAt: { type: 'string' },
     ...timestamps,
     // The plan's assignments, stored in the plan (shared/db/plan-assignments.ts): featureId →
     // { i: planFeatureId, m: multiplier, c: createdAt }. Absent on plans written before.

@@ -1,0 +1,41 @@
+import { deleteEveryPage } from './batch.ts';
+import type { NewPlanVersionItem, PlanVersionItem } from './entities/plan-version.ts';
+import { db } from './service.ts';
+import type { TransactionAction, TransactionEntities } from './transactions.ts';
+
+export type { NewPlanVersionItem, PlanVersionItem };
+
+/** One stored version of a plan (one GetItem), or undefined when none is stored. */
+export async function getPlanVersion(
+  projectId: number,
+  planId: number,
+  version: number,
+): Promise<PlanVersionItem | undefined> {
+  const { data } = await db().entities.planVersion.get({ projectId, planId, version }).go();
+  return data ?? undefined;
+}
+
+/** Every stored version of a plan, oldest first: one Query (a page holds hundreds of versions). */
+export async function listPlanVersions(projectId: number, planId: number): Promise<PlanVersionItem[]> {
+  const { data } = await db().entities.planVersion.query.byPlan({ projectId, planId }).go({ pages: 'all' });
+  return data;
+}
+
+/**
+ * The transaction action that freezes a superseded version, for the priced write that
+ * supersedes it (one more item of the same transaction, no round trip of its own). Only the
+ * writer that moved the plan from this version can commit it (it is conditioned on the
+ * plan's version), so a plain put never replaces another content.
+ */
+export const freezeVersion = (entities: TransactionEntities, item: NewPlanVersionItem): TransactionAction =>
+  entities.planVersion.put(item).commit();
+
+/** Deletes every stored version of a deleted project's plans: a Query per page of keys and batch deletes. */
+export async function sweepPlanVersions(projectId: number): Promise<void> {
+  const { planVersion } = db().entities;
+  await deleteEveryPage(planVersion, (cursor) =>
+    planVersion.query
+      .byPlan({ projectId })
+      .go({ cursor, consistent: true, attributes: ['projectId', 'planId', 'version'] }),
+  );
+}
