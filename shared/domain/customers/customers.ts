@@ -6,7 +6,9 @@ import { echo, featureNotFound, NotFoundError, projectNotFound, ValidationError 
 import { cursorCodec, PAGE_SIZE_DEFAULT, type PageQuery } from '../pages.ts';
 import { findPlan, loadProject } from '../projects/load.ts';
 import { utcMonth } from '../usage/record.ts';
+import { versionOf } from '../versions/content.ts';
 import { computeEntitlements, isAllowed } from './entitlements.ts';
+import { heldPlan, settled } from './held-plan.ts';
 import { loadProjectCached } from './project-cache.ts';
 import {
   type CustomerView,
@@ -75,6 +77,8 @@ export async function grantPlan(key: ProjectKey, customerId: string, input: Gran
     ...(input.email !== undefined ? { email: input.email } : {}),
     subscription: {
       planId: plan.planId,
+      planVersion: versionOf(plan),
+      pendingVersion: null,
       customPlan: false,
       features: null,
       status: input.status,
@@ -130,7 +134,11 @@ async function entitlementsOf(key: ProjectKey, customerId: string, options: Read
     utcMonth(now.getTime()),
     countableFeatureIds(partition),
   );
-  return { partition, view: computeEntitlements(partition, customerId, storedSubscription(customer), usage, now) };
+  const subscription = settled(storedSubscription(customer), now.getTime());
+  // The plan as cached grants what a customer on its current version holds; any other version
+  // is read once per container and kept (versions never change).
+  const held = await heldPlan(key, partition, subscription);
+  return { partition, held, view: computeEntitlements(partition, customerId, subscription, usage, now, held) };
 }
 
 /** Every feature's entitlement: one DynamoDB request with the project cached, two cold. */
@@ -149,8 +157,10 @@ export async function getEntitlement(
   required: number | undefined,
   options: ReadOptions,
 ): Promise<EntitlementView & { allowed: boolean }> {
-  const { partition, view } = await entitlementsOf(key, customerId, options);
-  const feature = partition.features.find((f) => f.featureId === featureId);
+  const { partition, held, view } = await entitlementsOf(key, customerId, options);
+  const feature =
+    partition.features.find((f) => f.featureId === featureId) ??
+    held?.content.features.find((f) => f.featureId === featureId);
   const entitlement = view.entitlements.find((e) => e.featureId === featureId);
   if (!feature || !entitlement) throw featureNotFound(featureId);
   return { ...entitlement, allowed: isAllowed(entitlement, required, feature.isCountable) };

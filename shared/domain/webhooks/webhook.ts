@@ -4,6 +4,8 @@ import { changeCustomer, type Decision, storedSubscription } from '../customers/
 import { openWebhookSecret } from '../payments/webhook-secret.ts';
 import type { Ports, WebhookEvent } from '../ports.ts';
 import { loadSharedProject } from '../share/share.ts';
+import { versionOf } from '../versions/content.ts';
+import { type CurrentVersion, withHeldVersion } from './held-version.ts';
 import {
   customerIdOf,
   isOfProject,
@@ -54,12 +56,14 @@ function subscriptionIsNewer(stored: StoredSubscription | null, next: StoredSubs
   return true;
 }
 
-function decideSubscription(event: WebhookEvent, next: StoredSubscription) {
+function decideSubscription(event: WebhookEvent, next: StoredSubscription, currentVersion: CurrentVersion) {
   return (current: CustomerItem | undefined): Decision<Skip> => {
     if (seen(current, event)) return { skip: 'duplicate' };
-    if (!subscriptionIsNewer(storedSubscription(current), next, event)) return { skip: 'stale' };
+    const stored = storedSubscription(current);
+    if (!subscriptionIsNewer(stored, next, event)) return { skip: 'stale' };
     const stripeCustomerId = stripeCustomerIdOf(event.object);
-    return { subscription: next, eventId: event.id, ...(stripeCustomerId ? { stripeCustomerId } : {}) };
+    const subscription = withHeldVersion(stored, next, currentVersion);
+    return { subscription, eventId: event.id, ...(stripeCustomerId ? { stripeCustomerId } : {}) };
   };
 }
 
@@ -68,7 +72,7 @@ function decideSubscription(event: WebhookEvent, next: StoredSubscription) {
  * subscription's own events say more, what was bought; it never overrides what a
  * subscription event of the same subscription or a newer event stored.
  */
-function decideSession(event: WebhookEvent, next: StoredSubscription | undefined) {
+function decideSession(event: WebhookEvent, next: StoredSubscription | undefined, currentVersion: CurrentVersion) {
   return (current: CustomerItem | undefined): Decision<Skip> => {
     if (seen(current, event)) return { skip: 'duplicate' };
     const stored = storedSubscription(current);
@@ -80,14 +84,14 @@ function decideSession(event: WebhookEvent, next: StoredSubscription | undefined
     const stripeCustomerId = stripeCustomerIdOf(event.object);
     return {
       eventId: event.id,
-      ...(keep ? {} : { subscription: next }),
+      ...(keep ? {} : { subscription: withHeldVersion(stored, next, currentVersion) }),
       ...(email ? { email } : {}),
       ...(stripeCustomerId ? { stripeCustomerId } : {}),
     };
   };
 }
 
-async function apply(project: ProjectItem, event: WebhookEvent): Promise<WebhookOutcome> {
+async function apply(project: ProjectItem, event: WebhookEvent, currentVersion: CurrentVersion): Promise<WebhookOutcome> {
   const { object } = event;
   const isSession = event.type === 'checkout.session.completed';
   if (!isSession && !SUBSCRIPTION_EVENTS.has(event.type)) return 'ignored';
@@ -97,11 +101,11 @@ async function apply(project: ProjectItem, event: WebhookEvent): Promise<Webhook
   if (!customerId) return 'ignored';
   let decide: (current: CustomerItem | undefined) => Decision<Skip>;
   if (isSession) {
-    decide = decideSession(event, subscriptionFromSession(object, event.created));
+    decide = decideSession(event, subscriptionFromSession(object, event.created), currentVersion);
   } else {
     const next = subscriptionFrom(object, event.created, event.type === 'customer.subscription.deleted');
     if (!next) return 'ignored';
-    decide = decideSubscription(event, next);
+    decide = decideSubscription(event, next, currentVersion);
   }
   const { outcome } = await changeCustomer(project, customerId, decide);
   if (outcome === 'saved') return 'applied';
@@ -120,8 +124,12 @@ export async function receiveWebhook(
   rawBody: string,
   signature: string | undefined,
 ): Promise<{ received: true; outcome: WebhookOutcome }> {
-  const { project } = await loadSharedProject(shareId, { includeInactive: true });
+  const { project, plans } = await loadSharedProject(shareId, { includeInactive: true });
   const secret = await openWebhookSecret(ports.keyring, project);
   const event = await ports.webhooks.verify(rawBody, signature, secret);
-  return { received: true, outcome: await apply(project, event) };
+  const currentVersion: CurrentVersion = (planId) => {
+    const plan = plans.find((p) => p.planId === planId);
+    return plan ? versionOf(plan) : undefined;
+  };
+  return { received: true, outcome: await apply(project, event, currentVersion) };
 }
