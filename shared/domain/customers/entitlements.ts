@@ -126,7 +126,7 @@ export function computeEntitlements(
 }
 
 /**
- * billing.md's `allowed`: access, and room for `required` more (default 1 for a countable
+ * `allowed`: access, and room for `required` more (default 1 for a countable
  * feature, 0 otherwise) under the limit, if there is one.
  */
 export function isAllowed(entitlement: EntitlementView, required: number | undefined, countable: boolean): boolean {
