@@ -100,7 +100,7 @@ export async function sendTransaction(items: TransactItem[]): Promise<Transactio
 }
 
 /** The positions of the actions whose condition failed, in order (none when committed). */
-export function failedConditions(outcome: TransactionOutcome, from = 0): number[] {
+function failedConditions(outcome: TransactionOutcome, from = 0): number[] {
   if (outcome.committed) return [];
   return outcome.reasons.flatMap((r, i) => (i >= from && r.code === 'ConditionalCheckFailed' ? [i - from] : []));
 }

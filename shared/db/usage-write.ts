@@ -25,7 +25,7 @@ export interface AggregationRules {
 
 const DAY_SECONDS = 86_400;
 /** An event id seen in the last 35 days is a duplicate. */
-export const EVENT_ID_KEPT_DAYS = 35;
+const EVENT_ID_KEPT_DAYS = 35;
 /** How long an aggregate stays after its month began (a year of history and more). */
 const AGGREGATE_KEPT_DAYS = 400;
 /** Transactions of one batch in flight at once. */

@@ -9,8 +9,8 @@ import { ValidationError } from './errors.ts';
  * 400, never a 500 or a read of someone else's keys (every page Query is bounded to the
  * caller's own partition whatever the cursor holds).
  */
-export const PAGE_SIZE_DEFAULT = 50;
-export const PAGE_SIZE_MAX = 100;
+const PAGE_SIZE_DEFAULT = 50;
+const PAGE_SIZE_MAX = 100;
 const CURSOR_MAX = 200;
 
 export const PageQuery = z.object({

@@ -27,7 +27,7 @@ const isUnlimited = (feature: FeatureItem) =>
 /**
  * What every read of a definition derives from it, computed once per definition object: the
  * project cache hands the same object to every read for up to 10 s, so a warm read does not
- * walk the plans' assignments again (50 features × 20 plans: a third of its CPU).
+ * walk the plans' assignments again.
  */
 interface Prepared {
   multipliersByPlan: Map<number, Map<number, number>>;
