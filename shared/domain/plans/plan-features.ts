@@ -3,7 +3,7 @@ import { insertAssignments, writeAssignment } from '#db/plans.ts';
 import type { ProjectKey } from '#db/types.ts';
 import { changeEntries, childChange } from '../changes.ts';
 import { featureNotFound, NotFoundError, planNotFound, projectNotFound } from '../errors.ts';
-import { readRevisionGuard, loadPlan } from '../projects/load.ts';
+import { loadPlan, readRevisionGuard } from '../projects/load.ts';
 import { checkIfMatch, untilWritten, type Writer } from '../versions.ts';
 import { resolveFeatures, uniqueRefs } from './plans.ts';
 import type { AddPlanFeaturesView, FeatureRefInput, PlanFeatureDetailView } from './schemas.ts';

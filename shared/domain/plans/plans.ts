@@ -6,7 +6,7 @@ import type { FeatureItem, PlanItem, ProjectKey, ProjectScope } from '#db/types.
 import { changeEntry, childChange, childFields } from '../changes.ts';
 import { countRefused, featureNotFound, planNotFound, projectNotFound } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
-import { readRevisionGuard, loadFeatures, loadPlan, loadPlanPart, loadProject } from '../projects/load.ts';
+import { loadFeatures, loadPlan, loadPlanPart, loadProject, readRevisionGuard } from '../projects/load.ts';
 import { checkIfMatch, untilWritten, type Writer } from '../versions.ts';
 import {
   type CreatePlanInput,

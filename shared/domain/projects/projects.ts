@@ -212,7 +212,14 @@ export async function updateProject(
       projectFields(current),
       projectFields(updated),
     );
-    const outcome = await updateProjectItem(key, current, changes, remove, entry, revisionGuard(writer, current.revision));
+    const outcome = await updateProjectItem(
+      key,
+      current,
+      changes,
+      remove,
+      entry,
+      revisionGuard(writer, current.revision),
+    );
     return outcome === 'updated' ? toProjectView({ ...partition, project: updated }, publicBaseUrl) : 'stale';
   });
 }
