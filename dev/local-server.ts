@@ -15,6 +15,7 @@ import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { fallbackGroup, type Group, routes } from '#shared/routes.ts';
 import { keyringFor } from '#shared/secrets/keyring.ts';
+import { localMigrationsFor } from './local-migrations.ts';
 import { LocalSweeper, localSweeperFor } from './local-sweeper.ts';
 
 /** Routes every request as API Gateway does, by the whole table. */
@@ -45,6 +46,7 @@ export const composeFromEnvironment = ({ clock = systemClock }: { clock?: Clock 
     payments: stripeGatewayFor,
     clock: () => clock,
     sweeps: localSweeperFor,
+    migrations: localMigrationsFor,
     webhooks: stripeWebhookVerifier,
   });
 

@@ -5,6 +5,7 @@ import { ensureTable } from '#db/ensure-table.ts';
 import { apiRequest } from '#dev/api-request.ts';
 import { freePort, startDynamoLocal } from '#dev/dynamodb-local.ts';
 import { startFakeStripe } from '#dev/fake-stripe/index.ts';
+import { localMigrationsFor } from '#dev/local-migrations.ts';
 import { startLocalServer } from '#dev/local-server.ts';
 import { localSweeperFor } from '#dev/local-sweeper.ts';
 import { printWarm } from '#dev/warm-cpu.ts';
@@ -115,6 +116,7 @@ async function main(): Promise<number> {
       payments: stripeGatewayFor,
       clock: () => spacedClock,
       sweeps: localSweeperFor,
+      migrations: localMigrationsFor,
       webhooks: stripeWebhookVerifier,
     });
     await ensureTable(client, TABLE_NAME);

@@ -3,6 +3,7 @@ import { createDocumentClient, dynamoOptions } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
 import { type DynamoLocal, DynamoLocalError, startDynamoLocal } from '#dev/dynamodb-local.ts';
 import { type FakeStripe, startFakeStripe } from '#dev/fake-stripe/index.ts';
+import { localMigrationsFor } from '#dev/local-migrations.ts';
 import { CLOSE_GRACE_MS, startLocalServer } from '#dev/local-server.ts';
 import { localSweeperFor } from '#dev/local-sweeper.ts';
 import { connectLocalWebhooks } from '#dev/local-webhooks.ts';
@@ -46,6 +47,7 @@ async function main(): Promise<void> {
     payments: stripeGatewayFor,
     clock: () => systemClock,
     sweeps: localSweeperFor,
+    migrations: localMigrationsFor,
     webhooks: stripeWebhookVerifier,
   });
 

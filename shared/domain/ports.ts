@@ -99,6 +99,16 @@ export interface SweepQueue {
   enqueue(projectId: number): Promise<void>;
 }
 
+/**
+ * Where a plan migration too large for one request is handed over (lifecycle.md §1): the
+ * sweep queue in a stage (shared/sweeps/sqs-queue.ts, run by the sweeper function), a
+ * background task in the local server (dev/local-migrations.ts). A lost hand-over loses
+ * nothing stored: resending the migration finds who has not moved yet.
+ */
+export interface MigrationQueue {
+  enqueue(job: import('./versions/move.ts').MigrationJob): Promise<void>;
+}
+
 /** A verified Stripe event: what its signed payload says, as delivered. */
 export interface WebhookEvent {
   id: string;
@@ -121,5 +131,6 @@ export interface Ports {
   payments: PaymentGateway;
   clock: Clock;
   sweeps: SweepQueue;
+  migrations: MigrationQueue;
   webhooks: WebhookVerifier;
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { insertFeature } from '#db/features.ts';
 import { pendingSweeps, retireProject } from '#db/project-sweep.ts';
 import { db } from '#db/service.ts';
+import { localMigrationsFor } from '#dev/local-migrations.ts';
 import { type LocalServer, startLocalServer } from '#dev/local-server.ts';
 import { LocalSweeper } from '#dev/local-sweeper.ts';
 import { changeEntry } from '#domain/changes.ts';
@@ -48,6 +49,7 @@ beforeAll(async () => {
     clock: () => systemClock,
     webhooks: stripeWebhookVerifier,
     sweeps: () => held,
+    migrations: localMigrationsFor,
   });
   server = await startLocalServer({ port: 0, app });
   const owner = await newOwner('delete');
@@ -172,6 +174,7 @@ describe('the sweep is resumable', () => {
         clock: () => systemClock,
         webhooks: stripeWebhookVerifier,
         sweeps: () => new LocalSweeper(),
+        migrations: localMigrationsFor,
       }),
     });
     try {

@@ -24,7 +24,6 @@ type Grant =
 /** Usage per feature id this month (shared/domain/usage). */
 export type Usage = ReadonlyMap<number, number>;
 
-
 /**
  * What every read of a definition derives from it, computed once per definition object: the
  * project cache hands the same object to every read for up to 10 s, so a warm read does not

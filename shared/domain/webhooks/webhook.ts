@@ -91,7 +91,11 @@ function decideSession(event: WebhookEvent, next: StoredSubscription | undefined
   };
 }
 
-async function apply(project: ProjectItem, event: WebhookEvent, currentVersion: CurrentVersion): Promise<WebhookOutcome> {
+async function apply(
+  project: ProjectItem,
+  event: WebhookEvent,
+  currentVersion: CurrentVersion,
+): Promise<WebhookOutcome> {
   const { object } = event;
   const isSession = event.type === 'checkout.session.completed';
   if (!isSession && !SUBSCRIPTION_EVENTS.has(event.type)) return 'ignored';
