@@ -379,6 +379,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{slug}/plans/{planId}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a plan's versions with the customers holding each
+         * @description Newest first; the current version is always listed. `customers` counts the subscriptions (trialing, active, past_due) that hold the version.
+         */
+        get: operations["listPlanVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/plans/{planId}/migrate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a plan's customers to another version (dryRun: preview what it does to each)
+         * @description `dryRun: true` answers 200 with each customer's monthly price before and after, the features it loses and the limits its usage this month already passes, and changes nothing. Otherwise 202: customers move `now` or at `period_end` (Stripe subscriptions get the new price at once, prorated for `now`); large migrations continue in the background. Resending finishes what a cut-short one left.
+         */
+        post: operations["migratePlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -694,6 +734,8 @@ export interface components {
         };
         Subscription: {
             planId: number | null;
+            planVersion: number | null;
+            pendingVersion: number | null;
             customPlan: boolean;
             features: {
                 featureId: number;
@@ -774,6 +816,16 @@ export interface components {
         };
         /** @description Conflict: `conflict`, `limit_exceeded` */
         conflict_or_limit_exceeded: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Conflict: `conflict`, `payments_not_configured` */
+        conflict_or_payments_not_configured: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -3049,6 +3101,136 @@ export interface operations {
             412: components["responses"]["precondition_failed"];
             413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    listPlanVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description The plan's id; one that names no plan of the project is 404. */
+                planId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        versions: {
+                            version: number;
+                            createdAt: string;
+                            basePrice: number;
+                            isFree: boolean;
+                            freemiumDay: number;
+                            isPerUserPricing: boolean;
+                            perUserMultiplier: number;
+                            features: {
+                                featureId: number;
+                                name: string;
+                                multiplier: number;
+                                limit: number | null;
+                            }[];
+                            customers: number;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
+            500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    migratePlan: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description The plan's id; one that names no plan of the project is 404. */
+                planId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    fromVersions?: number[];
+                    toVersion?: number;
+                    /**
+                     * @default period_end
+                     * @enum {string}
+                     */
+                    at?: "now" | "period_end";
+                    /** @default false */
+                    dryRun?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        customers: {
+                            customerId: string;
+                            fromVersion: number;
+                            toVersion: number;
+                            monthlyBefore: number;
+                            monthlyAfter: number;
+                            lostFeatures: number[];
+                            overLimit: {
+                                featureId: number;
+                                usage: number;
+                                newLimit: number;
+                            }[];
+                        }[];
+                        totals: {
+                            customers: number;
+                            mrrBefore: number;
+                            mrrAfter: number;
+                        };
+                    };
+                };
+            };
+            /** @description OK */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        migrating: number;
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict_or_payments_not_configured"];
+            413: components["responses"]["payload_too_large"];
+            500: components["responses"]["internal_error"];
+            502: components["responses"]["payment_provider_error"];
             503: components["responses"]["unavailable"];
         };
     };

@@ -126,7 +126,8 @@ export class ApiStack extends Stack {
         const { table, indexes, paymentKeys, paymentRecords, ports } = groupSpecs[group];
         fn.bindTable(props.table, table, indexes, paymentRecords);
         if (paymentKeys !== 'none') fn.bindPaymentKeys(props.paymentKey, paymentKeys);
-        if ((ports as readonly string[]).includes('sweeps')) fn.bindSweepQueue(props.sweepQueue);
+        if ((ports as readonly string[]).some((port) => port === 'sweeps' || port === 'migrations'))
+          fn.bindSweepQueue(props.sweepQueue);
         return [group, fn];
       }),
     ) as Record<Group, ServiceFunction>;

@@ -32,6 +32,7 @@ export function buildPricingApp(app: App, options: PricingAppOptions) {
     env,
     settings,
     table: data.table,
+    paymentKey: data.paymentKey,
     projectRoot: options.projectRoot,
     bundleAwsSdk: options.bundleAwsSdk ?? true,
     description: `Pricing plan service, stage ${settings.stage}: the queue and function that sweep deleted projects`,

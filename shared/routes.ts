@@ -54,6 +54,8 @@ export const routes = [
   { method: 'POST', path: '/api/v1/projects/{slug}/plans/{planId}/features', group: 'plans', auth: 'write' },
   { method: 'DELETE', path: '/api/v1/projects/{slug}/plans/{planId}/features', group: 'plans', auth: 'write' },
   { method: 'PUT', path: '/api/v1/projects/{slug}/plans/{planId}/features/{featureId}', group: 'plans', auth: 'write' },
+  { method: 'GET', path: '/api/v1/projects/{slug}/plans/{planId}/versions', group: 'plans', auth: 'read' },
+  { method: 'POST', path: '/api/v1/projects/{slug}/plans/{planId}/migrate', group: 'plans', auth: 'write' },
 
   // The OpenAPI document, in a function of its own so no other bundle carries it.
   { method: 'GET', path: '/openapi.json', group: 'docs', auth: 'public' },
