@@ -19,7 +19,6 @@ export type LambdaResult = APIGatewayProxyStructuredResultV2 & {
 };
 
 export const ok = (body: unknown): HttpResult => ({ status: 200, body });
-export const created = (body: unknown): HttpResult => ({ status: 201, body });
 /** What a delete (or a removal) answers. */
 export const SuccessView = z.strictObject({ success: z.literal(true) });
 export const success = (): HttpResult => ({ status: 200, body: { success: true } });

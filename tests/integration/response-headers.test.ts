@@ -6,13 +6,14 @@
  */
 import { beforeAll, describe, expect, test } from 'vitest';
 import { composeFromEnvironment } from '#dev/local-server.ts';
-import { groups } from '#functions/groups.ts';
-import { defineGroup, route } from '#http/action.ts';
+import { groupActions } from '#functions/action-registry.ts';
+import { featuresRoutes } from '#functions/features/routes.ts';
+import { routes } from '#functions/routes.ts';
+import { defineGroup, routesIn } from '#http/action.ts';
 import { createGroupHandler } from '#http/group-handler.ts';
 import type { LambdaResult } from '#http/responses.ts';
 import { compose } from '#shared/composition.ts';
 import { runtimeConfig } from '#shared/config.ts';
-import { routes } from '#shared/routes.ts';
 import { type ApiClient, type ApiResponse, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { httpEvent, lambdaContext } from '../fixtures/events.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
@@ -20,9 +21,9 @@ import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
 const server = useLocalServer();
 const app = composeFromEnvironment();
 const handlers = {
-  share: createGroupHandler(groups.share, app, routes),
-  payments: createGroupHandler(groups.payments, app, routes),
-  projects: createGroupHandler(groups.projects, app, routes),
+  share: createGroupHandler(groupActions.share, app, routes),
+  payments: createGroupHandler(groupActions.payments, app, routes),
+  projects: createGroupHandler(groupActions.projects, app, routes),
 };
 let api: ApiClient;
 let readKey: string;
@@ -180,7 +181,8 @@ describe('Cache-Control: no-store on API v1, nosniff on everything', () => {
     const fail = async (): Promise<never> => {
       throw new Error('boom');
     };
-    const failing = defineGroup('features', [
+    const route = routesIn(featuresRoutes);
+    const failing = defineGroup(featuresRoutes, [
       route('GET /api/v1/projects/{slug}/features', { run: fail }),
       route('POST /api/v1/projects/{slug}/features', { run: fail }),
       route('PUT /api/v1/projects/{slug}/features/{featureId}', { run: fail }),
