@@ -24,19 +24,11 @@ export const routesByGroup = {
   customers: customersRoutes,
 } as const satisfies { [G in Group]: readonly { group: G }[] };
 
-/** The whole route table: the union of the groups' routes, in this order. */
-export const routes = [
-  ...shareRoutes,
-  ...paymentsRoutes,
-  ...webhooksRoutes,
-  ...projectsRoutes,
-  ...featuresRoutes,
-  ...plansRoutes,
-  ...docsRoutes,
-  ...customersRoutes,
-] as const;
+export type Route = (typeof routesByGroup)[Group][number];
 
-export type Route = (typeof routes)[number];
+/** The whole route table: the union of the groups' routes, group by group in the order above. */
+export const routes: readonly Route[] = Object.values(routesByGroup).flat();
+
 export type RouteKey = KeyOf<Route>;
 export type RouteOf<K extends RouteKey> = RouteIn<Route, K>;
 

@@ -82,11 +82,12 @@ function acknowledgePublicOrKeyed(httpRoute: HttpRoute, route: Route): void {
 }
 
 /**
- * One HTTP API whose routes are the route table's (with a HEAD beside each GET), each
- * pointing at its group's function, and whose `$default` route (anything else) goes to the
- * fallback group, which answers 404 or 405. CORS is not configured here: the functions answer the public routes' OPTIONS
- * (they are in the route table) and add the headers to public responses only, which API
- * Gateway's CORS setting, applied to every route, could not do.
+ * One HTTP API whose routes are the route table's (functions/routes.ts, with a HEAD beside
+ * each GET), each pointing at its group's function, and whose `$default` route (anything
+ * else) goes to the fallback group, which answers 404 or 405. CORS is not configured here:
+ * the functions answer the public routes' OPTIONS (they are in the route table) and add the
+ * headers to public answers only, which API Gateway's CORS setting, applied to every route,
+ * could not do.
  */
 export class ApiStack extends Stack {
   readonly api: HttpApi;

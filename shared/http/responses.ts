@@ -1,7 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import * as z from 'zod';
 
-/** What an action returns; the group handler turns it into API Gateway's result. */
+/** What an action returns; the pipeline's `lambdaAnswer` step turns it into API Gateway's result. */
 export interface HttpResult {
   status: number;
   /** Sent as JSON. */
