@@ -21,13 +21,16 @@ import {
 import { listVersions } from '#domain/versions/list.ts';
 import { migratePlan } from '#domain/versions/migrate.ts';
 import { MigrateBody, MigrationPreview, MigrationStarted, VersionListView } from '#domain/versions/schemas.ts';
-import { defineGroup, route } from '#http/action.ts';
+import { defineGroup, routesIn } from '#http/action.ts';
 import { tagged, writerOf } from '#http/etag.ts';
 import { ok, SuccessView, success } from '#http/responses.ts';
+import { plansRoutes } from './routes.ts';
 
 const RemoveFeatureQuery = z.object({ featureId: positiveIdString });
 
-export const plans = defineGroup('plans', [
+const route = routesIn(plansRoutes);
+
+export const plans = defineGroup(plansRoutes, [
   route('GET /api/v1/projects/{slug}/plans', {
     doc: {
       operationId: 'listPlans',
