@@ -10,7 +10,7 @@ import { Plan } from '#db/entities/plan.ts';
 import { Project } from '#db/entities/project.ts';
 import { UsageAggregate, UsageEvent, UsageUnique } from '#db/entities/usage.ts';
 import { paymentRecordsKeyPrefix } from '#db/table.ts';
-import { eventShard, usageKeys } from '#db/usage.ts';
+import { eventShard, usageKeys } from '#db/usage-item-keys.ts';
 import { apiKeyItem, featureItem, planItem, projectItem } from '../fixtures/factories.ts';
 
 /**

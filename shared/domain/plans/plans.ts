@@ -5,7 +5,7 @@ import type { FeatureItem, PlanItem, ProjectKey, ProjectScope } from '#db/types.
 import { changeEntry, childChange, childFields } from '../changes.ts';
 import { countRefused, featureNotFound, planNotFound, projectNotFound } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
-import { guardFor, loadFeatures, loadPlan, loadProject } from '../projects/load.ts';
+import { loadFeatures, loadPlan, loadProject, readRevisionGuard } from '../projects/load.ts';
 import { checkIfMatch, untilWritten, type Writer } from '../versions.ts';
 import {
   type CreatePlanInput,
@@ -128,7 +128,7 @@ export async function updatePlan(
   writer: Writer,
 ): Promise<PlanView> {
   return untilWritten('plan', async () => {
-    const guard = await guardFor(key, writer.ifMatch);
+    const guard = await readRevisionGuard(key, writer.ifMatch);
     const { plan, assignments, scope, projectId } = await loadPlan(key, planId);
     checkIfMatch(writer.ifMatch, toPlanView(plan, assignments));
     const next = priced({ ...plan, ...definedOnly(input) });
@@ -150,7 +150,7 @@ export async function updatePlan(
 /** Deletes the plan and its assignments (one change-log entry). */
 export async function deletePlan(key: ProjectKey, planId: number, writer: Writer): Promise<void> {
   await untilWritten('plan', async () => {
-    const guard = await guardFor(key, writer.ifMatch);
+    const guard = await readRevisionGuard(key, writer.ifMatch);
     const { plan, assignments, projectId } = await loadPlan(key, planId);
     checkIfMatch(writer.ifMatch, toPlanView(plan, assignments));
     const change = changeEntry(projectId, writer, { type: 'plan', id: planId }, childFields(plan), null);
