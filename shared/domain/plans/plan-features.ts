@@ -85,7 +85,7 @@ export async function updatePlanFeature(
   multiplier: number,
   writer: Writer,
 ): Promise<PlanFeatureDetailView> {
-  return untilWritten('plan feature', async () => {
+  return untilWritten('plan feature', writer, async () => {
     const { guard, projectId, current, scope } = await readAssignment(key, planId, featureId, writer);
     checkIfMatch(writer.ifMatch, toPlanFeatureDetailView(current));
     if (current.assignment.multiplier === multiplier) return toPlanFeatureDetailView(current);
@@ -105,7 +105,7 @@ export async function removePlanFeature(
   featureId: number,
   writer: Writer,
 ): Promise<void> {
-  await untilWritten('plan feature', async () => {
+  await untilWritten('plan feature', writer, async () => {
     const { guard, projectId, current, scope } = await readAssignment(key, planId, featureId, writer);
     checkIfMatch(writer.ifMatch, toPlanFeatureDetailView(current));
     const resource = { type: 'planFeature', id: current.assignment.planFeatureId } as const;

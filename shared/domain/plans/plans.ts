@@ -88,7 +88,7 @@ async function writeNewPlan(
  * feature was deleted in between (a 404 when it is one of those assigned).
  */
 export async function createPlan(key: ProjectKey, input: CreatePlanInput, writer: Writer): Promise<PlanView> {
-  return untilWritten('project', async () => {
+  return untilWritten('project', writer, async () => {
     const { features: projectFeatures, ...target } = await loadFeatures(key);
     const { features: requested, ...fields } = input;
     const refs = uniqueRefs(requested ?? []);
@@ -104,7 +104,7 @@ export async function duplicatePlan(
   input: { name?: string | undefined },
   writer: Writer,
 ): Promise<PlanView> {
-  return untilWritten('plan', async () => {
+  return untilWritten('plan', writer, async () => {
     const { plan: source, assignments, ...target } = await loadPlan(key, planId);
     const { ownerId, slug, shareId, planId: _id, version, createdAt, updatedAt, assigned, ...fields } = source;
     return writeNewPlan(
@@ -127,7 +127,7 @@ export async function updatePlan(
   input: UpdatePlanInput,
   writer: Writer,
 ): Promise<PlanView> {
-  return untilWritten('plan', async () => {
+  return untilWritten('plan', writer, async () => {
     const guard = await readRevisionGuard(key, writer.ifMatch);
     const { plan, assignments, scope, projectId } = await loadPlan(key, planId);
     checkIfMatch(writer.ifMatch, toPlanView(plan, assignments));
@@ -149,7 +149,7 @@ export async function updatePlan(
 
 /** Deletes the plan and its assignments (one change-log entry). */
 export async function deletePlan(key: ProjectKey, planId: number, writer: Writer): Promise<void> {
-  await untilWritten('plan', async () => {
+  await untilWritten('plan', writer, async () => {
     const guard = await readRevisionGuard(key, writer.ifMatch);
     const { plan, assignments, projectId } = await loadPlan(key, planId);
     checkIfMatch(writer.ifMatch, toPlanView(plan, assignments));

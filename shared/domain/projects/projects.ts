@@ -180,7 +180,7 @@ export async function updateProject(
 ): Promise<ProjectView> {
   let payment: SealedPayment | null | undefined = input.paymentSecretKey === null ? null : undefined;
   let webhook: SealedWebhook | null | undefined = input.paymentWebhookSecret === null ? null : undefined;
-  return untilWritten('project', async () => {
+  return untilWritten('project', writer, async () => {
     const partition = await loadProject(key);
     const current = partition.project;
     checkIfMatch(writer.ifMatch, toProjectView(partition, publicBaseUrl));
