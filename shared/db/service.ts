@@ -12,7 +12,6 @@ import { FeatureHead } from './entities/feature-head.ts';
 import { IdempotencyRecord } from './entities/idempotency.ts';
 import { CheckoutSession, RateLimit } from './entities/payment-records.ts';
 import { Plan } from './entities/plan.ts';
-import { PlanFeature } from './entities/plan-feature.ts';
 import { PlanVersion } from './entities/plan-version.ts';
 import { Project } from './entities/project.ts';
 import { ProjectSweep } from './entities/project-sweep.ts';
@@ -23,7 +22,6 @@ export const entities = {
   feature: Feature,
   featureHead: FeatureHead,
   plan: Plan,
-  planFeature: PlanFeature,
   apiKey: ApiKey,
   counter: Counter,
   idempotencyRecord: IdempotencyRecord,
