@@ -3,6 +3,7 @@
 import type { NewChangeEntryItem } from './changes.ts';
 import { isStorageBusy } from './contention.ts';
 import { countFeatureDelete, removeEntries } from './plan-assignments.ts';
+import { freezeVersion, type NewPlanVersionItem } from './plan-versions.ts';
 import { getProjectItem } from './projects.ts';
 import { db } from './service.ts';
 import { countedWrite } from './transactions.ts';
@@ -21,6 +22,8 @@ export interface RecordedDelete {
   change: NewChangeEntryItem;
   version: number | undefined;
   revision: number | undefined;
+  /** A plan's delete freezes the version its customers hold (shared/db/plan-versions.ts). */
+  frozen?: NewPlanVersionItem;
 }
 
 /**
@@ -75,6 +78,7 @@ export async function deleteWithAssignments<P extends AssignmentParent>(
               .commit(),
         // No assignment of the feature commits after this (plan-assignments.ts, featuresUnchanged).
         ...('planId' in parent ? [] : [countFeatureDelete(entities, scope)]),
+        ...(recorded?.frozen ? [freezeVersion(entities, recorded.frozen)] : []),
       ];
     },
   });

@@ -39,3 +39,29 @@ export async function sweepPlanVersions(projectId: number): Promise<void> {
       .go({ cursor, consistent: true, attributes: ['projectId', 'planId', 'version'] }),
   );
 }
+
+/**
+ * What a priced write of a plan adds to its transaction: the plan's version moves from `read`
+ * (absent: 1, never written) to `next`, on the condition that it is still `read` (so two
+ * priced writes never give one number to two contents), and the content of `read` is frozen.
+ */
+export interface PricedStep {
+  read: number | undefined;
+  next: number;
+  at: string;
+  frozen: NewPlanVersionItem;
+}
+
+/** The step's clauses for a raw UpdateItem of the plan item. */
+export function pricedClauses(step: PricedStep) {
+  return {
+    set: ['#pricedVersion = :pricedNext', '#pricedAt = :pricedAt'],
+    condition: [step.read === undefined ? 'attribute_not_exists(#pricedVersion)' : '#pricedVersion = :pricedRead'],
+    names: { '#pricedVersion': 'pricedVersion', '#pricedAt': 'pricedAt' },
+    values: {
+      ':pricedNext': step.next,
+      ':pricedAt': step.at,
+      ...(step.read === undefined ? {} : { ':pricedRead': step.read }),
+    },
+  };
+}

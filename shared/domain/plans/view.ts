@@ -1,4 +1,5 @@
 import type { FeatureItem, PlanAssignment, PlanItem, ProjectPartition } from '#db/types.ts';
+import { versionOf } from '../versions/content.ts';
 import type { PlanFeatureDetailView, PlanFeatureView, PlanView } from './schemas.ts';
 
 export interface Assignment {
@@ -56,6 +57,7 @@ export function toPlanView(plan: Omit<PlanItem, 'assigned'>, assignments: Assign
     freemiumDay: plan.freemiumDay,
     isPerUserPricing: plan.isPerUserPricing,
     perUserMultiplier: plan.perUserMultiplier,
+    version: versionOf(plan),
     planFeatures: assignments.map(toPlanFeatureView),
     createdAt: plan.createdAt,
     updatedAt: plan.updatedAt,
