@@ -604,6 +604,7 @@ export interface components {
             freemiumDay: number;
             isPerUserPricing: boolean;
             perUserMultiplier: number;
+            version: number;
             planFeatures: components["schemas"]["PlanFeature"][];
             createdAt: string;
             updatedAt: string;

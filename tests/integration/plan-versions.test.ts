@@ -1,0 +1,281 @@
+import { beforeAll, describe, expect, test, vi } from 'vitest';
+import { runMigration } from '#domain/versions/migrate.ts';
+import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
+import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
+
+/**
+ * lifecycle.md §1 end to end over real HTTP against DynamoDB Local: priced writes move the
+ * version, customers keep what they hold, versions are listed with their customers, and a
+ * migration previews and moves them (cut short and resent; racing other writes). The project
+ * cache is off so that every read sees the plan as it is.
+ */
+const { fake } = await vi.hoisted(async () => {
+  const { startFakeStripe } = await import('#dev/fake-stripe/index.ts');
+  const started = await startFakeStripe();
+  process.env.STRIPE_API_BASE = started.url;
+  process.env.PROJECT_CACHE_TTL_SECONDS = '0';
+  return { fake: started };
+});
+
+const server = useLocalServer();
+let api: ApiClient;
+let slug: string;
+let projectId: number;
+let ownerId: string;
+
+beforeAll(async () => {
+  const owner = await newOwner('versions');
+  ownerId = owner.ownerId;
+  api = server.client(owner.writeKey);
+  const project = await makeProject(api, { annualDiscountEnabled: true, annualDiscount: 0.25 });
+  slug = project.slug;
+  projectId = project.id;
+  return () => fake.close();
+});
+
+const entitlementsOf = async (customerId: string) => {
+  const res = await api.get(`/api/v1/projects/${slug}/customers/${customerId}/entitlements`);
+  expect(res.status).toBe(200);
+  return res.body as {
+    planId: number | null;
+    entitlements: { featureId: number; hasAccess: boolean; limit: number | null; name: string }[];
+  };
+};
+const grant = async (customerId: string, planId: number, body: Record<string, unknown> = {}) => {
+  const res = await api.put(`/api/v1/projects/${slug}/customers/${customerId}`, { planId, ...body });
+  expect(res.status, res.text).toBe(200);
+  return res.body;
+};
+const planPath = (planId: number) => `/api/v1/projects/${slug}/plans/${planId}`;
+
+describe('versions and grandfathering', () => {
+  test('each kind of priced change moves the version once; presentation moves nothing; holders keep theirs', async () => {
+    const calls = await makeFeature(api, slug, { name: 'Calls', isCountable: true, usageCount: 100 });
+    const sso = await makeFeature(api, slug, { name: 'SSO' });
+    const plan = await makePlan(api, slug, {
+      name: 'Pro',
+      basePrice: 10,
+      features: [
+        { featureId: calls.id, multiplier: 2 },
+        { featureId: sso.id, multiplier: 1 },
+      ],
+    });
+    expect(
+      (await api.get(`/api/v1/projects/${slug}/plans`)).body.plans.find((p: any) => p.id === plan.id).version,
+    ).toBe(1);
+    await grant('v1-customer', plan.id);
+
+    // Presentation: no new version.
+    const renamed = await api.put(planPath(plan.id), { name: 'Pro+', isPopular: true, description: 'x' });
+    expect(renamed.body.version).toBe(1);
+    // Price: version 2.
+    expect((await api.put(planPath(plan.id), { basePrice: 20 })).body.version).toBe(2);
+    await grant('v2-customer', plan.id);
+    // Limit (multiplier): version 3.
+    const multiplied = await api.put(`${planPath(plan.id)}/features/${calls.id}`, { multiplier: 5 });
+    expect(multiplied.status).toBe(200);
+    await grant('v3-customer', plan.id);
+    // Feature removed from the plan: version 4.
+    expect((await api.delete(`${planPath(plan.id)}/features?featureId=${sso.id}`)).status).toBe(200);
+    // Feature added: version 5.
+    const added = await api.post(`${planPath(plan.id)}/features`, { featureId: sso.id, multiplier: 3 });
+    expect(added.status).toBe(200);
+    const now = (await api.get(`/api/v1/projects/${slug}/plans`)).body.plans.find((p: any) => p.id === plan.id);
+    expect(now.version).toBe(5);
+
+    const limitOf = (view: Awaited<ReturnType<typeof entitlementsOf>>, featureId: number) =>
+      view.entitlements.find((e) => e.featureId === featureId);
+    const v1 = await entitlementsOf('v1-customer');
+    expect(limitOf(v1, calls.id)).toMatchObject({ hasAccess: true, limit: 200 });
+    expect(limitOf(v1, sso.id)).toMatchObject({ hasAccess: true, limit: null });
+    const v3 = await entitlementsOf('v3-customer');
+    expect(limitOf(v3, calls.id)).toMatchObject({ hasAccess: true, limit: 500 });
+    const customer = await api.get(`/api/v1/projects/${slug}/customers/v2-customer`);
+    expect(customer.body.subscription).toMatchObject({ planId: plan.id, planVersion: 2, pendingVersion: null });
+
+    const versions = await api.get(`${planPath(plan.id)}/versions`);
+    expect(versions.status).toBe(200);
+    expect(versions.body.versions.map((v: any) => [v.version, v.basePrice, v.customers])).toEqual([
+      [5, 20, 0],
+      [4, 20, 0],
+      [3, 20, 1],
+      [2, 20, 1],
+      [1, 10, 1],
+    ]);
+    expect(versions.body.versions[4].features).toEqual([
+      { featureId: calls.id, name: 'Calls', multiplier: 2, limit: 200 },
+      { featureId: sso.id, name: 'SSO', multiplier: 1, limit: null },
+    ]);
+
+    // The plan deleted: its holders keep the version they hold.
+    expect((await api.delete(planPath(plan.id))).status).toBe(200);
+    const after = await entitlementsOf('v1-customer');
+    expect(after.planId).toBe(plan.id);
+    expect(limitOf(after, calls.id)).toMatchObject({ hasAccess: true, limit: 200 });
+    // A duplicate starts at version 1.
+    const other = await makePlan(api, slug, { name: 'Base', basePrice: 5 });
+    await api.put(planPath(other.id), { basePrice: 6 });
+    const copy = await api.post(`${planPath(other.id)}/duplicate`, {});
+    expect(copy.body.version).toBe(1);
+  });
+});
+
+/** Monthly price as checkout charges it, computed independently of the service's code. */
+const monthly = (base: number, seats: number, perUser: boolean, multiplier: number, interval: 'month' | 'year') => {
+  const perMonth = perUser ? base * (1 + (seats - 1) * multiplier) : base;
+  return interval === 'year' ? (perMonth * 12 * 0.75) / 12 : perMonth;
+};
+
+describe('migration', () => {
+  test('dryRun answers each customer before and after, lost features and over-limit usage, and changes nothing', async () => {
+    const calls = await makeFeature(api, slug, { name: 'Mcalls', isCountable: true, usageCount: 10 });
+    const extra = await makeFeature(api, slug, { name: 'Extra' });
+    const plan = await makePlan(api, slug, {
+      name: 'Team',
+      basePrice: 8,
+      isPerUserPricing: true,
+      perUserMultiplier: 0.5,
+      features: [
+        { featureId: calls.id, multiplier: 3 },
+        { featureId: extra.id, multiplier: 1 },
+      ],
+    });
+    await grant('team-a', plan.id, { seats: 3 });
+    await grant('team-b', plan.id, { seats: 1 });
+    const usage = await api.post(`/api/v1/projects/${slug}/events`, {
+      events: Array.from({ length: 25 }, (_, i) => ({
+        eventId: `team-a-${i}`,
+        customerId: 'team-a',
+        featureId: calls.id,
+      })),
+    });
+    expect(usage.status).toBe(200);
+    await api.put(planPath(plan.id), { basePrice: 12 });
+    await api.put(`${planPath(plan.id)}/features/${calls.id}`, { multiplier: 2 });
+    await api.delete(`${planPath(plan.id)}/features?featureId=${extra.id}`);
+
+    const preview = await api.post(`${planPath(plan.id)}/migrate`, { dryRun: true });
+    expect(preview.status, preview.text).toBe(200);
+    const expected = [
+      { customerId: 'team-a', seats: 3 },
+      { customerId: 'team-b', seats: 1 },
+    ].map(({ customerId, seats }) => ({
+      customerId,
+      fromVersion: 1,
+      toVersion: 4,
+      monthlyBefore: monthly(8, seats, true, 0.5, 'month'),
+      monthlyAfter: monthly(12, seats, true, 0.5, 'month'),
+      lostFeatures: [extra.id],
+      overLimit: customerId === 'team-a' ? [{ featureId: calls.id, usage: 25, newLimit: 20 }] : [],
+    }));
+    expect(preview.body.customers).toEqual(expected);
+    expect(preview.body.totals).toEqual({
+      customers: 2,
+      mrrBefore: expected.reduce((s, r) => s + r.monthlyBefore, 0),
+      mrrAfter: expected.reduce((s, r) => s + r.monthlyAfter, 0),
+    });
+    const still = await api.get(`/api/v1/projects/${slug}/customers/team-a`);
+    expect(still.body.subscription.planVersion).toBe(1);
+
+    // Bad input: unknown versions are 404 naming them; equal from and to is 400.
+    const unknown = await api.post(`${planPath(plan.id)}/migrate`, { fromVersions: [1, 9], toVersion: 12 });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.message).toContain('9, 12');
+    const same = await api.post(`${planPath(plan.id)}/migrate`, { fromVersions: [2], toVersion: 2 });
+    expect(same.status).toBe(400);
+    const typo = await api.post(`${planPath(plan.id)}/migrate`, { dryrun: true });
+    expect(typo.status).toBe(400);
+    // A plan with no holders of the versions: zero customers.
+    const empty = await makePlan(api, slug, { name: 'Empty', basePrice: 1 });
+    const none = await api.post(`${planPath(empty.id)}/migrate`, { dryRun: true });
+    expect(none.body).toEqual({ customers: [], totals: { customers: 0, mrrBefore: 0, mrrAfter: 0 } });
+
+    // Rollback-ready: at now moves them; resent, nothing moves twice.
+    const moved = await api.post(`${planPath(plan.id)}/migrate`, { at: 'now' });
+    expect(moved.status).toBe(202);
+    expect(moved.body).toEqual({ migrating: 2 });
+    const again = await api.post(`${planPath(plan.id)}/migrate`, { at: 'now' });
+    expect(again.body).toEqual({ migrating: 0 });
+    const a = await entitlementsOf('team-a');
+    expect(a.entitlements.find((e) => e.featureId === calls.id)?.limit).toBe(20);
+    expect(a.entitlements.find((e) => e.featureId === extra.id)?.hasAccess).toBe(false);
+    // A rollback to version 1.
+    const back = await api.post(`${planPath(plan.id)}/migrate`, { fromVersions: [4], toVersion: 1, at: 'now' });
+    expect(back.body).toEqual({ migrating: 2 });
+    expect((await api.get(`/api/v1/projects/${slug}/customers/team-b`)).body.subscription.planVersion).toBe(1);
+  });
+
+  test('period_end: a manual subscription moves when its period has ended, one without a period end at once', async () => {
+    const plan = await makePlan(api, slug, { name: 'Later', basePrice: 3 });
+    const future = new Date(Date.now() + 86_400_000).toISOString();
+    const past = new Date(Date.now() + 1_500).toISOString();
+    await grant('later-future', plan.id, { currentPeriodEnd: future });
+    await grant('later-soon', plan.id, { currentPeriodEnd: past });
+    await grant('later-none', plan.id);
+    await api.put(planPath(plan.id), { basePrice: 4 });
+    const res = await api.post(`${planPath(plan.id)}/migrate`, {});
+    expect(res.body).toEqual({ migrating: 3 });
+    const sub = async (id: string) => (await api.get(`/api/v1/projects/${slug}/customers/${id}`)).body.subscription;
+    expect(await sub('later-future')).toMatchObject({ planVersion: 1, pendingVersion: 2 });
+    expect(await sub('later-none')).toMatchObject({ planVersion: 2, pendingVersion: null });
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    expect(await sub('later-soon')).toMatchObject({ planVersion: 2, pendingVersion: null });
+    // Resent: nobody moves twice (the pending one is already on its way).
+    expect((await api.post(`${planPath(plan.id)}/migrate`, {})).body).toEqual({ migrating: 0 });
+  });
+
+  test('a migration cut short leaves each customer on one version; resent, it finishes the rest', async () => {
+    const plan = await makePlan(api, slug, { name: 'Many', basePrice: 2 });
+    const ids = Array.from({ length: 40 }, (_, i) => `many-${String(i).padStart(3, '0')}`);
+    for (let i = 0; i < ids.length; i += 10) await Promise.all(ids.slice(i, i + 10).map((id) => grant(id, plan.id)));
+    await api.put(planPath(plan.id), { basePrice: 3 });
+    const ports = { keyring: undefined as never, payments: undefined as never };
+    let batches = 0;
+    const job = { ownerId, slug, planId: plan.id, fromVersions: [1], toVersion: 2, at: 'now' as const };
+    // Cut short after two groups of customers, as a timeout or a crash would.
+    expect(await runMigration(ports, job, { exhausted: () => batches++ >= 2 })).toBe('unfinished');
+    const versions = await Promise.all(
+      ids.map(async (id) => (await api.get(`/api/v1/projects/${slug}/customers/${id}`)).body.subscription.planVersion),
+    );
+    expect(versions.every((v) => v === 1 || v === 2)).toBe(true);
+    const moved = versions.filter((v) => v === 2).length;
+    expect(moved).toBeGreaterThan(0);
+    expect(moved).toBeLessThan(ids.length);
+    const resent = await api.post(`${planPath(plan.id)}/migrate`, { at: 'now' });
+    expect(resent.body).toEqual({ migrating: ids.length - moved });
+    const list = await api.get(`${planPath(plan.id)}/versions`);
+    expect(list.body.versions.map((v: any) => [v.version, v.customers])).toEqual([
+      [2, ids.length],
+      [1, 0],
+    ]);
+  });
+
+  test('20 concurrent writes during a migration: every customer ends on a version that existed', async () => {
+    const plan = await makePlan(api, slug, { name: 'Busy', basePrice: 1 });
+    const ids = Array.from({ length: 30 }, (_, i) => `busy-${String(i).padStart(3, '0')}`);
+    for (let i = 0; i < ids.length; i += 10) await Promise.all(ids.slice(i, i + 10).map((id) => grant(id, plan.id)));
+    await api.put(planPath(plan.id), { basePrice: 2 });
+    const writes = Array.from({ length: 20 }, (_, i) =>
+      i % 2 === 0
+        ? api.put(planPath(plan.id), { basePrice: 3 + i })
+        : api.put(`/api/v1/projects/${slug}/customers/${ids[i]}`, { planId: plan.id, seats: 2 }),
+    );
+    const [migration, ...done] = await Promise.all([
+      api.post(`${planPath(plan.id)}/migrate`, { fromVersions: [1], toVersion: 2, at: 'now' }),
+      ...writes,
+    ]);
+    expect(migration.status, migration.text).toBe(202);
+    for (const res of done) expect(res.status, res.text).toBe(200);
+    const current = (await api.get(`/api/v1/projects/${slug}/plans`)).body.plans.find((p: any) => p.id === plan.id);
+    expect(current.version).toBe(12);
+    const list = await api.get(`${planPath(plan.id)}/versions`);
+    const existing = new Set(list.body.versions.map((v: any) => v.version));
+    expect(existing.size).toBe(12);
+    for (const id of ids) {
+      const sub = (await api.get(`/api/v1/projects/${slug}/customers/${id}`)).body.subscription;
+      expect(existing.has(sub.planVersion), `${id} holds ${sub.planVersion}`).toBe(true);
+    }
+    // Nobody is left on version 1 unless a grant after the migration put it on the current one.
+    expect(list.body.versions.find((v: any) => v.version === 1).customers).toBe(0);
+  });
+});
