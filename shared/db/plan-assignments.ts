@@ -146,6 +146,13 @@ const planUpdate = (...args: Parameters<typeof planUpdateParams>) =>
   planUpdateParams(...args) as unknown as TransactionAction;
 
 /**
+ * A plan's version step alone, for a write elsewhere that changes the plan's priced content
+ * (a feature's limit fields, a feature's delete): the plan item changes nothing else.
+ */
+export const bumpPlan = (scope: ProjectScope, planId: number, step: PricedStep) =>
+  planUpdate(scope, planId, { condition: [] }, {}, {}, step);
+
+/**
  * Adds entries to a plan while it has none of these features. At most ADD_BATCH at once: the
  * condition names each, and DynamoDB takes 4 KB.
  */

@@ -52,6 +52,12 @@ export interface PricedStep {
   frozen: NewPlanVersionItem;
 }
 
+/** A plan's step in a write of another item (a feature) that changes the plan's content. */
+export interface PlanStep {
+  planId: number;
+  step: PricedStep;
+}
+
 /** The step's clauses for a raw UpdateItem of the plan item. */
 export function pricedClauses(step: PricedStep) {
   return {

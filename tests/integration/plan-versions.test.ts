@@ -20,7 +20,6 @@ const { fake } = await vi.hoisted(async () => {
 const server = useLocalServer();
 let api: ApiClient;
 let slug: string;
-let projectId: number;
 let ownerId: string;
 
 beforeAll(async () => {
@@ -29,7 +28,6 @@ beforeAll(async () => {
   api = server.client(owner.writeKey);
   const project = await makeProject(api, { annualDiscountEnabled: true, annualDiscount: 0.25 });
   slug = project.slug;
-  projectId = project.id;
   return () => fake.close();
 });
 
@@ -49,6 +47,44 @@ const grant = async (customerId: string, planId: number, body: Record<string, un
 const planPath = (planId: number) => `/api/v1/projects/${slug}/plans/${planId}`;
 
 describe('versions and grandfathering', () => {
+  test("a feature's limit change and its delete move the version of each plan that has it; holders keep it", async () => {
+    const rows = await makeFeature(api, slug, { name: 'Rows', isCountable: true, usageCount: 50 });
+    const audit = await makeFeature(api, slug, { name: 'Audit', featureType: 'Limits' });
+    const plan = await makePlan(api, slug, {
+      name: 'Data',
+      basePrice: 4,
+      features: [{ featureId: rows.id }, { featureId: audit.id }],
+    });
+    const other = await makePlan(api, slug, { name: 'Other', basePrice: 1 });
+    await grant('data-v1', plan.id);
+    // A description is presentation: nothing moves.
+    await api.put(`/api/v1/projects/${slug}/features/${rows.id}`, { description: 'rows stored' });
+    const version = async (id: number) =>
+      (await api.get(`/api/v1/projects/${slug}/plans`)).body.plans.find((p: any) => p.id === id).version;
+    expect(await version(plan.id)).toBe(1);
+    expect((await api.put(`/api/v1/projects/${slug}/features/${rows.id}`, { usageCount: 10 })).status).toBe(200);
+    expect(await version(plan.id)).toBe(2);
+    expect(await version(other.id)).toBe(1);
+    await grant('data-v2', plan.id);
+    expect((await api.delete(`/api/v1/projects/${slug}/features/${audit.id}`)).status).toBe(200);
+    expect(await version(plan.id)).toBe(3);
+
+    const v1 = await entitlementsOf('data-v1');
+    expect(v1.entitlements.find((e) => e.featureId === rows.id)).toMatchObject({ hasAccess: true, limit: 50 });
+    // The deleted feature stays, as the version has it, and its single read has access.
+    expect(v1.entitlements.find((e) => e.featureId === audit.id)).toMatchObject({ hasAccess: true, name: 'Audit' });
+    const single = await api.get(`/api/v1/projects/${slug}/customers/data-v2/entitlements/${audit.id}`);
+    expect(single.status).toBe(200);
+    expect(single.body).toMatchObject({ hasAccess: true, allowed: true });
+    const v2 = await entitlementsOf('data-v2');
+    expect(v2.entitlements.find((e) => e.featureId === rows.id)).toMatchObject({ limit: 10 });
+    // Usage for a deleted feature is refused: it is no longer a feature of the project.
+    const usage = await api.post(`/api/v1/projects/${slug}/events`, {
+      events: [{ eventId: 'audit-1', customerId: 'data-v1', featureId: audit.id }],
+    });
+    expect(usage.status).toBeGreaterThanOrEqual(400);
+  });
+
   test('each kind of priced change moves the version once; presentation moves nothing; holders keep theirs', async () => {
     const calls = await makeFeature(api, slug, { name: 'Calls', isCountable: true, usageCount: 100 });
     const sso = await makeFeature(api, slug, { name: 'SSO' });

@@ -1,5 +1,6 @@
-import type { PricedStep } from '#db/plan-versions.ts';
-import type { FeatureItem, PlanItem } from '#db/types.ts';
+import type { PlanStep, PricedStep } from '#db/plan-versions.ts';
+import type { FeatureItem, PlanItem, ProjectPartition } from '#db/types.ts';
+import { assignmentsByPlan } from '../plans/view.ts';
 import { contentOf, isPricedChange, type VersionContent, versionOf } from './content.ts';
 
 /** Assignments joined to their features, as the plan reads find them. */
@@ -35,4 +36,27 @@ export function pricedStep(
 ): PricedStep | undefined {
   if (!isPricedChange(before, after)) return undefined;
   return { read: plan.pricedVersion, next: versionOf(plan) + 1, at, frozen: frozenOf(projectId, plan, before) };
+}
+
+/**
+ * The steps of a write to a feature (`after`; null: its delete) for every plan that has it and
+ * whose priced content it changes. Each plan's step is conditioned on the version read here.
+ */
+export function featureSteps(
+  partition: ProjectPartition,
+  featureId: number,
+  after: FeatureItem | null,
+  at: string,
+): PlanStep[] {
+  const { projectId } = partition.project;
+  const byPlan = assignmentsByPlan(partition);
+  return partition.plans.flatMap((plan) => {
+    const assignments = byPlan.get(plan.planId) ?? [];
+    if (!assignments.some((a) => a.feature.featureId === featureId)) return [];
+    const changed = assignments.flatMap((a) =>
+      a.feature.featureId !== featureId ? [a] : after === null ? [] : [{ ...a, feature: after }],
+    );
+    const step = pricedStep(projectId, plan, contentOfRead(plan, assignments), contentOfRead(plan, changed), at);
+    return step ? [{ planId: plan.planId, step }] : [];
+  });
 }

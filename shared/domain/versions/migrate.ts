@@ -43,7 +43,7 @@ function resolve(input: MigrateInput, planId: number, current: number, contents:
       `Plan ${planId} has no version ${list} (versions 1 to ${current}; a version no one held may not be kept).`,
     );
   }
-  const same = from.findIndex((v) => v === to);
+  const same = from.indexOf(to);
   if (same !== -1) {
     throw new ValidationError(`fromVersions lists ${to}, the version customers move to.`, [
       { path: `fromVersions[${same}]`, message: 'must not be the toVersion' },
