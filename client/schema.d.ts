@@ -1433,6 +1433,7 @@ export interface operations {
                      *       "subscriptionId": "sub_1Q2w3E",
                      *       "metadata": {
                      *         "planId": "2",
+                     *         "planVersion": "1",
                      *         "projectId": "1",
                      *         "seats": "4"
                      *       }
@@ -1805,6 +1806,7 @@ export interface operations {
                      *           "freemiumDay": 14,
                      *           "isPerUserPricing": false,
                      *           "perUserMultiplier": 1,
+                     *           "version": 1,
                      *           "planFeatures": [
                      *             {
                      *               "id": 2,
@@ -2005,6 +2007,7 @@ export interface operations {
                      *           "freemiumDay": 14,
                      *           "isPerUserPricing": false,
                      *           "perUserMultiplier": 1,
+                     *           "version": 1,
                      *           "planFeatures": [
                      *             {
                      *               "id": 2,
@@ -2441,6 +2444,7 @@ export interface operations {
                      *           "freemiumDay": 14,
                      *           "isPerUserPricing": false,
                      *           "perUserMultiplier": 1,
+                     *           "version": 1,
                      *           "planFeatures": [
                      *             {
                      *               "id": 2,
@@ -2560,6 +2564,7 @@ export interface operations {
                      *       "freemiumDay": 14,
                      *       "isPerUserPricing": false,
                      *       "perUserMultiplier": 1,
+                     *       "version": 1,
                      *       "planFeatures": [
                      *         {
                      *           "id": 2,
@@ -2656,6 +2661,7 @@ export interface operations {
                      *       "freemiumDay": 14,
                      *       "isPerUserPricing": true,
                      *       "perUserMultiplier": 0.5,
+                     *       "version": 1,
                      *       "planFeatures": [
                      *         {
                      *           "id": 2,
@@ -2785,6 +2791,7 @@ export interface operations {
                      *       "freemiumDay": 14,
                      *       "isPerUserPricing": false,
                      *       "perUserMultiplier": 1,
+                     *       "version": 1,
                      *       "planFeatures": [
                      *         {
                      *           "id": 2,

@@ -66,6 +66,7 @@ const pro = {
   freemiumDay: 14,
   isPerUserPricing: false,
   perUserMultiplier: 1,
+  version: 1,
   planFeatures: [
     { id: 2, multiplier: 1, feature: summary(sso) },
     { id: 3, multiplier: 10, feature: summary(events) },
@@ -215,7 +216,7 @@ export const examples: Record<string, { request?: unknown; response?: unknown }>
       customer: { email: 'ada@example.com' },
       billingInterval: 'year',
       subscriptionId: 'sub_1Q2w3E',
-      metadata: { planId: '2', projectId: '1', seats: '4' },
+      metadata: { planId: '2', planVersion: '1', projectId: '1', seats: '4' },
     },
   },
 };
