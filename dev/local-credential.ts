@@ -3,7 +3,8 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, r
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type LocalDynamoCredential, readLocalDynamoCredential } from '#db/client.ts';
-import { ConfigError, type LocalConfig } from '#shared/config.ts';
+import { ConfigError } from '#shared/config.ts';
+import type { LocalConfig } from './local-config.ts';
 
 /**
  * The embedded DynamoDB Local's credential. DynamoDB Local listens on loopback only (see

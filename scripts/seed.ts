@@ -1,8 +1,9 @@
 import { connectDatabase } from '#db/service.ts';
+import { localConfig } from '#dev/local-config.ts';
 import { runningLocalDatabase } from '#dev/local-credential.ts';
 import { SeedError, seedDemo } from '#dev/seed-demo.ts';
 import { createApiKey } from '#domain/keys/keys.ts';
-import { ConfigError, localConfig } from '#shared/config.ts';
+import { ConfigError } from '#shared/config.ts';
 
 /**
  * `npm run seed`: with `npm start` running, a demo project under the owner "demo" and the
