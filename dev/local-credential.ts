@@ -49,7 +49,7 @@ export function newLocalCredential(): LocalDynamoCredential {
 }
 
 /** A directory only this user can enter: created 0700, or refused when someone else's or a link. */
-function privateDir(path: string): void {
+export function privateDir(path: string): void {
   mkdirSync(path, { recursive: true, mode: 0o700 });
   const stats = lstatSync(path);
   if (!stats.isDirectory() || (process.getuid && stats.uid !== process.getuid())) {
