@@ -334,8 +334,14 @@ async function seedSharedDatabase(dataDir: string, dynamoPort: number): Promise<
 }
 
 /** `npm run seed` against the service started on these ports (and DATA_DIR, when not in memory). */
-function seedBeside(options: { port: number; dynamoPort: number; stripeApiBase: string; dataDir?: string }) {
-  return runScript('scripts/seed.ts', [], {
+function seedBeside(options: {
+  port: number;
+  dynamoPort: number;
+  stripeApiBase: string;
+  dataDir?: string;
+  args?: string[];
+}) {
+  return runScript('scripts/seed.ts', options.args ?? [], {
     PORT: String(options.port),
     DYNAMODB_PORT: String(options.dynamoPort),
     DYNAMODB_ENDPOINT: undefined,
@@ -561,10 +567,19 @@ describe('npm start (scripts/start.ts)', () => {
       // A fresh table has no project to register.
       expect(first.stdout).not.toContain('registered with it');
       const firstStripe = /the fake Stripe at (http:\/\/127\.0\.0\.1:\d+)/.exec(first.stdout)?.[1];
-      const seeded = await seedBeside({ port, dynamoPort, stripeApiBase: firstStripe as string, dataDir });
+      // --json: one line for scripts, as the README's walk-through reads it.
+      const seeded = await seedBeside({
+        port,
+        dynamoPort,
+        stripeApiBase: firstStripe as string,
+        dataDir,
+        args: ['--json'],
+      });
       expect(seeded.status, seeded.stderr).toBe(0);
-      const key = /API key for it \(shown once\): (ppk_\S+)/.exec(seeded.stdout)?.[1] as string;
-      const slug = /Demo project "([^"]+)"/.exec(seeded.stdout)?.[1] as string;
+      expect(seeded.stdout.trim().split('\n')).toHaveLength(1);
+      const { key, slug, shareId, demoUrl } = JSON.parse(seeded.stdout) as Record<string, string>;
+      expect(key).toMatch(/^ppk_/);
+      expect(demoUrl).toBe(`http://127.0.0.1:${port}/demo/${shareId}`);
       const api = new ApiClient(`http://127.0.0.1:${port}`, key);
       const before = (await api.get(`/api/v1/projects/${slug}`)).body as { shareId: string; updatedAt: string };
       process.kill(first.child.pid as number, 'SIGINT');
