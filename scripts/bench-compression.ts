@@ -82,21 +82,27 @@ function timeCoding(label: string, text: string, coding: Coding, iterations: num
   return summarize(`${coding} of ${label}`, latencies, [0], `${kb(body.length)} → ${kb(coded)}`);
 }
 
+/** br and gzip of a share answer at the limits (no database needed). */
+export function limitsRows(iterations: number): Row[] {
+  const atLimits = shareAtLimits();
+  return [
+    timeCoding('a share answer at the limits', atLimits, 'br', iterations),
+    timeCoding('a share answer at the limits', atLimits, 'gzip', iterations),
+  ];
+}
+
 /** Rows for the bench table: br and gzip of the bench project's share answer and of one at the limits. */
 export function compressionRows(benchShare: string, iterations: number): Row[] {
-  const atLimits = shareAtLimits();
-  const fewer = Math.max(3, Math.min(20, Math.ceil(iterations / 10)));
   return [
     timeCoding('GET /api/share (bench project)', benchShare, 'br', iterations),
     timeCoding('GET /api/share (bench project)', benchShare, 'gzip', iterations),
-    timeCoding('a share answer at the limits', atLimits, 'br', fewer),
-    timeCoding('a share answer at the limits', atLimits, 'gzip', fewer),
+    ...limitsRows(Math.max(3, Math.min(20, Math.ceil(iterations / 10)))),
   ];
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  // `npx tsx scripts/bench-compression.ts`: the limits rows alone, no database needed.
-  for (const row of compressionRows(shareAtLimits().slice(0, 60_000), 20)) {
+  // `npx tsx scripts/bench-compression.ts`: the limits rows alone.
+  for (const row of limitsRows(20)) {
     console.log(`${row.label}: p50 ${row.p50.toFixed(2)} ms, p95 ${row.p95.toFixed(2)} ms, ${row.size}`);
   }
 }
