@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
 import { connectDatabase } from '#db/service.ts';
+import { localConfig } from '#dev/local-config.ts';
 import { runningLocalDatabase } from '#dev/local-credential.ts';
 import { DomainError } from '#domain/errors.ts';
 import * as keys from '#domain/keys/keys.ts';
-import { ConfigError, localConfig } from '#shared/config.ts';
+import { ConfigError } from '#shared/config.ts';
 
 const usage = `Usage: npm run cli -- <command>
 

@@ -1,26 +1,21 @@
 import { invalid, missing, noSuch } from './errors.ts';
 import type { Params } from './form.ts';
+import { now, randomId } from './ids.ts';
 import { hash, integer, name, oneOf, rejectUnknown, text } from './params.ts';
-import { now, randomId } from './store.ts';
-import type { FakePrice, FakeSubscription, Interval } from './types.ts';
+import {
+  type FakePrice,
+  type FakeProration,
+  type FakeSubscription,
+  type Interval,
+  type ProrationBehavior,
+  prorationBehaviors,
+} from './types.ts';
 
 // A subscription item's new price, as Stripe's subscription update takes it
 // (`items[0][price_data]` with `proration_behavior`), and the proration Stripe would invoice.
 
-export const prorationBehaviors = ['create_prorations', 'none', 'always_invoice'] as const;
-export type ProrationBehavior = (typeof prorationBehaviors)[number];
-
 const MAX_UNIT_AMOUNT = 99_999_999;
 const INTERVALS: readonly Interval[] = ['day', 'week', 'month', 'year'];
-
-/** A proration line Stripe would add to the next invoice: credit for the old price, charge for the new. */
-export interface FakeProration {
-  subscriptionItem: string;
-  /** In the minor unit; negative is a credit. */
-  amount: number;
-  behavior: ProrationBehavior;
-  at: number;
-}
 
 /**
  * `items[i][price_data]` of a subscription update: currency (the subscription's), an existing

@@ -1,9 +1,10 @@
 import { noSuch } from './errors.ts';
 import type { Params } from './form.ts';
-import { itemPriceData, type ProrationBehavior, prorationBehavior, repriceItem } from './item-price.ts';
+import { now } from './ids.ts';
+import { itemPriceData, prorationBehavior, repriceItem } from './item-price.ts';
 import { bool, hash, integer, list, metadata, name, rejectUnknown, text } from './params.ts';
-import { now, type Store, withoutInternal } from './store.ts';
-import type { FakePrice, FakeSubscription } from './types.ts';
+import { type Store, withoutInternal } from './store.ts';
+import type { FakeSubscription, SubscriptionChange } from './types.ts';
 
 // Changing a subscription after the sale, as Stripe's API (and its dashboard) does, each
 // change sent to the account's webhook endpoints: update (seats, plan via metadata,
@@ -13,15 +14,6 @@ export function subscriptionFor(store: Store, account: string, id: string): Fake
   const subscription = store.subscriptions.get(id);
   if (!subscription || subscription.internal.account !== account) throw noSuch('subscription', id, 'id');
   return subscription;
-}
-
-export interface SubscriptionChange {
-  quantity?: number;
-  metadata?: Record<string, string>;
-  cancelAtPeriodEnd?: boolean;
-  /** A new price for the item (`items[0][price_data]`), prorated as `prorationBehavior` says. */
-  price?: FakePrice;
-  prorationBehavior?: ProrationBehavior;
 }
 
 /** Applies a change and sends `customer.subscription.updated`. */

@@ -63,7 +63,7 @@ export interface FakeSubscription {
     url: string;
   };
   /** Not part of the Stripe object: never sent. `prorations`: what price changes left to invoice. */
-  internal: { account: string; prorations?: import('./item-price.ts').FakeProration[] };
+  internal: { account: string; prorations?: FakeProration[] };
 }
 
 export interface FakeSession {
@@ -101,6 +101,51 @@ export interface FakeSession {
   };
 }
 
+export interface FakeWebhookEndpoint {
+  id: string;
+  object: 'webhook_endpoint';
+  url: string;
+  enabled_events: string[];
+  status: 'enabled';
+  livemode: boolean;
+  created: number;
+  /** Stripe returns the signing secret only when the endpoint is created. */
+  secret: string;
+  internal: { account: string };
+}
+
+export interface FakeDelivery {
+  endpoint: string;
+  url: string;
+  eventId: string;
+  type: string;
+  /** The HTTP status of each attempt (0: no answer). */
+  attempts: number[];
+  done: boolean;
+}
+
+/** A change to a subscription, from the API or the dashboard. */
+export const prorationBehaviors = ['create_prorations', 'none', 'always_invoice'] as const;
+export type ProrationBehavior = (typeof prorationBehaviors)[number];
+
+/** A proration line Stripe would add to the next invoice: credit for the old price, charge for the new. */
+export interface FakeProration {
+  subscriptionItem: string;
+  /** In the minor unit; negative is a credit. */
+  amount: number;
+  behavior: ProrationBehavior;
+  at: number;
+}
+
+export interface SubscriptionChange {
+  quantity?: number;
+  metadata?: Record<string, string>;
+  cancelAtPeriodEnd?: boolean;
+  /** A new price for the item (`items[0][price_data]`), prorated as `prorationBehavior` says. */
+  price?: FakePrice;
+  prorationBehavior?: ProrationBehavior;
+}
+
 export interface FakeFailure {
   status: number;
   type?: string;
@@ -119,13 +164,13 @@ export interface FakeStripe {
   /** The customer paying; throws when the session is unknown or no longer open. */
   complete(sessionId: string, options?: { email?: string }): FakeSession;
   /** Webhook endpoints by id, every account's. */
-  webhookEndpoints: Map<string, import('./webhooks.ts').FakeWebhookEndpoint>;
+  webhookEndpoints: Map<string, FakeWebhookEndpoint>;
   /** Every webhook delivery, with the status of each attempt. */
-  deliveries: import('./webhooks.ts').FakeDelivery[];
+  deliveries: FakeDelivery[];
   /** Resolves once every delivery started so far has succeeded or given up. */
   webhooksSettled(): Promise<void>;
   /** Changes a subscription as the dashboard does, and sends `customer.subscription.updated`. */
-  updateSubscription(id: string, change: import('./subscriptions.ts').SubscriptionChange): unknown;
+  updateSubscription(id: string, change: SubscriptionChange): unknown;
   /** Starts its next period now (a renewal), and sends `customer.subscription.updated`. */
   renewSubscription(id: string): unknown;
   /** Cancels a subscription now, and sends `customer.subscription.deleted`. */
