@@ -24,6 +24,7 @@ import { billingRows, type Row, summarize } from './bench-billing.ts';
 import { compressionRows } from './bench-compression.ts';
 import { printScaleTable } from './bench-scale.ts';
 import { entitlementReads, usageRows } from './bench-usage.ts';
+import { versionRows } from './bench-versions.ts';
 
 /**
  * `npm run bench`: seeds one project of 50 features and 20 plans (1,000 assignments)
@@ -367,6 +368,9 @@ async function main(): Promise<number> {
       dynamoPid: dynamo.pid,
     });
     rows.push(...usage.rows);
+    const versions = await versionRows({ serverUrl: server.url, key: writeKey, iterations, customers: 1_000 });
+    rows.push(...versions.rows);
+    usage.notes.push(...versions.notes);
 
     printTable(rows);
     await warm();

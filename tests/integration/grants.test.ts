@@ -72,7 +72,9 @@ function needs({ command, input }: Call): string[] {
     return `dynamodb:${action} on ${index ? `index/${String(index)}` : 'table'}`;
   };
   switch (command) {
+    // The low-level client's GetItem (the plan reads convert AttributeValues themselves).
     case 'GetCommand':
+    case 'GetItemCommand':
       return [on('GetItem', input.TableName)];
     case 'QueryCommand':
       return [on('Query', input.TableName, input.IndexName)];
