@@ -315,3 +315,73 @@ describe('migration', () => {
     expect(list.body.versions.find((v: any) => v.version === 1).customers).toBe(0);
   });
 });
+
+describe('migration of Stripe subscriptions, through the fake Stripe over HTTP', () => {
+  test('checkout sells the version; migrate reprices the item (prorated for now, from the next period for period_end); the renewal takes the pending version', async () => {
+    const stripeKey = `sk_test_${'v'.repeat(24)}`;
+    const shop = await makeProject(api, {
+      paymentSecretKey: stripeKey,
+      checkoutTestSuccessUrl: 'https://shop.example/ok',
+      checkoutTestCancelUrl: 'https://shop.example/pricing',
+    });
+    const shopPlans = `/api/v1/projects/${shop.slug}/plans`;
+    const endpoint = await fetch(`${fake.url}/v1/webhook_endpoints`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stripeKey}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ url: `${server.url}/api/payments/webhook/${shop.shareId}`, 'enabled_events[]': '*' }),
+    }).then((r) => r.json() as Promise<{ secret: string }>);
+    expect((await api.put(`/api/v1/projects/${shop.slug}`, { paymentWebhookSecret: endpoint.secret })).status).toBe(
+      200,
+    );
+    const plan = await makePlan(api, shop.slug, { name: 'Stripe Pro', basePrice: 10 });
+    const buy = async (customerId: string) => {
+      const visitor = server.client();
+      const session = await visitor.post('/api/payments/checkout', {
+        shareId: shop.shareId,
+        planId: plan.id,
+        customerId,
+      });
+      expect(session.status, session.text).toBe(200);
+      expect(fake.lastSessionCreate()?.body).toMatchObject({ metadata: { planVersion: '1' } });
+      fake.complete(session.body.sessionId);
+      await fake.webhooksSettled();
+      const customer = await api.get(`/api/v1/projects/${shop.slug}/customers/${customerId}`);
+      expect(customer.body.subscription).toMatchObject({ planVersion: 1, source: 'stripe' });
+      return customer.body.subscription.stripeSubscriptionId as string;
+    };
+    const laterSub = await buy('stripe-later');
+    const nowSub = await buy('stripe-now');
+    await api.put(`${shopPlans}/${plan.id}`, { basePrice: 15 });
+
+    const sub = async (id: string) =>
+      (await api.get(`/api/v1/projects/${shop.slug}/customers/${id}`)).body.subscription;
+    // Period end: the price changes at Stripe without proration, the customer shows the pending version.
+    const later = await api.post(`${shopPlans}/${plan.id}/migrate`, { fromVersions: [1], toVersion: 2 });
+    expect(later.body).toEqual({ migrating: 2 });
+    await fake.webhooksSettled();
+    const stripeLater = fake.subscriptions.get(laterSub);
+    expect(stripeLater?.items.data[0]?.price.unit_amount).toBe(1500);
+    expect(stripeLater?.metadata).toMatchObject({ planId: String(plan.id), planVersion: '2' });
+    expect(stripeLater?.internal.prorations ?? []).toEqual([]);
+    const update = fake.requests.findLast((r) => r.method === 'POST' && r.path === `/v1/subscriptions/${laterSub}`);
+    expect(update?.body).toMatchObject({ proration_behavior: 'none' });
+    // The update's own webhook (same period) keeps the held version and the pending one.
+    expect(await sub('stripe-later')).toMatchObject({ planVersion: 1, pendingVersion: 2 });
+    // The renewal's webhook takes it.
+    fake.renewSubscription(laterSub);
+    await fake.webhooksSettled();
+    expect(await sub('stripe-later')).toMatchObject({ planVersion: 2, pendingVersion: null });
+
+    // At once: prorated at Stripe, moved here. (stripe-now is pending from the migration above.)
+    expect(await sub('stripe-now')).toMatchObject({ planVersion: 1, pendingVersion: 2 });
+    await api.put(`${shopPlans}/${plan.id}`, { basePrice: 20 });
+    const now = await api.post(`${shopPlans}/${plan.id}/migrate`, { fromVersions: [1, 2], toVersion: 3, at: 'now' });
+    expect(now.body).toEqual({ migrating: 2 });
+    await fake.webhooksSettled();
+    const stripeNow = fake.subscriptions.get(nowSub);
+    expect(stripeNow?.items.data[0]?.price.unit_amount).toBe(2000);
+    expect(stripeNow?.internal.prorations?.[0]).toMatchObject({ behavior: 'create_prorations' });
+    expect(await sub('stripe-now')).toMatchObject({ planVersion: 3, pendingVersion: null });
+    expect(await sub('stripe-later')).toMatchObject({ planVersion: 3, pendingVersion: null });
+  });
+});
