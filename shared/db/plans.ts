@@ -16,7 +16,6 @@ import { freezeVersion, type PricedStep } from './plan-versions.ts';
 import { readFeatureList, readPlan } from './project-parts.ts';
 import { countedWrite } from './transactions.ts';
 import type { NewPlanItem, PlanAssignment, PlanItem, ProjectKey, ProjectScope } from './types.ts';
-import { versionIs } from './versions.ts';
 
 export type { NewAssignment };
 
@@ -117,7 +116,7 @@ export async function insertAssignments(
         const present = new Set(list.features.map((f) => f.featureId));
         const missing = pending.find((a) => !present.has(a.featureId));
         if (missing) return { missingFeatureId: missing.featureId };
-        deletes = list.head.featureDeletes ?? 0;
+        deletes = list.head.featureDeletes;
       }
       if (outcome.failedAt.includes(1)) {
         const stored = await readPlan(key, planId);
@@ -193,8 +192,15 @@ export async function updatePlanItem(
         .add({ version: 1 })
         .where(({ version, pricedVersion }, operations) =>
           [
-            versionIs(read.version, version, operations),
-            ...(priced ? [versionIs(priced.read, pricedVersion, operations)] : []),
+            operations.eq(version, read.version),
+            // A plan that never moved has no pricedVersion (version 1).
+            ...(priced
+              ? [
+                  priced.read === undefined
+                    ? operations.notExists(pricedVersion)
+                    : operations.eq(pricedVersion, priced.read),
+                ]
+              : []),
           ].join(' AND '),
         )
         .commit(),

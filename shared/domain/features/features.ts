@@ -23,7 +23,7 @@ export async function createFeature(key: ProjectKey, input: CreateFeatureInput, 
   // Only the project item is needed (it must exist, and its share id goes on the feature):
   // one GetItem, not the whole partition. The create transaction re-checks it anyway.
   const project = slugPattern.test(key.slug) ? await getProjectItem(key) : undefined;
-  if (!project || project.deletingAt) throw projectNotFound(key.slug);
+  if (!project) throw projectNotFound(key.slug);
   const [featureId] = await allocateIds('feature');
   if (featureId === undefined) throw new Error('No feature id allocated');
   const now = new Date().toISOString();
@@ -35,6 +35,7 @@ export async function createFeature(key: ProjectKey, input: CreateFeatureInput, 
     ...key,
     shareId: project.shareId,
     featureId,
+    version: 1,
     createdAt: now,
     updatedAt: now,
   };
@@ -77,7 +78,7 @@ export async function updateFeature(
     );
     if (changed.length === 0) return toFeatureView(feature);
     const changes = { ...Object.fromEntries(changed), updatedAt: new Date().toISOString() };
-    const after: FeatureItem = { ...feature, ...changes, version: (feature.version ?? 0) + 1 };
+    const after: FeatureItem = { ...feature, ...changes, version: feature.version + 1 };
     const entry = childChange(projectId, writer, { type: 'feature', id: featureId }, feature, after);
     // A change of what the feature grants moves the version of every plan that has it.
     const priced = changed.some(([field]) => pricedFeatureFields.has(field));
@@ -100,19 +101,13 @@ export async function deleteFeature(key: ProjectKey, featureId: number, writer: 
     const { projectId } = partition.project;
     const feature = partition.features.find((f) => f.featureId === featureId);
     if (feature) checkIfMatch(writer.ifMatch, toFeatureView(feature));
-    const entry = feature
-      ? childChange(projectId, writer, { type: 'feature', id: featureId }, feature, null)
-      : undefined;
-    const outcome = await deleteFeatureItem(
-      key,
-      featureId,
-      entry && {
-        change: entry,
-        version: feature?.version,
-        revision: undefined,
-        plans: featureSteps(partition, featureId, null, new Date().toISOString()),
-      },
-    );
+    const recorded = feature && {
+      change: childChange(projectId, writer, { type: 'feature', id: featureId }, feature, null),
+      version: feature.version,
+      revision: undefined,
+      plans: featureSteps(partition, featureId, null, new Date().toISOString()),
+    };
+    const outcome = await deleteFeatureItem(key, featureId, recorded);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     if (outcome === 'feature_missing') throw featureNotFound(featureId);
     return outcome === 'stale' ? 'stale' : 'deleted';
