@@ -207,7 +207,7 @@ let kmsSdk: Promise<KmsSdk> | undefined;
  * The KMS client's module, loaded at the first seal or open rather than at import: most
  * requests of the functions that hold a keyring never use it (projects seals a key only when
  * one is written; payments opens it for a checkout, and then for a few minutes from the cache
- * below). Loading it costs ~15-30 ms of CPU once; docs/decisions.md, "Bundles and cold starts".
+ * below). Its load is a cold start's cost (docs/decisions.md, "Bundles and cold starts").
  */
 const loadKmsSdk = (): Promise<KmsSdk> => {
   kmsSdk ??= import('@aws-sdk/client-kms').catch((error: unknown) => {

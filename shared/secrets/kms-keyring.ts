@@ -6,7 +6,7 @@ import { kmsKeyring } from './keyring.ts';
  * The deployed functions' keyring: KMS only (keyringFor in ./keyring.ts also reads a local key
  * file, for npm start and the tests). A Lambda never has a key file (infra sets
  * PAYMENT_KMS_KEY_ID and nothing else), so its bundle leaves the local keyring and the key
- * file code out (~1.5 KB; docs/decisions.md, "Bundles and cold starts").
+ * file code out (docs/decisions.md, "Bundles and cold starts").
  */
 export function kmsKeyringFor(config: Pick<RuntimeConfig, 'PAYMENT_KMS_KEY_ID' | 'AWS_REGION'>): Keyring {
   if (!config.PAYMENT_KMS_KEY_ID) {
