@@ -334,7 +334,7 @@ async function main(): Promise<number> {
       projectKey: { ownerId: OWNER_ID, slug: project.slug },
       projectId: project.id,
       customerId: 'bench-user',
-      featureIds,
+      features: featureIds.map((featureId) => ({ featureId, method: 'count' as const })),
       iterations,
       cacheTtlMs: config.PROJECT_CACHE_TTL_SECONDS * 1000,
     });

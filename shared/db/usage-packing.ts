@@ -61,7 +61,7 @@ export async function readStored(projectId: number, groups: AggregateEvents[]): 
     known.set(group, knowledge);
     const { customerId, month, featureId, method } = group;
     if (method === 'max' || method === 'latest') {
-      found.set(aggregateSk(customerId, month, featureId), (item) => {
+      found.set(aggregateSk(customerId, month, { featureId, method }), (item) => {
         knowledge.stored = { amount: item.amount as number | undefined, at: item.at as number | undefined };
       });
     } else if (method === 'unique_count') {

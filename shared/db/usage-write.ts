@@ -34,6 +34,17 @@ const CONCURRENCY = 4;
 export const CONFLICT_BUDGET_MS = 6_000;
 
 const monthStart = (month: string) => Date.parse(`${month}-01T00:00:00Z`) / 1000;
+
+/** When an aggregate expires (epoch seconds): a year of history and more after its month began. */
+export const aggregateExpiry = (month: string) => monthStart(month) + AGGREGATE_KEPT_DAYS * DAY_SECONDS;
+
+/**
+ * When an event id is forgotten (epoch seconds): 35 days past its receipt, or past its
+ * timestamp when that is ahead of the clock; as long as the event can be accepted again,
+ * its id is remembered.
+ */
+export const eventIdExpiry = (atMs: number, nowSeconds: number) =>
+  Math.max(nowSeconds, Math.ceil(atMs / 1000)) + EVENT_ID_KEPT_DAYS * DAY_SECONDS;
 function nextMonthStart(month: string): number {
   const [year, m] = month.split('-').map(Number) as [number, number];
   return Date.UTC(year, m, 1) / 1000;
@@ -59,19 +70,20 @@ function aggregateUpdate(
     ':customerId': customerId,
     ':month': month,
     ':featureId': featureId,
+    ':method': method,
     ':entity': 'usage',
     ':version': '1',
-    ':expiresAt': monthStart(month) + AGGREGATE_KEPT_DAYS * DAY_SECONDS,
+    ':expiresAt': aggregateExpiry(month),
   };
   const set =
     'projectId = :projectId, customerId = :customerId, #month = :month, featureId = :featureId, ' +
-    '#e = :entity, #v = :version, expiresAt = :expiresAt';
+    '#method = :method, #e = :entity, #v = :version, expiresAt = :expiresAt';
   const base = {
     TableName: table,
-    Key: usageKeys.aggregate(projectId, customerId, month, featureId),
+    Key: usageKeys.aggregate(projectId, customerId, month, { featureId, method }),
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
   };
-  const names = { '#month': 'month', '#e': '__edb_e__', '#v': '__edb_v__', '#amount': 'amount' };
+  const names = { '#month': 'month', '#method': 'method', '#e': '__edb_e__', '#v': '__edb_v__', '#amount': 'amount' };
   let add: number;
   if (method === 'count' || method === 'sum') add = rules.added(method, live);
   else if (method === 'unique_count') add = newProperties;
@@ -127,9 +139,7 @@ function build(table: string, projectId: number, chunks: Chunk[], rules: Aggrega
             projectId,
             shard: eventShard(event.eventId),
             eventId: event.eventId,
-            // 35 days past its receipt, or past its timestamp when that is ahead of the clock:
-            // as long as the event can be accepted again, its id is remembered.
-            expiresAt: Math.max(nowSeconds, Math.ceil(event.at / 1000)) + EVENT_ID_KEPT_DAYS * DAY_SECONDS,
+            expiresAt: eventIdExpiry(event.at, nowSeconds),
             __edb_e__: 'usageevent',
             __edb_v__: '1',
           },
