@@ -25,7 +25,7 @@ const probe = `
     service.collections.share({ shareId: 'Share0000000000000000000001' }).params(),
     ...Object.values(entities).map((entity) => Object.keys(entity.schema.attributes).sort()),
     entities.feature.get({ ...${JSON.stringify(scope)}, featureId: 42 }).params(),
-    entities.planFeature.query.projectData({ ...${JSON.stringify(scope)}, planId: 5 }).params(),
+    entities.plan.query.projectData(${JSON.stringify(scope)}).params(),
     entities.counter.update({ ownerId: 'Owner-1', name: 'project' }).add({ value: 1 }).params(),
   ];
 `;
@@ -58,6 +58,16 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('the deployed bundles', () => {
+  test('bundle the AWS SDK unless told not to, and ship no source map', () => {
+    expect(esbuildOptions().external).toEqual([]);
+    expect(esbuildOptions(false).external).toEqual(['@aws-sdk/*']);
+    expect(esbuildOptions().sourcemap).toBe(false);
+    expect(esbuildOptions().minify).toBe(true);
+    expect(esbuildOptions().format).toBe('esm');
+  });
 });
 
 describe('ElectroDB in the deployed bundles', () => {

@@ -6,9 +6,10 @@ import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as z from 'zod';
 import { customCss, customCssProblems } from '#domain/custom-css.ts';
-import { routeSlices } from '#shared/route-slices.ts';
-import { routeKey, routes } from '#shared/routes.ts';
-import { budgetKbOf, esbuildOptions } from '../../infra/bundling.ts';
+import { projectsRoutes } from '#functions/projects/routes.ts';
+import { routes } from '#functions/routes.ts';
+import { routeKey } from '#shared/routes.ts';
+import { esbuildOptions } from '../../infra/bundling.ts';
 import * as zodStub from '../../infra/zod-json-schema-stub.ts';
 import { repoRoot } from '../fixtures/cdk.ts';
 
@@ -50,7 +51,6 @@ const probeSource = `
 
 let dir: string;
 let metafile: Metafile;
-let projectsBytes: number;
 let bundled: { answers: unknown; toJsonSchema: unknown };
 
 beforeAll(async () => {
@@ -64,7 +64,6 @@ beforeAll(async () => {
     logLevel: 'error',
   });
   metafile = projects.metafile;
-  projectsBytes = (await readFile(join(dir, 'index.mjs'))).length;
   const probe = join(dir, 'probe.mjs');
   await build({
     ...esbuildOptions(false),
@@ -92,21 +91,16 @@ afterAll(async () => {
 });
 
 describe('the deployed projects function', () => {
-  test('fits the default budget: no exception for projects', () => {
-    expect(budgetKbOf('projects')).toBe(400);
-    expect(projectsBytes).toBeLessThanOrEqual(400 * 1024);
-  });
-
-  test("carries its own routes only: its slice, none of the table's other routes (the $default fallback has them)", async () => {
+  test("carries its own routes only: functions/projects/routes.ts, none of the table's other routes (the $default fallback has them)", async () => {
     const code = await readFile(join(dir, 'index.mjs'), 'utf8');
     const output = Object.values(metafile.outputs)[0];
     const inputs = Object.keys(output?.inputs ?? {});
-    expect(inputs.some((path) => /shared\/route-slices\.ts$/.test(path))).toBe(true);
+    expect(inputs.some((path) => /functions\/projects\/routes\.ts$/.test(path))).toBe(true);
     // A route entry as the minifier writes it (the path alone: "/" is in any bundle).
     const quoted = (path: string) => code.includes(`path:"${path}"`);
     const others = routes.filter((route) => route.group !== 'projects');
     expect(others.filter((route) => quoted(route.path)).map(routeKey)).toEqual([]);
-    expect(routeSlices.projects.every((route) => quoted(route.path))).toBe(true);
+    expect(projectsRoutes.every((route) => quoted(route.path))).toBe(true);
     // And only the KMS keyring: the local key file code is left out.
     expect(code).toContain('in a deployed function');
     expect(code.includes('does not hold a base64-encoded')).toBe(false);

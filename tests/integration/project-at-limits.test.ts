@@ -13,18 +13,19 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { limits } from '#contract/limits.ts';
 import { db } from '#db/service.ts';
-import type { NewFeatureItem, NewPlanFeatureItem, NewPlanItem, ProjectScope } from '#db/types.ts';
+import type { NewFeatureItem, NewPlanItem, ProjectScope } from '#db/types.ts';
 import { composeFromEnvironment } from '#dev/local-server.ts';
 import { CreateFeatureBody } from '#domain/features/schemas.ts';
 import { CreatePlanBody } from '#domain/plans/schemas.ts';
 import { CreateProjectBody } from '#domain/projects/schemas.ts';
-import { groups } from '#functions/groups.ts';
+import { groupActions } from '#functions/action-registry.ts';
+import { routes } from '#functions/routes.ts';
 import { createGroupHandler } from '#http/group-handler.ts';
-import { type Group, routes } from '#shared/routes.ts';
+import type { Group } from '#shared/routes.ts';
 import { newOwner } from '../fixtures/api.ts';
 import { recordDynamoCalls } from '../fixtures/dynamo-calls.ts';
 import { httpEvent, lambdaContext } from '../fixtures/events.ts';
-import { featureItem, planFeatureItem, planItem, projectItem } from '../fixtures/factories.ts';
+import { featureItem, planItem, projectItem } from '../fixtures/factories.ts';
 
 /** Lambda's synchronous response limit is 6 MB; every answer must stay a megabyte under it. */
 const LAMBDA_RESPONSE_LIMIT = 6_000_000;
@@ -42,7 +43,10 @@ const url = `https://example.com/${'a'.repeat(limits.urlMax - 20)}`;
 
 const app = composeFromEnvironment();
 const handlers = Object.fromEntries(
-  (Object.keys(groups) as Group[]).map((group) => [group, createGroupHandler(groups[group] as never, app, routes)]),
+  (Object.keys(groupActions) as Group[]).map((group) => [
+    group,
+    createGroupHandler(groupActions[group] as never, app, routes),
+  ]),
 ) as Record<Group, ReturnType<typeof createGroupHandler>>;
 const record = recordDynamoCalls();
 
@@ -101,10 +105,10 @@ async function build(ownerId: string, slug: string, idBase: number, plans: numbe
       eventAggregationMethod: 'unique_count',
     }),
   );
-  const planItems: NewPlanItem[] = Array.from({ length: plans }, (_, i) =>
+  const planItems: NewPlanItem[] = Array.from({ length: plans }, (_, p) =>
     planItem({
       ...scope,
-      planId: idBase + i,
+      planId: idBase + p,
       name: text(limits.nameMax),
       description: text(limits.itemDescriptionMax),
       basePrice: price,
@@ -112,18 +116,14 @@ async function build(ownerId: string, slug: string, idBase: number, plans: numbe
       freemiumDay: limits.freemiumDayMax,
       isPerUserPricing: true,
       perUserMultiplier: multiplier,
+      // Every feature, at the highest multiplier.
+      assigned: Object.fromEntries(
+        featureItems.map((feature, f) => [
+          feature.featureId,
+          { i: idBase + p * features + f, m: multiplier, c: '2026-01-01T00:00:00.000Z' },
+        ]),
+      ),
     }),
-  );
-  const assignments: NewPlanFeatureItem[] = planItems.flatMap((plan, p) =>
-    featureItems.map((feature, f) =>
-      planFeatureItem({
-        ...scope,
-        planId: plan.planId,
-        featureId: feature.featureId,
-        planFeatureId: idBase + p * features + f,
-        multiplier,
-      }),
-    ),
   );
 
   // The texts are at their caps, and valid: one more character would be refused.
@@ -145,11 +145,8 @@ async function build(ownerId: string, slug: string, idBase: number, plans: numbe
 
   const { entities } = db();
   await entities.project.create(project).go();
-  await Promise.all([
-    putAll(entities.feature, featureItems),
-    putAll(entities.plan, planItems),
-    putAll(entities.planFeature, assignments),
-  ]);
+  await entities.featureHead.create({ ...scope, projectId: project.projectId }).go();
+  await Promise.all([putAll(entities.feature, featureItems), putAll(entities.plan, planItems)]);
   return { scope, planIds: planItems.map((p) => p.planId), featureIds: featureItems.map((f) => f.featureId) };
 }
 
