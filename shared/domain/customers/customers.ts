@@ -1,5 +1,5 @@
-import type { AggregationMethod } from '#contract/enums.ts';
 import * as z from 'zod';
+import type { AggregationMethod } from '#contract/enums.ts';
 import { deleteCustomerItem, getCustomerItem, listCustomerItems } from '#db/customers.ts';
 import type { CustomerItem, FeatureItem, ProjectKey } from '#db/types.ts';
 import { deleteCustomerUsage, type MeteredFeature, readCustomerWithUsage } from '#db/usage.ts';

@@ -1,6 +1,6 @@
+import { isStorageBusy } from '#db/contention.ts';
 import type { CustomerItem, FeatureItem, ProjectKey, ProjectPartition } from '#db/types.ts';
 import { type ConsumeState, type ConsumeTarget, readConsumeState, writeConsume } from '#db/usage-consume.ts';
-import { isStorageBusy } from '#db/contention.ts';
 import { featureEntitlement } from '../customers/entitlements.ts';
 import { forgetProjectCached, loadProjectCached } from '../customers/project-cache.ts';
 import { isCustomerId } from '../customers/schemas.ts';
@@ -29,7 +29,10 @@ function consumable(partition: ProjectPartition, featureId: number, amount: numb
   if (!feature.isCountable) throw invalid('featureId', `feature ${featureId} is not countable: it takes no usage`);
   const method = feature.eventAggregationMethod;
   if (method !== 'count' && method !== 'sum') {
-    throw invalid('featureId', `feature ${featureId} aggregates by ${method}: only count and sum features are consumed`);
+    throw invalid(
+      'featureId',
+      `feature ${featureId} aggregates by ${method}: only count and sum features are consumed`,
+    );
   }
   if (method === 'count' && amount !== 1) throw invalid('amount', `must be 1: feature ${featureId} counts events`);
   return feature;
@@ -166,7 +169,14 @@ export function createConsumer() {
             throw error;
           }
           forgetProjectCached(key);
-          return await consumeIn(key, await loadProjectCached(key, options.cacheTtlMs), customerId, featureId, body, now);
+          return await consumeIn(
+            key,
+            await loadProjectCached(key, options.cacheTtlMs),
+            customerId,
+            featureId,
+            body,
+            now,
+          );
         }
       } catch (error) {
         if (!isStorageBusy(error)) throw error;
