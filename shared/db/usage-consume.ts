@@ -60,43 +60,60 @@ export interface ConsumeRefused {
 }
 
 /**
+ * How the aggregate must stand for the write to commit: `exactly` as assumed (so the usage
+ * after it is `assumed.usage + amount`, known without a read), or anything up to `max`
+ * (null: any), which concurrent writers of one aggregate pass one after the other.
+ */
+export type UsageCondition = { exactly: true } | { max: number | null };
+
+/**
  * Adds `amount` to the aggregate in one transaction that also remembers the event id and
- * holds only while the project is live and the customer and the usage are exactly as
- * `assumed` (the caller checked the limit against them): so the limit holds under any
- * number of concurrent writers, and the usage after a commit is `assumed.usage + amount`
- * exactly. When it does not commit, what failed comes back as stored now.
+ * holds only while the project is live, the customer is as `assumed` (the caller computed
+ * the limit from it) and the usage meets `condition`: so the limit holds under any number
+ * of concurrent writers. When it does not commit, what failed comes back as stored now.
  */
 export async function writeConsume(
   target: ConsumeTarget,
   assumed: ConsumeState,
   amount: number,
+  condition: UsageCondition,
 ): Promise<'committed' | ConsumeRefused> {
   const { project, customerId, feature, month, eventId, at } = target;
   const { projectId } = project;
   const nowSeconds = Math.floor(Date.now() / 1000);
-  const outcome = await writeTransaction((entities) => [
-    projectIsLive(entities, project),
-    entities.customer
-      .check({ projectId, customerId })
-      .where((attributes, { eq, notExists }) =>
-        assumed.customer === null
-          ? notExists(attributes.version)
-          : `${eq(attributes.version, assumed.customer.version)} AND ${eq(attributes.updatedAt, assumed.customer.updatedAt)}`,
-      )
-      .commit({ response: 'all_old' }),
-    entities.usageEvent
-      .put({ projectId, shard: eventShard(eventId), eventId, expiresAt: eventIdExpiry(at, nowSeconds) })
-      .where(({ eventId: id, expiresAt }, { notExists, lt }) => `${notExists(id)} OR ${lt(expiresAt, nowSeconds)}`)
-      .commit(),
-    entities.usage
+  const outcome = await writeTransaction((entities) => {
+    const update = entities.usage
       .update({ projectId, customerId, month, featureId: feature.featureId, method: feature.method })
       .add({ amount })
-      .set({ expiresAt: aggregateExpiry(month) })
-      .where((attributes, { eq, notExists }) =>
-        assumed.usage === null ? notExists(attributes.amount) : eq(attributes.amount, assumed.usage),
-      )
-      .commit({ response: 'all_old' }),
-  ]);
+      .set({ expiresAt: aggregateExpiry(month) });
+    const max = 'max' in condition ? condition.max : null;
+    return [
+      projectIsLive(entities, project),
+      entities.customer
+        .check({ projectId, customerId })
+        .where((attributes, { eq, notExists }) =>
+          assumed.customer === null
+            ? notExists(attributes.version)
+            : `${eq(attributes.version, assumed.customer.version)} AND ${eq(attributes.updatedAt, assumed.customer.updatedAt)}`,
+        )
+        .commit({ response: 'all_old' }),
+      entities.usageEvent
+        .put({ projectId, shard: eventShard(eventId), eventId, expiresAt: eventIdExpiry(at, nowSeconds) })
+        .where(({ eventId: id, expiresAt }, { notExists, lt }) => `${notExists(id)} OR ${lt(expiresAt, nowSeconds)}`)
+        .commit(),
+      'exactly' in condition
+        ? update
+            .where((attributes, { eq, notExists }) =>
+              assumed.usage === null ? notExists(attributes.amount) : eq(attributes.amount, assumed.usage),
+            )
+            .commit({ response: 'all_old' })
+        : max === null
+          ? update.commit()
+          : update
+              .where(({ amount: stored }, { notExists, lte }) => `${notExists(stored)} OR ${lte(stored, max)}`)
+              .commit({ response: 'all_old' }),
+    ];
+  });
   if (outcome.committed) return 'committed';
   const failed = (i: number) => outcome.reasons[i]?.code === 'ConditionalCheckFailed';
   const stored = (i: number) => outcome.reasons[i]?.item ?? null;

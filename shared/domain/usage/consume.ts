@@ -40,11 +40,15 @@ function consumable(partition: ProjectPartition, featureId: number, amount: numb
 
 /**
  * Check and consume in one call, exact under any concurrency: the limit is checked against
- * the customer and usage this instance last saw, and the write commits only while both are
- * still exactly that (writeConsume). A write that finds them changed learns what they are
- * and decides again; a refusal is decided only on what was read or learned in this call,
- * and writes nothing. Within one instance, consumes of one aggregate take turns, so they
- * never cancel each other; instances (Lambda containers) meet in DynamoDB's conditions.
+ * the customer and usage this instance last saw, and the write commits only while the
+ * customer is still that one and the usage still leaves room (writeConsume). The first
+ * write asks for the usage exactly as seen, so the answer knows the usage after it without
+ * a read; once a write found it changed (another instance consumed), the next asks only for
+ * room under the limit, so concurrent callers commit one after the other instead of
+ * invalidating each other, and the answer reads the usage after its commit. A refusal is
+ * decided only on what was read or learned in this call, and writes nothing. Within one
+ * instance, consumes of one aggregate take turns; instances (Lambda containers) meet in
+ * DynamoDB's conditions.
  */
 export function createConsumer() {
   const known = new Map<string, ConsumeState>();
@@ -100,6 +104,8 @@ export function createConsumer() {
       let state = known.get(id);
       // Whether `state` was read or learned in this call: only then may it refuse.
       let fresh = false;
+      // Whether the next write asks for the usage exactly as seen (until one finds it changed).
+      let exactly = true;
       for (let round = 0; round < MAX_ROUNDS; round++) {
         if (!state) {
           const read = await readConsumeState(target);
@@ -119,9 +125,10 @@ export function createConsumer() {
           }
           return { allowed: false, entitlement };
         }
-        const outcome = await writeConsume(target, state, added);
+        const max = entitlement.limit === null ? null : roundedSum(entitlement.limit - added);
+        const outcome = await writeConsume(target, state, added, exactly ? { exactly } : { max });
         if (outcome === 'committed') {
-          const stored = { customer: state.customer, usage: after };
+          const stored = exactly ? { customer: state.customer, usage: after } : await readConsumeState(target);
           remember(id, stored);
           return { allowed: true, entitlement: view(stored) };
         }
@@ -134,12 +141,15 @@ export function createConsumer() {
           state = undefined;
           continue;
         }
+        if (outcome.usage !== undefined) exactly = false;
         state = {
           customer: outcome.customer === undefined ? state.customer : (outcome.customer as CustomerItem | null),
           usage: outcome.usage === undefined ? state.usage : outcome.usage,
         };
         remember(id, state);
-        fresh = true;
+        // Learned from a failed condition: enough to write again, not to refuse (DynamoDB may
+        // name one failed condition of several, and the event id may be counted already).
+        fresh = false;
       }
       throw new UnavailableError('Concurrent writes of this customer and feature kept changing it; retry the call.');
     });
