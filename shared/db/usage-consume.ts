@@ -5,8 +5,8 @@ import { getAll } from './batch.ts';
 import type { CustomerItem } from './entities/customer.ts';
 import { projectIsLive, writeTransaction } from './transactions.ts';
 import type { ProjectScope } from './types.ts';
+import { aggregateExpiry, eventIdExpiry } from './usage-expiry.ts';
 import { entitlementKeys, eventShard, type MeteredFeature, usageKeys } from './usage-item-keys.ts';
-import { aggregateExpiry, eventIdExpiry } from './usage-write.ts';
 
 /** The aggregate a consume counts in, and the event that counts. */
 export interface ConsumeTarget {
