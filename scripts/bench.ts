@@ -22,6 +22,7 @@ import { localKeyring } from '#shared/secrets/keyring.ts';
 import { WIDGET_GZIP_BUDGET, widgetSize } from '../widget/build.ts';
 import { billingRows, type Row, summarize } from './bench-billing.ts';
 import { compressionRows } from './bench-compression.ts';
+import { consumeRows } from './bench-consume.ts';
 import { printScaleTable } from './bench-scale.ts';
 import { entitlementReads, usageRows } from './bench-usage.ts';
 import { versionRows } from './bench-versions.ts';
@@ -49,16 +50,16 @@ const DEFAULT_ITERATIONS = 200;
 const KEY_CACHE_TTL_SECONDS = 60;
 // Well inside the key cache's TTL, so no measured request is the one that refreshes it.
 const KEY_ROTATION_MS = (KEY_CACHE_TTL_SECONDS * 1000) / 2;
-/** The share read, the rate-limit counter and the checkout-session record (issue 11). */
-const PAYMENT_REQUESTS = 3;
+/** The share read, the rate limit's two windows (the client's, the project's) and the checkout-session record. */
+const PAYMENT_REQUESTS = 4;
 
 class BenchError extends Error {}
 
-function benchOnly(): 'warm' | 'scale' | undefined {
+function benchOnly(): 'warm' | 'scale' | 'consume' | undefined {
   const raw = process.env.BENCH_ONLY;
   if (raw === undefined || raw.trim() === '') return undefined;
-  if (raw === 'warm' || raw === 'scale') return raw;
-  throw new BenchError(`BENCH_ONLY must be "warm", "scale" or unset (got "${raw}")`);
+  if (raw === 'warm' || raw === 'scale' || raw === 'consume') return raw;
+  throw new BenchError(`BENCH_ONLY must be "warm", "scale", "consume" or unset (got "${raw}")`);
 }
 
 function iterationCount(): number {
@@ -113,9 +114,9 @@ async function main(): Promise<number> {
       KEY_CACHE_TTL_SECONDS: String(KEY_CACHE_TTL_SECONDS),
       STRIPE_API_BASE: stripe.url,
     });
-    // Payment calls are limited per project (60 in any 60 s): the bench's clock moves 2 s on
-    // each reading, so its sequential checkouts stay inside the limit and measure its usual
-    // write (one conditional UpdateItem) rather than 429s.
+    // Payment calls are limited per client address and project (30 in any 60 s): the bench's
+    // clock moves 2 s on each reading, so its sequential checkouts stay inside the limit and
+    // measure the usual writes (one conditional UpdateItem per window) rather than 429s.
     let ticks = 0;
     const spacedClock = { now: () => Date.now() + 2000 * ticks++ };
     const app = compose(config, {
@@ -141,6 +142,22 @@ async function main(): Promise<number> {
     };
 
     const warmOnly = benchOnly() === 'warm';
+    const consume = () =>
+      consumeRows({
+        client,
+        table: TABLE_NAME,
+        serverUrl: server.url,
+        key,
+        ownerId: OWNER_ID,
+        iterations,
+        cacheTtlMs: config.PROJECT_CACHE_TTL_SECONDS * 1000,
+      });
+    if (benchOnly() === 'consume') {
+      const consumed = await consume();
+      printTable(consumed.rows);
+      for (const note of consumed.notes) console.log(note);
+      return 0;
+    }
     // Seed through the API, as a customer's script would.
     const seedStart = performance.now();
     const project = await call('POST', '/api/v1/projects', 201, {
@@ -348,7 +365,7 @@ async function main(): Promise<number> {
       projectKey: { ownerId: OWNER_ID, slug: project.slug },
       projectId: project.id,
       customerId: 'bench-user',
-      featureIds,
+      features: featureIds.map((featureId) => ({ featureId, method: 'count' as const })),
       iterations,
       cacheTtlMs: config.PROJECT_CACHE_TTL_SECONDS * 1000,
     });
@@ -368,6 +385,8 @@ async function main(): Promise<number> {
       dynamoPid: dynamo.pid,
     });
     rows.push(...usage.rows);
+    const consumed = await consume();
+    rows.push(...consumed.rows);
     const versions = await versionRows({ serverUrl: server.url, key: writeKey, iterations, customers: 1_000 });
     rows.push(...versions.rows);
     usage.notes.push(...versions.notes);
@@ -388,6 +407,7 @@ async function main(): Promise<number> {
       `entitlements read (${FEATURES} countable features, ${PLANS} plans): ${bigReads.note}; webhook p50 ${extra.webhook.p50.toFixed(2)} ms`,
     );
     for (const note of usage.notes) console.log(note);
+    for (const note of consumed.notes) console.log(note);
     const measured = rows.slice(0, endpoints.length);
     const allowed = (label: string) => endpoints.find((e) => e.label === label)?.allowed ?? 1;
     const over = measured.filter((r) => r.requestsMax > allowed(r.label));

@@ -59,12 +59,12 @@ describe('key shapes (ElectroDB .params(), no I/O)', () => {
 
   test('usage: aggregates and markers beside the customers, event ids in 16 shards; raw writes use the same keys', () => {
     const aggregate = { projectId: 7, customerId: 'User_42@x', month: '2026-11', featureId: 5 };
-    expect(keysOf(UsageAggregate.create({ ...aggregate, amount: 1 }).params(table))).toEqual({
+    expect(keysOf(UsageAggregate.create({ ...aggregate, method: 'sum', amount: 1 }).params(table))).toEqual({
       pk: '$pricing#projectId_000000000007',
-      sk: '$usage_1#customerId_User_42@x#month_2026-11#featureId_000000000005',
+      sk: '$usage_1#customerId_User_42@x#month_2026-11#featureId_000000000005#method_sum',
     });
-    expect(usageKeys.aggregate(7, 'User_42@x', '2026-11', 5)).toEqual(
-      keysOf(UsageAggregate.create({ ...aggregate, amount: 1 }).params(table)),
+    expect(usageKeys.aggregate(7, 'User_42@x', '2026-11', { featureId: 5, method: 'unique_count' })).toEqual(
+      keysOf(UsageAggregate.create({ ...aggregate, method: 'unique_count', amount: 1 }).params(table)),
     );
     const marker = { ...aggregate, property: 'p#1' };
     expect(keysOf(UsageUnique.create(marker).params(table))).toEqual({
@@ -152,9 +152,14 @@ describe('key shapes (ElectroDB .params(), no I/O)', () => {
   });
 
   test('payment records: one partition per project id, under the prefix IAM grants the payments function', () => {
-    expect(RateLimit.get({ projectId: 7 }).params(table).Key).toEqual({
+    // One window per scope: the whole project's, and each client address's on it.
+    expect(RateLimit.get({ projectId: 7, scope: 'project' }).params(table).Key).toEqual({
       pk: '$pricing#projectId_000000000007',
-      sk: '$rateLimit_1',
+      sk: '$rateLimit_1#scope_project',
+    });
+    expect(RateLimit.get({ projectId: 7, scope: 'client#2001:db8::1' }).params(table).Key).toEqual({
+      pk: '$pricing#projectId_000000000007',
+      sk: '$rateLimit_1#scope_client#2001:db8::1',
     });
     const session = CheckoutSession.put({
       projectId: 7,
@@ -167,7 +172,7 @@ describe('key shapes (ElectroDB .params(), no I/O)', () => {
       pk: '$pricing#projectId_000000000007',
       sk: '$checkoutSession_1#sessionId_cs_test_AbC',
     });
-    for (const pk of [RateLimit.get({ projectId: 7 }).params(table).Key.pk, session.Item.pk]) {
+    for (const pk of [RateLimit.get({ projectId: 7, scope: 'project' }).params(table).Key.pk, session.Item.pk]) {
       expect(pk.startsWith(paymentRecordsKeyPrefix)).toBe(true);
     }
   });

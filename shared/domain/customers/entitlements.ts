@@ -127,6 +127,17 @@ function withHeldFeatures(features: FeatureItem[], grant: Grant): Shown[] {
   return [...features, ...gone].sort((a, b) => a.featureId - b.featureId);
 }
 
+/** One feature's entitlement, computed alone (a consume needs no other). */
+export function featureEntitlement(
+  definition: ProjectDefinition,
+  feature: FeatureItem,
+  subscription: StoredSubscription | null | undefined,
+  usage: number,
+  now: Date,
+): EntitlementView {
+  return entitlement(feature, currentGrant(definition, subscription), usage, nextMonthStart(now));
+}
+
 /** One entitlement per feature of the project (and per feature a held version keeps), in feature id order. */
 export function computeEntitlements(
   definition: ProjectDefinition,

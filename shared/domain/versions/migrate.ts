@@ -1,6 +1,7 @@
 import { listPlanVersions } from '#db/plan-versions.ts';
 import type { ProjectKey, ProjectPartition } from '#db/types.ts';
 import { readCustomerWithUsage } from '#db/usage.ts';
+import { meteredFeatures } from '../customers/customers.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { planViews } from '../plans/view.ts';
 import type { Ports } from '../ports.ts';
@@ -63,7 +64,8 @@ async function preview(
   to: number,
 ): Promise<MigrationPreview> {
   const target = contents.get(to) as VersionContent;
-  const countable = target.features.filter((f) => f.isCountable).map((f) => f.featureId);
+  const wanted = new Set(target.features.filter((f) => f.isCountable).map((f) => f.featureId));
+  const countable = meteredFeatures(partition).filter((f) => wanted.has(f.featureId));
   const month = utcMonth(Date.now());
   const { project } = partition;
   const rows = [];
