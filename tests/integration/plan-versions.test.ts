@@ -367,7 +367,9 @@ describe('migration of Stripe subscriptions, through the fake Stripe over HTTP',
     expect(update?.body).toMatchObject({ proration_behavior: 'none' });
     // The update's own webhook (same period) keeps the held version and the pending one.
     expect(await sub('stripe-later')).toMatchObject({ planVersion: 1, pendingVersion: 2 });
-    // The renewal's webhook takes it.
+    // The renewal's webhook takes it. (Stripe stamps events in whole seconds, and two updates of
+    // one subscription in one second cannot be ordered: a renewal comes a period later.)
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
     fake.renewSubscription(laterSub);
     await fake.webhooksSettled();
     expect(await sub('stripe-later')).toMatchObject({ planVersion: 2, pendingVersion: null });
