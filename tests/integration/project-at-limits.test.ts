@@ -157,7 +157,13 @@ beforeAll(async () => {
 }, 120_000);
 
 /** Invokes the route as API Gateway would; the result, its size as Lambda serialises it, and its DynamoDB calls. */
-async function invoke(routeKey: string, group: Group, pathParameters: Record<string, string>, body?: unknown) {
+async function invoke(
+  routeKey: string,
+  group: Group,
+  pathParameters: Record<string, string>,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   const [method, route] = routeKey.split(' ') as [string, string];
   const path = route.replace(/\{(\w+)\}/g, (_, name: string) => pathParameters[name] ?? '');
   const { result, calls } = await record(() =>
@@ -165,7 +171,7 @@ async function invoke(routeKey: string, group: Group, pathParameters: Record<str
       httpEvent(method, route, {
         path,
         pathParameters,
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       }),
       lambdaContext(),
@@ -177,8 +183,12 @@ async function invoke(routeKey: string, group: Group, pathParameters: Record<str
 const projectPath = (p: Built) => ({ slug: p.scope.slug });
 const planPath = (p: Built) => ({ slug: p.scope.slug, planId: String(p.planIds[0]) });
 
+/** What a client receives, coded (docs/decisions.md, "Compressed answers"): under a megabyte at the limits. */
+const CODED_BUDGET = 1_000_000;
+
 describe('every answer of a project at the limits fits a Lambda response', () => {
   const sizes: Record<string, number> = {};
+  const coded: Record<string, string> = {};
 
   test.each([
     ['GET /api/share/{shareId}', 'share', (p: Built) => ({ shareId: p.scope.shareId }), undefined],
@@ -201,6 +211,18 @@ describe('every answer of a project at the limits fits a Lambda response', () =>
     sizes[routeKey] = envelope;
     expect(envelope).toBeLessThan(BUDGET);
     expect(BUDGET).toBeLessThan(LAMBDA_RESPONSE_LIMIT);
+    // Writes run again with each coding: each repeats the same change (a PUT of the same
+    // fields, features already assigned), so the answers stay the same size.
+    const wire: string[] = [];
+    for (const coding of ['br', 'gzip']) {
+      const { result: again } = await invoke(routeKey, group, params(big), body?.(), { 'accept-encoding': coding });
+      expect(again.statusCode).toBe(200);
+      expect(again.headers['content-encoding']).toBe(coding);
+      const bytes = Buffer.from(String(again.body), 'base64').length;
+      expect(bytes, `${routeKey} ${coding}`).toBeLessThan(CODED_BUDGET);
+      wire.push(`${coding} ${bytes.toLocaleString('en-US')}`);
+    }
+    coded[routeKey] = wire.join(', ');
   });
 
   test('the worst case is real: the share and the project answers are megabytes', () => {
@@ -208,7 +230,7 @@ describe('every answer of a project at the limits fits a Lambda response', () =>
       `Lambda response bytes at ${limits.featuresPerProject} features × ${limits.plansPerProject} plans:\n${Object.entries(
         sizes,
       )
-        .map(([route, bytes]) => `  ${route}: ${bytes.toLocaleString('en-US')}`)
+        .map(([route, bytes]) => `  ${route}: ${bytes.toLocaleString('en-US')} (coded: ${coded[route]})`)
         .join('\n')}`,
     );
     expect(sizes['GET /api/share/{shareId}']).toBeGreaterThan(3_000_000);
