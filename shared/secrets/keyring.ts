@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { KMSClient, KMSClientConfig, KMSServiceException } from '@aws-sdk/client-kms';
 import { type EncryptionContext, type Keyring, SecretUnreadableError } from '#domain/ports.ts';
 import { ConfigError, type RuntimeConfig } from '#shared/config.ts';
-import { readLocalKeyFile } from './local-key-file.ts';
 import {
   canonicalContext,
   decryptPayload,
@@ -15,18 +13,13 @@ import {
   malformed,
   parseFor,
   TAG_BYTES,
-} from './sealed-format.ts';
-
-/**
- * Envelope encryption for secrets a project stores with us (its Stripe key): every value is
- * encrypted under a fresh 256-bit data key, and only that data key is wrapped by the master
- * key (KMS in a deployed stage, a key file or memory locally). The encryption context (which
- * project the secret belongs to) is bound into both layers, so a sealed value copied onto
- * another project does not open there. The sealed form: ./sealed-format.ts.
- */
+} from './envelope.ts';
+import { kmsKeyringFor } from './kms-keyring.ts';
+import { readLocalKeyFile } from './local-key-file.ts';
 
 export { type EncryptionContext, type Keyring, SecretUnreadableError };
 
+/** A keyring whose master key is in memory (a local key file's): the data key is wrapped with AES-256-GCM. */
 export function localKeyring(masterKey: Buffer): Keyring {
   if (masterKey.length !== KEY_BYTES) throw new RangeError(`A local master key must be ${KEY_BYTES} bytes`);
   // A copy, so a caller zeroing or reusing its buffer cannot change what this keyring holds.
@@ -69,134 +62,6 @@ export function localKeyring(masterKey: Buffer): Keyring {
   };
 }
 
-const OPEN_CACHE_MAX = 100;
-const OPEN_CACHE_TTL_MS = 5 * 60 * 1000;
-
-/**
- * Checkout opens the project's key on every request, and each open would be a KMS Decrypt:
- * a network round trip on the request path and a charge per call. A warm Lambda serving the
- * same few projects keeps their opened keys for a few minutes instead. The TTL bounds how
- * long a plaintext lingers in memory and how long a revoked KMS grant goes unnoticed; the
- * cap bounds memory. Keyed by sealed value and context, so another context still has to
- * pass KMS.
- */
-class OpenCache {
-  readonly #entries = new Map<string, { value: string; expiresAt: number }>();
-
-  get(key: string): string | undefined {
-    const hit = this.#entries.get(key);
-    if (!hit) return undefined;
-    this.#entries.delete(key);
-    if (hit.expiresAt <= Date.now()) return undefined;
-    // Re-inserted so Map order is least-recently-used first.
-    this.#entries.set(key, hit);
-    return hit.value;
-  }
-
-  set(key: string, value: string): void {
-    this.#entries.delete(key);
-    this.#entries.set(key, { value, expiresAt: Date.now() + OPEN_CACHE_TTL_MS });
-    while (this.#entries.size > OPEN_CACHE_MAX) {
-      const oldest = this.#entries.keys().next();
-      if (oldest.done) break;
-      this.#entries.delete(oldest.value);
-    }
-  }
-}
-
-type KmsSdk = typeof import('@aws-sdk/client-kms');
-let kmsSdk: Promise<KmsSdk> | undefined;
-
-/**
- * The KMS client's module, loaded at the first seal or open rather than at import: most
- * requests of the functions that hold a keyring never use it (projects seals a key only when
- * one is written; payments opens it for a checkout, and then for a few minutes from the cache
- * below). Loading it costs ~15-30 ms of CPU once; docs/decisions.md, "Bundles and cold starts".
- */
-const loadKmsSdk = (): Promise<KmsSdk> => {
-  kmsSdk ??= import('@aws-sdk/client-kms').catch((error: unknown) => {
-    kmsSdk = undefined;
-    throw error;
-  });
-  return kmsSdk;
-};
-
-// Other KMS failures (throttling, KMS or the network down) say nothing about the stored
-// value, so they propagate rather than tell the caller the secret is unreadable.
-const TRANSIENT_KMS_ERRORS = new Set(['LimitExceededException', 'ThrottlingException']);
-const isUnreadableKmsError = (sdk: KmsSdk, error: unknown): error is KMSServiceException =>
-  error instanceof sdk.KMSServiceException && error.$fault === 'client' && !TRANSIENT_KMS_ERRORS.has(error.name);
-
-/**
- * `client`: a client of the caller's (tests); otherwise one is built from `clientConfig` at the
- * first call, when the SDK's module is loaded.
- */
-export function kmsKeyring(options: { keyId: string; client?: KMSClient; clientConfig?: KMSClientConfig }): Keyring {
-  const { keyId } = options;
-  let client = options.client;
-  const ready = async (): Promise<{ sdk: KmsSdk; client: KMSClient }> => {
-    const sdk = await loadKmsSdk();
-    client ??= kmsClient(sdk, options.clientConfig ?? {});
-    return { sdk, client };
-  };
-  const cache = new OpenCache();
-  return {
-    async seal(plaintext, context) {
-      const aad = Buffer.from(canonicalContext(context), 'utf8');
-      const { sdk, client } = await ready();
-      // Errors propagate: a seal failing is an infrastructure problem, not a bad input.
-      const out = await client.send(
-        new sdk.GenerateDataKeyCommand({ KeyId: keyId, KeySpec: 'AES_256', EncryptionContext: context }),
-      );
-      const dataKey = out.Plaintext;
-      try {
-        if (!dataKey || dataKey.length !== KEY_BYTES || !out.CiphertextBlob?.length) {
-          throw new Error('KMS GenerateDataKey did not return a 256-bit data key');
-        }
-        const payload = encryptPayload(dataKey, plaintext, aad);
-        return format('kms', out.CiphertextBlob, payload.iv, payload.sealed);
-      } finally {
-        dataKey?.fill(0);
-      }
-    },
-    async open(sealed, context) {
-      const canonical = canonicalContext(context);
-      const cacheKey = `${sealed}\n${canonical}`;
-      const cached = cache.get(cacheKey);
-      if (cached !== undefined) return cached;
-
-      const parsed = parseFor('kms', sealed);
-      const aad = Buffer.from(canonical, 'utf8');
-      const { sdk, client } = await ready();
-      let dataKey: Uint8Array | undefined;
-      try {
-        // KeyId pinned: KMS then refuses a blob that some other key (another account's) wrapped.
-        const out = await client.send(
-          new sdk.DecryptCommand({ CiphertextBlob: parsed.wrappedKey, EncryptionContext: context, KeyId: keyId }),
-        );
-        dataKey = out.Plaintext;
-      } catch (error) {
-        if (isUnreadableKmsError(sdk, error)) {
-          throw new SecretUnreadableError(`KMS could not decrypt the sealed secret's data key: ${error.name}`, {
-            cause: error,
-          });
-        }
-        throw error;
-      }
-      try {
-        if (!dataKey || dataKey.length !== KEY_BYTES) {
-          throw new SecretUnreadableError('KMS Decrypt did not return a 256-bit data key');
-        }
-        const value = decryptPayload(dataKey, parsed, aad);
-        cache.set(cacheKey, value);
-        return value;
-      } finally {
-        dataKey?.fill(0);
-      }
-    },
-  };
-}
-
 /**
  * The keyring a configuration names: a KMS key in a deployed stage, or a local key file.
  * Built once per process by the composition root.
@@ -204,19 +69,9 @@ export function kmsKeyring(options: { keyId: string; client?: KMSClient; clientC
 export function keyringFor(
   config: Pick<RuntimeConfig, 'PAYMENT_KMS_KEY_ID' | 'PAYMENT_KEY_FILE' | 'AWS_REGION'>,
 ): Keyring {
-  if (config.PAYMENT_KMS_KEY_ID) {
-    // No endpoint here: the SDK reads AWS_ENDPOINT_URL_KMS itself.
-    return kmsKeyring({ keyId: config.PAYMENT_KMS_KEY_ID, clientConfig: { region: config.AWS_REGION } });
-  }
+  if (config.PAYMENT_KMS_KEY_ID) return kmsKeyringFor(config);
   if (config.PAYMENT_KEY_FILE) return localKeyring(readLocalKeyFile(config.PAYMENT_KEY_FILE));
   throw new ConfigError(
     'Invalid configuration: payment keys need PAYMENT_KMS_KEY_ID (a KMS key) or PAYMENT_KEY_FILE (a local key file)',
   );
-}
-
-/** A KMS client without the SDK's logger middleware, which copies every output for a logger we never set. */
-function kmsClient(sdk: KmsSdk, config: KMSClientConfig): KMSClient {
-  const client = new sdk.KMSClient(config);
-  client.middlewareStack.remove('loggerMiddleware');
-  return client;
 }

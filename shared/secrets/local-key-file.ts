@@ -3,12 +3,10 @@ import { readFileSync } from 'node:fs';
 import { mkdir, open as openFile, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from '#shared/config.ts';
-import { KEY_BYTES } from './sealed-format.ts';
+import { KEY_BYTES } from './envelope.ts';
 
-/**
- * The local keyring's master key, in a file under DATA_DIR that `npm start` creates once
- * (mode 600) and every later start reads; a deployed stage has KMS instead.
- */
+// The local master key, in a file under DATA_DIR: for npm start and the tests (a deployed
+// stage uses KMS).
 
 export const LOCAL_KEY_FILE_NAME = 'payment-keys.key';
 

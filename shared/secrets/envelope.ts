@@ -2,8 +2,11 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { type EncryptionContext, SecretUnreadableError } from '#domain/ports.ts';
 
 /**
- * The sealed form of a secret, shared by both keyrings (shared/secrets/keyring.ts): every value
- * is encrypted under its own data key with AES-256-GCM, the encryption context as AAD.
+ * Envelope encryption for secrets a project stores with us (its Stripe key): every value is
+ * encrypted under a fresh 256-bit data key, and only that data key is wrapped by the master
+ * key (KMS in a deployed stage, a key file or memory locally). The encryption context (which
+ * project the secret belongs to) is bound into both layers, so a sealed value copied onto
+ * another project does not open there.
  *
  * Sealed format (ASCII, dot-separated, base64url parts):
  *   v1.local.<iv ‖ wrapped data key ‖ tag>.<iv>.<ciphertext ‖ tag>   data key wrapped with AES-256-GCM
