@@ -301,6 +301,9 @@ describe('every DynamoDB call a function makes is granted by its spec', () => {
     await hit('GET /api/v1/projects/{slug}/customers/{customerId}/entitlements/{featureId}', () =>
       api.get(`${customers}/u1/entitlements/${a}`),
     );
+    await hit('POST /api/v1/projects/{slug}/customers/{customerId}/entitlements/{featureId}/consume', () =>
+      api.post(`${customers}/u1/entitlements/${calls}/consume`, { eventId: 'g-3' }),
+    );
     await hit('DELETE /api/v1/projects/{slug}/customers/{customerId}', () => api.delete(`${customers}/u1`));
     await api.put(`${customers}/u2`, { planId });
 

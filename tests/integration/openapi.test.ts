@@ -61,7 +61,7 @@ describe('real answers match the document', () => {
     ];
     for (const [name, call] of calls) expect((await call).status, name).toBeLessThan(300);
 
-    // A customer: its grant, usage, the list, itself, its entitlements (all, one), its delete.
+    // A customer: its grant, usage, the list, itself, its entitlements (all, one), a consume, its delete.
     const customer = `${base}/customers/c-1`;
     expect((await api.put(customer, { planId: plan.id })).status).toBeLessThan(300);
     const usage = { events: [{ eventId: 'e-1', customerId: 'c-1', featureId: events.id }] };
@@ -74,6 +74,8 @@ describe('real answers match the document', () => {
     ]) {
       expect((await reader.get(path)).status, path).toBe(200);
     }
+    const consumed = await api.post(`${customer}/entitlements/${events.id}/consume`, { eventId: 'e-2' });
+    expect(consumed.status, consumed.text).toBe(200);
     expect((await api.delete(customer)).status).toBeLessThan(300);
 
     const added = await api.post(`${base}/plans/${plan.id}/features`, { featureId: events.id, multiplier: 2 });
