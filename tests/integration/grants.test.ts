@@ -249,6 +249,11 @@ describe('every DynamoDB call a function makes is granted by its spec', () => {
     await hit('PUT /api/v1/projects/{slug}/plans/{planId}/features/{featureId}', () =>
       api.put(`${base}/features/${b}`, { multiplier: 2 }),
     );
+    await hit('GET /api/v1/projects/{slug}/plans/{planId}/versions', () => api.get(`${base}/versions`));
+    await hit('POST /api/v1/projects/{slug}/plans/{planId}/migrate', () =>
+      api.post(`${base}/migrate`, { dryRun: true }),
+    );
+    await hit('POST /api/v1/projects/{slug}/plans/{planId}/migrate', () => api.post(`${base}/migrate`, {}), [202]);
     await hit('DELETE /api/v1/projects/{slug}/plans/{planId}/features', () =>
       api.delete(`${base}/features?featureId=${b}`),
     );
