@@ -1,5 +1,5 @@
-import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
-import { entityModel } from './model.ts';
+import type { CreateEntityItem, EntityItem } from 'electrodb';
+import { defineEntity, entityModel } from './model.ts';
 import { idAttribute } from './project-scope.ts';
 
 /**
@@ -23,7 +23,7 @@ import { idAttribute } from './project-scope.ts';
  */
 export const USAGE_EVENT_SHARDS = 16;
 
-export const UsageAggregate = new Entity({
+export const usageAggregateEntity = defineEntity({
   model: entityModel('usage'),
   attributes: {
     projectId: idAttribute,
@@ -46,7 +46,7 @@ export const UsageAggregate = new Entity({
   },
 });
 
-export const UsageUnique = new Entity({
+export const usageUniqueEntity = defineEntity({
   model: entityModel('usageunique'),
   attributes: {
     projectId: idAttribute,
@@ -64,7 +64,7 @@ export const UsageUnique = new Entity({
   },
 });
 
-export const UsageEvent = new Entity({
+export const usageEventEntity = defineEntity({
   model: entityModel('usageevent'),
   attributes: {
     projectId: idAttribute,
@@ -80,5 +80,6 @@ export const UsageEvent = new Entity({
   },
 });
 
-export type UsageAggregateItem = EntityItem<typeof UsageAggregate>;
-export type NewUsageAggregateItem = CreateEntityItem<typeof UsageAggregate>;
+export type UsageAggregateEntity = ReturnType<typeof usageAggregateEntity>;
+export type UsageAggregateItem = EntityItem<UsageAggregateEntity>;
+export type NewUsageAggregateItem = CreateEntityItem<UsageAggregateEntity>;
