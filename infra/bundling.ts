@@ -17,14 +17,14 @@ import type { Plugin } from 'esbuild';
  * Init time, as `npm run cold-start` measures it: a function's import CPU as a multiple of an
  * SDK-only bundle's (the DynamoDB client and a DocumentClient, bundled the same way;
  * dev/cold-start-baseline.ts). payments and webhooks carry Stripe's SDK. `target` is the goal
- * (issue 31), printed beside each function; `ceiling` is what fails the check, the level the
- * functions measure at now with room for a loaded machine, so no change makes them slower
- * unnoticed while the work towards the target goes on (docs/decisions.md, "Bundles and cold
- * starts").
+ * (issue 31), printed beside each function; `ceiling` is what fails the check: the level each
+ * function measures at now plus room for a loaded 2-core machine (a quiet one gives higher
+ * ratios, its baseline being cheaper), so no change makes a function slower unnoticed while
+ * projects, the widest, is still over its target (docs/decisions.md, "Bundles and cold starts").
  */
 export const initBudget = {
   target: { default: 2, payments: 2.5, webhooks: 2.5 },
-  ceiling: { default: 3, payments: 3.3, webhooks: 3.3 },
+  ceiling: { default: 2.5, projects: 2.6, payments: 2.8, webhooks: 2.8 },
 } as const;
 
 /** A function's init target or ceiling, as a multiple of the baseline's. */
