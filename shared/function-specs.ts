@@ -124,8 +124,9 @@ export const groupSpecs = {
   },
   // Auth, project reads (Query projectData), customers (GetItem, Query of the project's
   // customer partition, the grant's TransactWriteItems with a ConditionCheck, DeleteItem),
-  // entitlements with usage (BatchGetItem) and usage events (BatchGetItem, TransactWriteItems
-  // of Puts and Updates, BatchWriteItem for deletes): the base table only, no key.
+  // entitlements with usage (BatchGetItem), usage events (BatchGetItem, TransactWriteItems
+  // of Puts and Updates, BatchWriteItem for deletes) and consumes (BatchGetItem,
+  // TransactWriteItems with ConditionChecks): the base table only, no key.
   customers: { ...baseTableOnly },
 } as const satisfies Record<Group, GroupSpec>;
 

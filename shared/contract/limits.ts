@@ -1,4 +1,4 @@
-/** Every bound of decisions.md, plus the numeric ceilings we chose (see docs/decisions.md). */
+/** Every bound of the API, in one place (the ones we chose: docs/decisions.md). */
 export const limits = {
   nameMax: 100,
   slugMax: 64,
