@@ -39,34 +39,44 @@ type Definitions = typeof entityDefinitions;
 export type Entities = { [N in keyof Definitions]: ReturnType<Definitions[N]> };
 
 /**
- * The entities that live outside any project, so a project delete leaves them alone (a
- * project's sweep record is deleted by its own sweep, last). Every
- * other entity joins the `projectData` collection (tests/integration/project-sweep.test.ts
- * fails otherwise): that is what reads it with its project and sweeps it on delete.
- * `customer` belongs to a project but lives in a partition of its own (keyed by project id),
- * which the project sweep deletes with a Query of its own (shared/db/customers.ts); so do
- * `changeEntry`, the project's change log (shared/db/changes.ts), and the usage entities
- * (shared/db/entities/usage.ts, swept by shared/db/usage.ts).
+ * Where each entity's items live, which decides what deletes them when their project goes
+ * (tests/integration/project-sweep.test.ts writes one item of each swept entity, deletes the
+ * project and fails on any item left):
+ * - `projectData`: in the project's partition and its `projectData` collection, so read with
+ *   the project in one Query and deleted by the sweep's passes over the partition.
+ * - `ownPartition`: a project's, in a partition of its own keyed by the project id (so the
+ *   project's reads never page through it); an entry of `outsidePartitionSweeps`
+ *   (shared/db/project-sweep.ts) deletes it.
+ * - `{ kept }`: outlives a project delete, for the reason given.
+ * A new entity does not compile until it has its place here.
  */
-export const unscopedEntities = [
-  'apiKey',
-  'counter',
-  'idempotencyRecord',
-  'rateLimit',
-  'checkoutSession',
-  'projectSweep',
-  'customer',
-  'changeEntry',
-  'usage',
-  'usageUnique',
-  'usageEvent',
-] as const satisfies readonly (keyof Definitions)[];
+export type EntityPlace = 'projectData' | 'ownPartition' | { kept: string };
 
-/** The entities of the project collections (`projectData`, `share`): every one not unscoped. */
-type CollectionMember = Exclude<keyof Entities, (typeof unscopedEntities)[number]>;
+export const entityPlaces = {
+  project: 'projectData',
+  feature: 'projectData',
+  featureHead: 'projectData',
+  plan: 'projectData',
+  customer: 'ownPartition',
+  changeEntry: 'ownPartition',
+  usage: 'ownPartition',
+  usageUnique: 'ownPartition',
+  usageEvent: 'ownPartition',
+  apiKey: { kept: "an owner's, not a project's" },
+  counter: { kept: 'one id counter per kind of resource, for every project' },
+  idempotencyRecord: { kept: "an owner's request; the table's TTL removes it" },
+  rateLimit: { kept: "project ids are never reused, and the table's TTL removes it" },
+  checkoutSession: { kept: "project ids are never reused, and the table's TTL removes it" },
+  projectSweep: { kept: "the sweep's own record, which the sweep deletes last" },
+} as const satisfies { [E in keyof Definitions]: EntityPlace };
+
+/** The entities of the project collections (`projectData`, `share`). */
+type CollectionMember = {
+  [E in keyof typeof entityPlaces]: (typeof entityPlaces)[E] extends 'projectData' ? E : never;
+}[keyof typeof entityPlaces];
 type CollectionEntities = Pick<Entities, CollectionMember>;
-const collectionMembers = (Object.keys(entityDefinitions) as (keyof Entities)[]).filter(
-  (alias): alias is CollectionMember => !(unscopedEntities as readonly string[]).includes(alias),
+const collectionMembers = (Object.keys(entityPlaces) as (keyof Entities)[]).filter(
+  (alias): alias is CollectionMember => entityPlaces[alias] === 'projectData',
 );
 
 /**
