@@ -1,5 +1,5 @@
-import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
-import { entityModel } from './model.ts';
+import type { CreateEntityItem, EntityItem } from 'electrodb';
+import { defineEntity, entityModel } from './model.ts';
 import { idAttribute } from './project-scope.ts';
 
 /**
@@ -11,7 +11,7 @@ import { idAttribute } from './project-scope.ts';
  * customer reads' cache) never carries them, and the project sweep deletes them with one
  * Query of their prefix (shared/db/plan-versions.ts).
  */
-export const PlanVersion = new Entity({
+export const planVersionEntity = defineEntity({
   model: entityModel('planVersion'),
   attributes: {
     projectId: idAttribute,
@@ -30,5 +30,6 @@ export const PlanVersion = new Entity({
   },
 });
 
-export type PlanVersionItem = EntityItem<typeof PlanVersion>;
-export type NewPlanVersionItem = CreateEntityItem<typeof PlanVersion>;
+export type PlanVersionEntity = ReturnType<typeof planVersionEntity>;
+export type PlanVersionItem = EntityItem<PlanVersionEntity>;
+export type NewPlanVersionItem = CreateEntityItem<PlanVersionEntity>;
