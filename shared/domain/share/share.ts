@@ -5,6 +5,7 @@ import { countableData } from '../features/view.ts';
 import { paymentsConnected } from '../payments/payment-key.ts';
 import { assignmentsByPlan } from '../plans/view.ts';
 import { readTheme } from '../projects/theme.ts';
+import { cupricePlans } from './cuprice.ts';
 import type { ShareView } from './schemas.ts';
 
 const shareIdPattern = /^[A-Za-z0-9_-]{16,64}$/;
@@ -40,6 +41,7 @@ export function toShareView(partition: ProjectPartition): ShareView {
   const features = [...partition.features].sort((a, b) => a.featureId - b.featureId);
   const joined = assignmentsByPlan(partition);
   const plans = partition.plans.filter((plan) => plan.isVisible).sort((a, b) => a.planId - b.planId);
+  const countable = new Map(features.map((feature) => [feature.featureId, countableData(feature)]));
 
   return {
     id: project.projectId,
@@ -85,8 +87,9 @@ export function toShareView(partition: ProjectPartition): ShareView {
       featureType: feature.featureType,
       basePrice: feature.basePrice,
       isCountable: feature.isCountable,
-      countableData: countableData(feature),
+      countableData: countable.get(feature.featureId) ?? null,
     })),
     themeSettings: readTheme(project.theme),
+    pricingPlans: cupricePlans(plans, features, countable, (planId) => joined.get(planId) ?? []),
   };
 }
