@@ -13,7 +13,8 @@ try {
   buildPricingApp(app, {
     stage: app.node.tryGetContext('stage'),
     projectRoot: resolve(dirname(fileURLToPath(import.meta.url)), '..'),
-    bundleAwsSdk: app.node.tryGetContext('bundleAwsSdk') === 'true',
+    // Context from `-c` is a string; from cdk.json it may be a boolean.
+    bundleAwsSdk: String(app.node.tryGetContext('bundleAwsSdk') ?? true) !== 'false',
   });
 } catch (error) {
   if (!(error instanceof StageError)) throw error;

@@ -9,7 +9,7 @@ import { SweepStack } from './sweep-stack.ts';
 export interface PricingAppOptions {
   stage: unknown;
   projectRoot: string;
-  /** Bundle @aws-sdk/* into each function, or leave it to the Lambda runtime (default; infra/bundling.ts). */
+  /** Bundle @aws-sdk/* into each function (default), or leave it to the Lambda runtime (infra/bundling.ts). */
   bundleAwsSdk?: boolean;
 }
 
@@ -43,7 +43,7 @@ export function buildPricingApp(app: App, options: PricingAppOptions) {
     paymentKey: data.paymentKey,
     sweepQueue: sweep.queue,
     projectRoot: options.projectRoot,
-    bundleAwsSdk: options.bundleAwsSdk ?? false,
+    bundleAwsSdk: options.bundleAwsSdk ?? true,
     description: `Pricing plan service, stage ${settings.stage}: HTTP API and one function per endpoint group`,
   });
   const cdn = new CdnStack(app, `Pricing-${settings.stage}-Cdn`, {

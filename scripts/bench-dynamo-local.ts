@@ -1,15 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BatchWriteCommand, type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
 import { type DynamoLocal, freePort, startDynamoLocal } from '#dev/dynamodb-local.ts';
 import { startLocalServer } from '#dev/local-server.ts';
 import { createApiKey } from '#domain/keys/keys.ts';
 import { ensureLocalKeyFile } from '#shared/secrets/keyring.ts';
-import { cpuSecondsOf, describeSustained, sustainedUsage, usageProject } from './bench-usage.ts';
+import { type Case, RAW_TRANSACT, rawWrites } from './bench-raw-writes.ts';
+import { describeSustained, sustainedUsage, usageProject } from './bench-usage.ts';
 
 /**
  * `npm run bench:dynamo-local`: the raw write ceiling of the embedded DynamoDB Local on this
@@ -29,18 +29,10 @@ import { cpuSecondsOf, describeSustained, sustainedUsage, usageProject } from '.
 const TABLE = 'pricing-raw';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const MODES = (process.env.BENCH_DYNAMO_MODES ?? 'memory,file').split(',');
-const SHARDS = 16;
 const JAVA_OPTS = (process.env.BENCH_JAVA_OPTS ?? '').split(' ').filter(Boolean);
 /** Sustained usage runs (4 senders × 3 batches of 1,000) interleaved with the raw ceiling; 0: none. */
 const USAGE_RUNS = Number(process.env.BENCH_USAGE_RUNS ?? 2);
 const USAGE_TABLE = 'pricing-bench-usage';
-
-type Kind = 'transact' | 'batch';
-interface Case {
-  kind: Kind;
-  items: number;
-  clients: number;
-}
 
 const CASES: Case[] = [
   { kind: 'transact', items: 25, clients: 1 },
@@ -53,58 +45,6 @@ const CASES: Case[] = [
   { kind: 'batch', items: 25, clients: 4 },
 ];
 
-let serial = 0;
-/** A dedupe entry as the usage write puts it (shared/db/usage-write.ts). */
-function entry() {
-  const eventId = `${randomBytes(4).toString('hex')}-${serial++}`;
-  return {
-    pk: `$pricing#projectId_000000000001#shard_${serial % SHARDS}`,
-    sk: `$usageevent_1#eventId_${eventId}`,
-    projectId: 1,
-    shard: serial % SHARDS,
-    eventId,
-    expiresAt: Math.floor(Date.now() / 1000) + 35 * 86_400,
-    __edb_e__: 'usageevent',
-    __edb_v__: '1',
-  };
-}
-
-async function write(client: DynamoDBDocumentClient, { kind, items }: Case): Promise<void> {
-  if (kind === 'transact') {
-    await client.send(
-      new TransactWriteCommand({
-        TransactItems: Array.from({ length: items }, () => ({
-          Put: { TableName: TABLE, Item: entry(), ConditionExpression: 'attribute_not_exists(pk)' },
-        })),
-      }),
-    );
-    return;
-  }
-  let pending = Array.from({ length: items }, () => ({ PutRequest: { Item: entry() } }));
-  while (pending.length > 0) {
-    const output = await client.send(new BatchWriteCommand({ RequestItems: { [TABLE]: pending } }));
-    pending = (output.UnprocessedItems?.[TABLE] ?? []) as typeof pending;
-  }
-}
-
-/** Items/s of one case (`clients` loops writing back to back for `seconds`), and Java's CPU ms per 1,000 items. */
-async function run(client: DynamoDBDocumentClient, c: Case, seconds: number, pid?: number) {
-  const until = performance.now() + seconds * 1000;
-  const cpuBefore = cpuSecondsOf(pid);
-  const start = performance.now();
-  let written = 0;
-  await Promise.all(
-    Array.from({ length: c.clients }, async () => {
-      while (performance.now() < until) {
-        await write(client, c);
-        written += c.items;
-      }
-    }),
-  );
-  const rate = written / ((performance.now() - start) / 1000);
-  return { rate, cpuMsPerThousand: ((cpuSecondsOf(pid) - cpuBefore) * 1_000_000) / written };
-}
-
 async function measure(mode: string): Promise<string[]> {
   const dir = mode === 'file' ? mkdtempSync(join(tmpdir(), 'dynamo-raw-')) : ':memory:';
   const dynamo = await startDynamoLocal({ port: await freePort(), dataDir: dir, javaOptions: JAVA_OPTS });
@@ -112,12 +52,12 @@ async function measure(mode: string): Promise<string[]> {
   const client = createDocumentClient({ endpoint: dynamo.endpoint, region, credentials });
   try {
     await ensureTable(client, TABLE);
-    await run(client, { kind: 'transact', items: 100, clients: 4 }, 2); // JIT warm-up
+    await rawWrites(client, TABLE, RAW_TRANSACT, 2); // JIT warm-up
     // The first mode only: the local server's configuration is read once per process.
     if (USAGE_RUNS > 0 && mode === MODES[0]) await usageBeside(dynamo, client, mode);
     const lines: string[] = [];
     for (const c of CASES) {
-      const { rate, cpuMsPerThousand } = await run(client, c, SECONDS, dynamo.pid);
+      const { rate, cpuMsPerThousand } = await rawWrites(client, TABLE, c, SECONDS, dynamo.pid);
       const label = c.kind === 'transact' ? `TransactWriteItems × ${c.items} cond. Puts` : 'BatchWriteItem × 25 Puts';
       const cells = [
         mode.padEnd(6),
@@ -154,7 +94,7 @@ async function usageBeside(dynamo: DynamoLocal, client: DynamoDBDocumentClient, 
     const usage = await usageProject(server.url, key);
     await sustainedUsage(usage, dynamo.pid, 1); // warm-up
     for (let i = 0; i < USAGE_RUNS; i++) {
-      const raw = await run(client, { kind: 'transact', items: 100, clients: 4 }, SECONDS, dynamo.pid);
+      const raw = await rawWrites(client, TABLE, RAW_TRANSACT, SECONDS, dynamo.pid);
       console.log(
         `raw: TransactWriteItems × 100, 4 clients: ${Math.round(raw.rate)} items/s, ${Math.round(raw.cpuMsPerThousand)} Java CPU ms per 1,000 items`,
       );

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { entitlementKeys } from '#db/usage.ts';
 import { apiRequest } from '#dev/api-request.ts';
@@ -7,6 +6,7 @@ import { getEntitlements } from '#domain/customers/customers.ts';
 import { utcMonth } from '#domain/usage/record.ts';
 import { totalDynamoRequests } from '#shared/request-context.ts';
 import { type Row, summarize } from './bench-billing.ts';
+import { cpuSecondsOf, RAW_TRANSACT, rawWrites } from './bench-raw-writes.ts';
 
 /**
  * The usage rows of `npm run bench` (issue 13): a batch of 1,000 events over 10 customers ×
@@ -19,8 +19,6 @@ const METHODS = ['count', 'sum', 'max', 'unique_count', 'latest'] as const;
 const BATCH = 1_000;
 export const SENDERS = Number(process.env.BENCH_USAGE_SENDERS ?? 4);
 const BATCHES_PER_SENDER = 6;
-/** Linux's clock ticks per second (/proc/<pid>/stat counts CPU time in them). */
-const CLOCK_TICKS = 100;
 
 class UsageBenchError extends Error {}
 
@@ -77,16 +75,6 @@ export async function usageProject(serverUrl: string, key: string) {
   return { project, features, batch, post };
 }
 
-/** CPU seconds (user + system) a process has used (Linux /proc), or NaN where that is not there. */
-export function cpuSecondsOf(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return Number.NaN;
-  }
-}
-
 export interface Sustained {
   events: number;
   seconds: number;
@@ -133,6 +121,39 @@ export async function sustainedUsage(
   };
 }
 
+/** Pairs of (raw ceiling, sustained usage), each pair back to back so both see the same load. */
+const INGEST_PAIRS = 3;
+const RAW_SECONDS = 3;
+const INGEST_TARGET = 0.8;
+
+/**
+ * Usage events/s beside the engine's own ceiling on the same DynamoDB Local in the same minutes:
+ * TransactWriteItems of 100 conditional Puts from 4 clients (a usage batch writes one dedupe
+ * entry per event, in transactions of at most 100 items). The ratio is per pair, the median kept.
+ */
+async function ingestBesideRaw(
+  usage: Awaited<ReturnType<typeof usageProject>>,
+  client: DynamoDBDocumentClient,
+  table: string,
+  dynamoPid: number | undefined,
+): Promise<string[]> {
+  const lines: string[] = [];
+  const ratios: number[] = [];
+  for (let i = 0; i < INGEST_PAIRS; i++) {
+    const raw = await rawWrites(client, table, RAW_TRANSACT, RAW_SECONDS, dynamoPid);
+    const run = await sustainedUsage(usage, dynamoPid, 3);
+    ratios.push(run.eventsPerSecond / raw.rate);
+    lines.push(
+      `usage ingest ${i + 1}/${INGEST_PAIRS}: ${describeSustained(run)}; raw TransactWriteItems × 100 from 4 clients just before: ${Math.round(raw.rate)} items/s, Java CPU ${Math.round(raw.cpuMsPerThousand)} ms per 1,000 items`,
+    );
+  }
+  const ratio = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)] as number;
+  lines.push(
+    `usage ingest: ${ratio.toFixed(2)}× the raw transactional items/s of the same DynamoDB Local (median of ${INGEST_PAIRS} pairs: ${ratios.map((r) => r.toFixed(2)).join(', ')}; target ≥ ${INGEST_TARGET}×; file-backed, as npm start runs it)`,
+  );
+  return lines;
+}
+
 export const describeSustained = (run: Sustained) =>
   `${run.events} events in ${run.seconds.toFixed(1)} s from ${SENDERS} concurrent senders (batches of ${BATCH}) = ${Math.round(run.eventsPerSecond)} events/s sustained, ${run.requestsPerBatch.toFixed(1)} DynamoDB requests per batch; CPU per 1,000 events: server ${Math.round(run.serverCpuMs)} ms, DynamoDB Local ${Math.round(run.dynamoCpuMs)} ms`;
 
@@ -176,7 +197,7 @@ export async function usageRows(options: {
     summarize('POST …/events, the same batch resent', resent.latencies, resent.requests, '1,000 dup'),
   ];
 
-  const sustained = await sustainedUsage(usage, options.dynamoPid);
+  const ingest = await ingestBesideRaw(usage, client, table, options.dynamoPid);
 
   const reads = await entitlementReads({
     client,
@@ -192,7 +213,7 @@ export async function usageRows(options: {
   });
   rows.push(...reads.rows);
   const notes = [
-    `usage: ${describeSustained(sustained)} (DynamoDB Local in memory, this machine; target ≥ 2,000 events/s; raw ceiling: npm run bench:dynamo-local)`,
+    ...ingest,
     `usage: a batch of 1,000 events over 10 customers × 5 features costs ${fresh.requests.join('/')} DynamoDB requests (target ≤ 25)`,
     `entitlements with usage (5 countable features): ${reads.note}`,
   ];

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type NativeAttributeValue, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
@@ -90,7 +93,9 @@ function printTable(rows: Row[]): void {
 async function main(): Promise<number> {
   const iterations = iterationCount();
   const startedAt = performance.now();
-  const dynamo = await startDynamoLocal({ port: await freePort(), dataDir: ':memory:' });
+  // File-backed, as `npm start` runs it: the usage ingest is judged against this engine.
+  const dataDir = mkdtempSync(join(tmpdir(), 'pricing-bench-'));
+  const dynamo = await startDynamoLocal({ port: await freePort(), dataDir });
   const stripe = await startFakeStripe();
   let closeServer: (() => Promise<void>) | undefined;
   const { region, ...credentials } = dynamo.credential;
@@ -398,6 +403,7 @@ async function main(): Promise<number> {
     await closeServer?.();
     await stripe.close();
     await dynamo.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -3,24 +3,28 @@ import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { esbuildOptions } from '../infra/bundling.ts';
+import { esbuildOptions, initBudgetOf } from '../infra/bundling.ts';
 import { groupNames } from '../shared/groups.ts';
 
 /**
- * `npm run cold-start`: how long a fresh Node takes to import each function's bundle (the
- * init part of a Lambda cold start that is ours), against a bundle holding only the DynamoDB
- * client and a DocumentClient (dev/cold-start-baseline.ts). Every bundle is built with the
- * deployed esbuild options (infra/bundling.ts), once with the SDK left to the runtime (as
- * deployed; it loads from node_modules here, as from the runtime's there) and once bundled.
- * RUNS rounds; each round starts one fresh process per bundle, in a rotating order, so load on
- * a shared machine spreads evenly. Prints wall and CPU medians and their ratios to the baseline;
- * exits 1 when a deployed function's CPU ratio is over the goal (issue 14: 1.5).
+ * `npm run cold-start`: how long a fresh Node takes to import each deployed function's bundle
+ * (the init part of a Lambda cold start that is ours), as a multiple of a bundle holding only
+ * the DynamoDB client and a DocumentClient (dev/cold-start-baseline.ts), against each function's
+ * init target and ceiling (infra/bundling.ts `initBudget`; over a ceiling fails). Every bundle
+ * is built with the deployed esbuild options (the SDK bundled); `COLD_START_RUNTIME_SDK=1` adds the `-c bundleAwsSdk=false`
+ * variant, for information.
+ *
+ * Built for a loaded, shared machine: each round imports every bundle once in a fresh process,
+ * in a rotating order, and a function's ratio in a round is its CPU over the baseline's in that
+ * same round, so load that comes and goes hits both sides of a ratio alike; the verdict is the
+ * median of those ratios, CPU (user + system) rather than wall time, which other processes
+ * inflate far more. A function over its ceiling gets as many rounds again before it fails, so
+ * one burst of load cannot fail the check alone.
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const RUNS = Number(process.env.COLD_START_RUNS ?? 20);
-const GOAL = 1.5;
-const BASELINE = 'baseline (client + DocumentClient)';
+const RUNS = Number(process.env.COLD_START_RUNS ?? 15);
+const BASELINE = 'baseline';
 
 const env = {
   PATH: process.env.PATH ?? '',
@@ -35,22 +39,26 @@ const env = {
 
 interface Bundle {
   name: string;
-  variant: 'runtime SDK' | 'SDK bundled';
+  variant: 'SDK bundled' | 'runtime SDK';
   file: string;
-  times: { wall: number; cpu: number }[];
+  cpu: number[];
+  wall: number[];
+  /** Per round: this bundle's CPU over the baseline's in the same round. */
+  ratios: number[];
 }
 
 async function buildBundles(outdir: string, bundleAwsSdk: boolean): Promise<Bundle[]> {
   const entries = [
     { name: BASELINE, entry: join(ROOT, 'dev', 'cold-start-baseline.ts') },
-    ...groupNames.map((group) => ({ name: group, entry: join(ROOT, 'functions', group, 'handler.ts') })),
+    ...groupNames.map((group) => ({ name: group as string, entry: join(ROOT, 'functions', group, 'handler.ts') })),
+    { name: 'sweeper', entry: join(ROOT, 'functions', 'sweeper', 'handler.ts') },
   ];
   const variant = bundleAwsSdk ? 'SDK bundled' : 'runtime SDK';
   return Promise.all(
     entries.map(async ({ name, entry }) => {
-      const file = join(outdir, variant.replace(' ', '-'), name.split(' ')[0] as string, 'index.mjs');
+      const file = join(outdir, variant.replace(' ', '-'), name, 'index.mjs');
       await build({ ...esbuildOptions(bundleAwsSdk), entryPoints: [entry], outfile: file, logLevel: 'error' });
-      return { name, variant, file, times: [] } satisfies Bundle;
+      return { name, variant, file, cpu: [], wall: [], ratios: [] } satisfies Bundle;
     }),
   );
 }
@@ -61,64 +69,90 @@ function importMs(file: string): { wall: number; cpu: number } {
   return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { env, encoding: 'utf8' }));
 }
 
+/** `rounds` rounds over `bundles` (each variant's baseline among them), each in a rotating order. */
+function measure(bundles: Bundle[], rounds: number) {
+  for (let round = 0; round < rounds; round++) {
+    const thisRound = new Map<Bundle, number>();
+    for (let i = 0; i < bundles.length; i++) {
+      const bundle = bundles[(i + round) % bundles.length] as Bundle;
+      const { cpu, wall } = importMs(bundle.file);
+      bundle.cpu.push(cpu);
+      bundle.wall.push(wall);
+      thisRound.set(bundle, cpu);
+    }
+    for (const bundle of bundles) {
+      const baseline = bundles.find((b) => b.variant === bundle.variant && b.name === BASELINE) as Bundle;
+      bundle.ratios.push((thisRound.get(bundle) as number) / (thisRound.get(baseline) as number));
+    }
+  }
+}
+
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
 
+const ratioOf = (bundle: Bundle) => median(bundle.ratios);
+
+function print(bundles: Bundle[]) {
+  const header = ['bundle', 'variant', 'size', 'wall p50', 'CPU p50', 'CPU ratio', 'target', 'ceiling'];
+  const cells = bundles.map((b) => {
+    return [
+      b.name,
+      b.variant,
+      `${(statSync(b.file).size / 1024).toFixed(0)} KB`,
+      `${median(b.wall).toFixed(1)} ms`,
+      `${median(b.cpu).toFixed(1)} ms`,
+      `${ratioOf(b).toFixed(2)}×`,
+      ...(b.name === BASELINE || b.variant !== 'SDK bundled'
+        ? ['', '']
+        : [`${initBudgetOf(b.name, 'target').toFixed(1)}×`, `${initBudgetOf(b.name, 'ceiling').toFixed(1)}×`]),
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] as string).length)));
+  const line = (c: string[]) =>
+    c.map((v, i) => (i < 2 ? v.padEnd(widths[i] ?? 0) : v.padStart(widths[i] ?? 0))).join(' | ');
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
+  for (const c of cells) console.log(line(c));
+}
+
 async function main(): Promise<number> {
   mkdirSync(join(ROOT, 'cdk.out'), { recursive: true });
-  // Inside the repository, so an external @aws-sdk/* resolves from node_modules.
+  // Inside the repository, so the runtime variant's external @aws-sdk/* resolves from node_modules.
   const outdir = mkdtempSync(join(ROOT, 'cdk.out', 'cold-start-'));
   try {
-    const bundles = [...(await buildBundles(outdir, false)), ...(await buildBundles(outdir, true))];
-    for (let round = 0; round < RUNS; round++) {
-      for (let i = 0; i < bundles.length; i++) {
-        const bundle = bundles[(i + round) % bundles.length] as Bundle;
-        bundle.times.push(importMs(bundle.file));
-      }
+    const deployed = await buildBundles(outdir, true);
+    const runtime = process.env.COLD_START_RUNTIME_SDK === '1' ? await buildBundles(outdir, false) : [];
+    const bundles = [...deployed, ...runtime];
+    measure(bundles, RUNS);
+    const baseline = deployed.find((b) => b.name === BASELINE) as Bundle;
+    const overBudget = (kind: 'target' | 'ceiling' = 'ceiling') =>
+      deployed.filter((b) => b !== baseline && ratioOf(b) > initBudgetOf(b.name, kind));
+    let over = overBudget();
+    if (over.length > 0) {
+      console.log(`Over the ceiling after ${RUNS} rounds: ${over.map((b) => b.name).join(', ')}; measuring again.`);
+      measure([baseline, ...over], RUNS);
+      over = overBudget();
     }
-    const rows = bundles.map((bundle) => {
-      const baseline = bundles.find((b) => b.variant === bundle.variant && b.name === BASELINE) as Bundle;
-      const wall = median(bundle.times.map((t) => t.wall));
-      const cpu = median(bundle.times.map((t) => t.cpu));
-      return {
-        ...bundle,
-        kb: statSync(bundle.file).size / 1024,
-        wall,
-        cpu,
-        wallRatio: wall / median(baseline.times.map((t) => t.wall)),
-        ratio: cpu / median(baseline.times.map((t) => t.cpu)),
-      };
-    });
-    const header = ['bundle', 'variant', 'size', 'wall p50', 'ratio', 'CPU p50', 'ratio'];
-    const cells = rows.map((r) => [
-      r.name,
-      r.variant,
-      `${r.kb.toFixed(0)} KB`,
-      `${r.wall.toFixed(1)} ms`,
-      `${r.wallRatio.toFixed(2)}×`,
-      `${r.cpu.toFixed(1)} ms`,
-      `${r.ratio.toFixed(2)}×`,
-    ]);
-    const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] as string).length)));
-    const line = (c: string[]) =>
-      c.map((v, i) => (i < 2 ? v.padEnd(widths[i] ?? 0) : v.padStart(widths[i] ?? 0))).join(' | ');
-    console.log(line(header));
-    console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
-    for (const c of cells) console.log(line(c));
-    const over = rows.filter((r) => r.variant === 'runtime SDK' && r.ratio > GOAL);
+    print(bundles);
     console.log(
-      `\nMedian of ${RUNS} fresh Node processes per bundle, interleaved. Deployed: runtime SDK. The goal is judged on CPU time, which load from other processes on a shared machine inflates far less than wall time.`,
+      `\nCPU ratio: the median over rounds of a function's import CPU over the baseline's in the same round (${RUNS} rounds, twice for any function over its ceiling after the first ${RUNS}; fresh Node processes, interleaved).`,
     );
+    const missed = overBudget('target');
+    if (missed.length > 0) {
+      console.log(
+        `Over the target: ${missed.map((b) => `${b.name} ${ratioOf(b).toFixed(2)}× (target ${initBudgetOf(b.name, 'target')}×)`).join(', ')}.`,
+      );
+    }
     if (over.length > 0) {
       console.log(
-        `FAIL: ${over.map((r) => `${r.name} ${r.ratio.toFixed(2)}×`).join(', ')} over ${GOAL}× the baseline.`,
+        `FAIL: ${over.map((b) => `${b.name} ${ratioOf(b).toFixed(2)}× (ceiling ${initBudgetOf(b.name, 'ceiling')}×)`).join(', ')}.`,
       );
       return 1;
     }
-    console.log(`OK: every deployed function imports within ${GOAL}× the baseline.`);
+    console.log('OK: every deployed function imports under its ceiling.');
     return 0;
   } finally {
     rmSync(outdir, { recursive: true, force: true });

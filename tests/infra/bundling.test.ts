@@ -60,6 +60,16 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+describe('the deployed bundles', () => {
+  test('bundle the AWS SDK unless told not to, and ship no source map', () => {
+    expect(esbuildOptions().external).toEqual([]);
+    expect(esbuildOptions(false).external).toEqual(['@aws-sdk/*']);
+    expect(esbuildOptions().sourcemap).toBe(false);
+    expect(esbuildOptions().minify).toBe(true);
+    expect(esbuildOptions().format).toBe('esm');
+  });
+});
+
 describe('ElectroDB in the deployed bundles', () => {
   test('carries no jsonschema', () => {
     expect(bundle).not.toContain('SchemaError');

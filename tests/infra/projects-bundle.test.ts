@@ -8,7 +8,7 @@ import * as z from 'zod';
 import { customCss, customCssProblems } from '#domain/custom-css.ts';
 import { routeSlices } from '#shared/route-slices.ts';
 import { routeKey, routes } from '#shared/routes.ts';
-import { budgetKbOf, esbuildOptions } from '../../infra/bundling.ts';
+import { esbuildOptions } from '../../infra/bundling.ts';
 import * as zodStub from '../../infra/zod-json-schema-stub.ts';
 import { repoRoot } from '../fixtures/cdk.ts';
 
@@ -50,7 +50,6 @@ const probeSource = `
 
 let dir: string;
 let metafile: Metafile;
-let projectsBytes: number;
 let bundled: { answers: unknown; toJsonSchema: unknown };
 
 beforeAll(async () => {
@@ -64,7 +63,6 @@ beforeAll(async () => {
     logLevel: 'error',
   });
   metafile = projects.metafile;
-  projectsBytes = (await readFile(join(dir, 'index.mjs'))).length;
   const probe = join(dir, 'probe.mjs');
   await build({
     ...esbuildOptions(false),
@@ -92,11 +90,6 @@ afterAll(async () => {
 });
 
 describe('the deployed projects function', () => {
-  test('fits the default budget: no exception for projects', () => {
-    expect(budgetKbOf('projects')).toBe(400);
-    expect(projectsBytes).toBeLessThanOrEqual(400 * 1024);
-  });
-
   test("carries its own routes only: its slice, none of the table's other routes (the $default fallback has them)", async () => {
     const code = await readFile(join(dir, 'index.mjs'), 'utf8');
     const output = Object.values(metafile.outputs)[0];
