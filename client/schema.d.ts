@@ -665,6 +665,41 @@ export interface components {
                 } | null;
             }[];
             themeSettings: components["schemas"]["Theme"];
+            /** @description Cuprice-compatible: the visible plans again, each with its assigned features' details, in the shape Cuprice's clients (its React SDK) read. */
+            pricingPlans: {
+                id: number;
+                name: string;
+                description: string;
+                /** @description Position among the visible plans, in id order, from 0. */
+                order: number;
+                isVisible: boolean;
+                isPopular: boolean;
+                isFree: boolean;
+                basePrice: number;
+                freemiumDay: number;
+                isPerUserPricing: boolean;
+                perUserMultiplier: number;
+                planFeatures: {
+                    /** @description The assignment's own id. */
+                    id: number;
+                    multiplier: number;
+                    feature: {
+                        id: number;
+                        name: string;
+                        description: string;
+                        /** @enum {string} */
+                        featureType: "Standart" | "Limits" | "Usage Based";
+                        basePrice: number;
+                        countableData: {
+                            usageCount: number;
+                            condition: string;
+                            countPrice: number;
+                            /** @enum {string} */
+                            eventAggregationMethod: "count" | "sum" | "max" | "unique_count" | "latest";
+                        } | null;
+                    };
+                }[];
+            }[];
         };
         Checkout: {
             sessionId: string;
