@@ -1055,7 +1055,53 @@ export interface operations {
                      *         "popularBadgePosition": "top",
                      *         "textColor": null,
                      *         "mutedTextColor": null
-                     *       }
+                     *       },
+                     *       "pricingPlans": [
+                     *         {
+                     *           "id": 2,
+                     *           "name": "Pro",
+                     *           "description": "",
+                     *           "order": 0,
+                     *           "isVisible": true,
+                     *           "isPopular": true,
+                     *           "isFree": false,
+                     *           "basePrice": 29,
+                     *           "freemiumDay": 14,
+                     *           "isPerUserPricing": false,
+                     *           "perUserMultiplier": 1,
+                     *           "planFeatures": [
+                     *             {
+                     *               "id": 3,
+                     *               "multiplier": 1,
+                     *               "feature": {
+                     *                 "id": 1,
+                     *                 "name": "SSO",
+                     *                 "description": "",
+                     *                 "featureType": "Standart",
+                     *                 "basePrice": 10,
+                     *                 "countableData": null
+                     *               }
+                     *             },
+                     *             {
+                     *               "id": 4,
+                     *               "multiplier": 10,
+                     *               "feature": {
+                     *                 "id": 2,
+                     *                 "name": "Events",
+                     *                 "description": "Tracked events per month",
+                     *                 "featureType": "Limits",
+                     *                 "basePrice": 0,
+                     *                 "countableData": {
+                     *                   "usageCount": 10000,
+                     *                   "condition": "Up to",
+                     *                   "countPrice": 0,
+                     *                   "eventAggregationMethod": "count"
+                     *                 }
+                     *               }
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ShareView"];
