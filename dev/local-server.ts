@@ -4,16 +4,18 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { limits } from '#contract/limits.ts';
 import { type Clock, type Ports, systemClock } from '#domain/ports.ts';
-import { groups } from '#functions/groups.ts';
+import { groupActions } from '#functions/action-registry.ts';
+import { fallbackGroup, routes } from '#functions/routes.ts';
+import { withSharedHeaders } from '#http/answer-middlewares.ts';
 import { errorBody, errorResult, payloadTooLarge } from '#http/errors.ts';
-import { createGroupHandler, type LambdaHandler, withSharedHeaders } from '#http/group-handler.ts';
-import type { HttpResult, LambdaResult } from '#http/responses.ts';
+import { createGroupHandler, type LambdaHandler } from '#http/group-handler.ts';
+import { type HttpResult, type LambdaResult, toLambdaResult } from '#http/responses.ts';
 import { createRouter } from '#http/router.ts';
 import { type App, compose } from '#shared/composition.ts';
 import { runtimeConfig } from '#shared/config.ts';
 import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
-import { fallbackGroup, type Group, routes } from '#shared/routes.ts';
+import type { Group } from '#shared/routes.ts';
 import { keyringFor } from '#shared/secrets/keyring.ts';
 import { LocalSweeper, localSweeperFor } from './local-sweeper.ts';
 
@@ -21,20 +23,21 @@ import { LocalSweeper, localSweeperFor } from './local-sweeper.ts';
 const router = createRouter(routes);
 
 /**
- * The same group actions that CDK bundles into one Lambda per group, all on one App, each
- * routing by the whole table (the server hands each only its own routes, or `$default` to
- * the fallback group, as API Gateway does).
+ * The same group handlers that CDK bundles into one Lambda per group, all on one App, each
+ * routing as its deployed function does: by its own routes, and the fallback group by the
+ * whole table (the server hands each only its own routes, or `$default` to the fallback
+ * group, as API Gateway does).
  */
 function groupHandlers(app: App<Ports>): Record<Group, LambdaHandler> {
   return {
-    share: createGroupHandler(groups.share, app, routes),
-    payments: createGroupHandler(groups.payments, app, routes),
-    projects: createGroupHandler(groups.projects, app, routes),
-    features: createGroupHandler(groups.features, app, routes),
-    plans: createGroupHandler(groups.plans, app, routes),
-    docs: createGroupHandler(groups.docs, app, routes),
-    webhooks: createGroupHandler(groups.webhooks, app, routes),
-    customers: createGroupHandler(groups.customers, app, routes),
+    share: createGroupHandler(groupActions.share, app, routes),
+    payments: createGroupHandler(groupActions.payments, app),
+    projects: createGroupHandler(groupActions.projects, app),
+    features: createGroupHandler(groupActions.features, app),
+    plans: createGroupHandler(groupActions.plans, app),
+    docs: createGroupHandler(groupActions.docs, app),
+    webhooks: createGroupHandler(groupActions.webhooks, app),
+    customers: createGroupHandler(groupActions.customers, app),
   };
 }
 
@@ -178,7 +181,7 @@ async function handle(
     // Answered with the headers the group handlers give (CORS on public routes, no-store...).
     const { event } = toEvent(req, Buffer.alloc(0), requestId);
     const tooLarge = errorResult(payloadTooLarge(limits.bodyBytesMax)) as HttpResult;
-    const result = withSharedHeaders(event, tooLarge, requestId, router);
+    const result = withSharedHeaders(toLambdaResult(tooLarge), event, requestId, router);
     res.writeHead(result.statusCode, { ...stringHeaders(result.headers), connection: 'close' });
     res.end(result.body);
     return;

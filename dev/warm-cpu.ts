@@ -2,10 +2,10 @@ import { type NativeAttributeValue, QueryCommand, type QueryCommandInput } from 
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createDocumentClient, type DynamoOptions } from '#db/client.ts';
 import type { Ports } from '#domain/ports.ts';
-import { groups } from '#functions/groups.ts';
+import { groupActions } from '#functions/action-registry.ts';
+import { routes } from '#functions/routes.ts';
 import { createGroupHandler, type LambdaHandler } from '#http/group-handler.ts';
 import type { App } from '#shared/composition.ts';
-import { routes } from '#shared/routes.ts';
 
 /**
  * The warm read path against its yardstick (`npm run bench`, issue 14 goal 4): a group's Lambda
@@ -175,7 +175,7 @@ export async function printWarm(run: {
   };
   const v1Case = (group: 'projects' | 'features' | 'plans', tail: string, query: QueryCommandInput): WarmCase => ({
     label: `GET /api/v1/projects/{slug}${tail}`,
-    handler: createGroupHandler(groups[group], run.app, routes),
+    handler: createGroupHandler(groupActions[group], run.app, routes),
     routeKey: `GET /api/v1/projects/{slug}${tail}`,
     path: `/api/v1/projects/${run.slug}${tail}`,
     pathParameters: { slug: run.slug },
@@ -186,7 +186,7 @@ export async function printWarm(run: {
     [
       {
         label: 'GET /api/share/{shareId}',
-        handler: createGroupHandler(groups.share, run.app, routes),
+        handler: createGroupHandler(groupActions.share, run.app, routes),
         routeKey: 'GET /api/share/{shareId}',
         path: `/api/share/${run.shareId}`,
         pathParameters: { shareId: run.shareId },

@@ -16,17 +16,9 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { groupSpecs, groupNames as groups } from '../shared/groups.ts';
-import { routeSlices } from '../shared/route-slices.ts';
-import {
-  fallbackGroup,
-  findRoute,
-  type Group,
-  methodsOf,
-  type Route,
-  type RouteKey,
-  routes,
-} from '../shared/routes.ts';
+import { fallbackGroup, findRoute, type Route, type RouteKey, routes } from '../functions/routes.ts';
+import { groupSpecs, groupNames as groups } from '../shared/function-specs.ts';
+import { type Group, methodsOf } from '../shared/routes.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { StageSettings, Throttle } from './stages.ts';
 
@@ -90,22 +82,13 @@ function acknowledgePublicOrKeyed(httpRoute: HttpRoute, route: Route): void {
 }
 
 /**
- * One HTTP API whose routes are the route table's (with a HEAD beside each GET), each
- * pointing at its group's function, and whose `$default` route (anything else) goes to the
- * fallback group, which answers 404 or 405. CORS is not configured here: the functions answer the public routes' OPTIONS
- * (they are in the route table) and add the headers to public responses only, which API
- * Gateway's CORS setting, applied to every route, could not do.
+ * One HTTP API whose routes are the route table's (functions/routes.ts, with a HEAD beside
+ * each GET), each pointing at its group's function, and whose `$default` route (anything
+ * else) goes to the fallback group, which answers 404 or 405. CORS is not configured here:
+ * the functions answer the public routes' OPTIONS (they are in the route table) and add the
+ * headers to public answers only, which API Gateway's CORS setting, applied to every route,
+ * could not do.
  */
-/**
- * The groups whose slice (shared/route-slices.ts, what its function routes by) is not exactly
- * its routes in the table, in order: API Gateway sends a group's function the table's routes
- * of the group, so a function must not be deployed with another list.
- */
-export const staleRouteSlices = (): Group[] =>
-  groups.filter(
-    (group) => JSON.stringify(routeSlices[group]) !== JSON.stringify(routes.filter((route) => route.group === group)),
-  );
-
 export class ApiStack extends Stack {
   readonly api: HttpApi;
   readonly functions: Record<Group, ServiceFunction>;
@@ -122,7 +105,7 @@ export class ApiStack extends Stack {
           projectRoot: props.projectRoot,
           bundleAwsSdk: props.bundleAwsSdk,
         });
-        // Grants and environment from the group's spec (shared/groups.ts), nothing else.
+        // Grants and environment from the group's spec (shared/function-specs.ts), nothing else.
         const { table, indexes, paymentKeys, paymentRecords, ports } = groupSpecs[group];
         fn.bindTable(props.table, table, indexes, paymentRecords);
         if (paymentKeys !== 'none') fn.bindPaymentKeys(props.paymentKey, paymentKeys);
@@ -147,10 +130,6 @@ export class ApiStack extends Stack {
       createDefaultStage: false,
       defaultIntegration: integrations[fallbackGroup],
     });
-    const stale = staleRouteSlices();
-    if (stale.length > 0) {
-      throw new Error(`shared/route-slices.ts is stale for ${stale.join(', ')}: run npm run openapi`);
-    }
     const httpRoutes: HttpRoute[] = [];
     for (const route of routes) {
       // A GET's HEAD twin on the same integration: without it API Gateway sends a HEAD to

@@ -4,7 +4,7 @@ import { AccountRootPrincipal, AnyPrincipal, Effect, PolicyDocument, PolicyState
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../shared/db/table.ts';
-import { groupNames, groupSpecs } from '../shared/groups.ts';
+import { groupNames, groupSpecs } from '../shared/function-specs.ts';
 import { functionRoleName, paymentKeyActions } from './service-function.ts';
 import type { StageSettings } from './stages.ts';
 

@@ -14,7 +14,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { type IndexName, paymentRecordsKeyPrefix } from '../shared/db/table.ts';
-import { functionSpecs, type GroupAsset, type GroupSpec, type Worker } from '../shared/groups.ts';
+import { functionSpecs, type GroupAsset, type GroupSpec, type Worker } from '../shared/function-specs.ts';
 import type { Group } from '../shared/routes.ts';
 import { writeWidget } from '../widget/build.ts';
 import { functionCode } from './bundling.ts';
@@ -86,7 +86,7 @@ export interface ServiceFunctionProps {
 }
 
 /**
- * One endpoint group's Lambda, configured by its spec (shared/groups.ts), with the house defaults: Node 22 on arm64, bundled by the
+ * One endpoint group's Lambda, configured by its spec (shared/function-specs.ts), with the house defaults: Node 22 on arm64, bundled by the
  * local esbuild (no Docker) into minified ESM (infra/bundling.ts), its own log group with the
  * stage's retention, and a role that starts with nothing but writing that log group. Every
  * further permission comes from a bind call that also sets the matching environment.

@@ -23,7 +23,7 @@ export interface StageSettings {
   publicThrottle: { payments: Throttle; share: Throttle };
   alarms: boolean;
   logLevel: 'debug' | 'info' | 'error';
-  /** Per function, every group alike; each group's timeout is in its spec (shared/groups.ts). */
+  /** Per function, every group alike; each group's timeout is in its spec (shared/function-specs.ts). */
   memorySize: number;
 }
 

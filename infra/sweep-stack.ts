@@ -6,7 +6,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { workerSpecs } from '../shared/groups.ts';
+import { workerSpecs } from '../shared/function-specs.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { StageSettings } from './stages.ts';
 

@@ -4,7 +4,7 @@ import Stripe from 'stripe';
 import { totalDynamoRequests } from '#shared/request-context.ts';
 
 /**
- * The bench rows of billing.md (a bare Query of a customer partition, webhook processing),
+ * The billing bench rows (a bare Query of a customer partition, webhook processing),
  * and the row summary every bench row uses.
  */
 

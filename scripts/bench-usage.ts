@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { entitlementKeys } from '#db/usage.ts';
+import { entitlementKeys } from '#db/usage-item-keys.ts';
 import { apiRequest } from '#dev/api-request.ts';
 import { getEntitlements } from '#domain/customers/customers.ts';
 import { utcMonth } from '#domain/usage/record.ts';
@@ -9,7 +9,7 @@ import { type Row, summarize } from './bench-billing.ts';
 import { cpuSecondsOf, RAW_TRANSACT, rawWrites } from './bench-raw-writes.ts';
 
 /**
- * The usage rows of `npm run bench` (issue 13): a batch of 1,000 events over 10 customers ×
+ * The usage rows of `npm run bench`: a batch of 1,000 events over 10 customers ×
  * 5 features (one feature per aggregation method), sustained events/s from 4 senders, and
  * the entitlement read beside a bare BatchGetItem of the very keys it reads.
  */
@@ -97,7 +97,7 @@ export async function sustainedUsage(
   const java = cpuSecondsOf(dynamoPid);
   // Each sender sums its own batches: `events += (await post()).accepted` in every sender
   // would read the shared total before its await and write it back after, losing the other
-  // senders' batches (4 senders counted ~1 in 4 events: 4× the CPU per event, ¼ the rate).
+  // senders' batches.
   const perSender = await Promise.all(
     Array.from({ length: SENDERS }, async () => {
       let accepted = 0;

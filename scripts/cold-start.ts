@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { esbuildOptions, initBudgetOf } from '../infra/bundling.ts';
-import { groupNames } from '../shared/groups.ts';
+import { groupNames } from '../shared/function-specs.ts';
 
 /**
  * `npm run cold-start`: how long a fresh Node takes to import each deployed function's bundle

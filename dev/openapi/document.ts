@@ -9,11 +9,12 @@ import { ProjectSummaryView, ProjectView } from '#domain/projects/schemas.ts';
 import { slugPattern } from '#domain/projects/slug.ts';
 import { Theme } from '#domain/projects/theme.ts';
 import { ShareView } from '#domain/share/schemas.ts';
+import { type Route, routes } from '#functions/routes.ts';
 import type { DefinedGroup, OtherResponse, RouteAction, RouteDoc } from '#http/action.ts';
 import { ErrorBody, statusByCode } from '#http/errors.ts';
 import type { pathParameters } from '#http/params.ts';
 import { SuccessView } from '#http/responses.ts';
-import { type Group, type Route, routeKey, routes } from '#shared/routes.ts';
+import { type Group, routeKey } from '#shared/routes.ts';
 import { examples } from './examples.ts';
 
 /**

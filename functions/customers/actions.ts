@@ -18,14 +18,17 @@ import {
 } from '#domain/customers/schemas.ts';
 import { recordEvents } from '#domain/usage/record.ts';
 import { EventsBody, EventsResultView } from '#domain/usage/schemas.ts';
-import { defineGroup, route } from '#http/action.ts';
+import { defineGroup, routesIn } from '#http/action.ts';
 import { ok, SuccessView, success } from '#http/responses.ts';
 import type { RuntimeConfig } from '#shared/config.ts';
+import { customersRoutes } from './routes.ts';
 
 const reads = (config: RuntimeConfig) => ({ cacheTtlMs: config.PROJECT_CACHE_TTL_SECONDS * 1000 });
 
 /** billing.md's Customers API: who bought what, and what each customer may use now. */
-export const customers = defineGroup('customers', [
+const route = routesIn(customersRoutes);
+
+export const customers = defineGroup(customersRoutes, [
   route('GET /api/v1/projects/{slug}/customers', {
     query: ListCustomersQuery,
     doc: {

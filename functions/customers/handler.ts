@@ -1,5 +1,4 @@
 import { lambdaHandler } from '#http/group-handler.ts';
-import { customersRoutes } from '#shared/route-slices.ts';
 import { customers } from './actions.ts';
 
-export const handler = lambdaHandler(customers, {}, customersRoutes);
+export const handler = lambdaHandler(customers, {});

@@ -1,6 +1,7 @@
-import { defineGroup, route } from '#http/action.ts';
+import { defineGroup, routesIn } from '#http/action.ts';
 import { gzippedStaticAsset, type StaticAsset, serveStaticAsset } from '#http/static-asset.ts';
 import { openApiGzipBase64 } from './openapi-gzip.ts';
+import { docsRoutes } from './routes.ts';
 
 let asset: StaticAsset | undefined;
 
@@ -16,7 +17,9 @@ export function openApiAsset(): StaticAsset {
 }
 
 /** The OpenAPI document: its own function, so no other bundle carries the document. */
-export const docs = defineGroup('docs', [
+const route = routesIn(docsRoutes);
+
+export const docs = defineGroup(docsRoutes, [
   route('GET /openapi.json', {
     doc: {
       operationId: 'getOpenApiDocument',

@@ -1,11 +1,14 @@
 import * as z from 'zod';
 import { createFeature, deleteFeature, listFeatures, updateFeature } from '#domain/features/features.ts';
 import { CreateFeatureBody, FeatureView, UpdateFeatureBody } from '#domain/features/schemas.ts';
-import { defineGroup, route } from '#http/action.ts';
+import { defineGroup, routesIn } from '#http/action.ts';
 import { tagged, writerOf } from '#http/etag.ts';
 import { SuccessView, success } from '#http/responses.ts';
+import { featuresRoutes } from './routes.ts';
 
-export const features = defineGroup('features', [
+const route = routesIn(featuresRoutes);
+
+export const features = defineGroup(featuresRoutes, [
   route('GET /api/v1/projects/{slug}/features', {
     doc: {
       operationId: 'listFeatures',

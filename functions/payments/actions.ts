@@ -9,9 +9,10 @@ import {
   ReceiptView,
 } from '#domain/payments/schemas.ts';
 import { parse } from '#domain/validation.ts';
-import { defineGroup, route } from '#http/action.ts';
+import { defineGroup, routesIn } from '#http/action.ts';
 import { preflight, preflightResponse } from '#http/preflight.ts';
 import type { HttpResult } from '#http/responses.ts';
+import { paymentsRoutes } from './routes.ts';
 
 const idempotencyKeyOf = (headers: Record<string, string | undefined>) =>
   parse(IdempotencyKey, headers['idempotency-key'], 'Idempotency-Key header');
@@ -24,7 +25,9 @@ const checkoutDescription =
   "Prices are computed on the server from the project; redirect URLs are the project's. An optional `Idempotency-Key` header (printable ASCII, at most 200 characters) is passed to Stripe, so a retry makes no second session.";
 
 /** The widget's purchase endpoints: public, through each project's own Stripe account. */
-export const payments = defineGroup('payments', [
+const route = routesIn(paymentsRoutes);
+
+export const payments = defineGroup(paymentsRoutes, [
   route('GET /api/payments/receipt', {
     query: ReceiptQuery,
     doc: {

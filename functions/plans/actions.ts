@@ -18,13 +18,16 @@ import {
   UpdatePlanBody,
   UpdatePlanFeatureBody,
 } from '#domain/plans/schemas.ts';
-import { defineGroup, route } from '#http/action.ts';
+import { defineGroup, routesIn } from '#http/action.ts';
 import { tagged, writerOf } from '#http/etag.ts';
 import { ok, SuccessView, success } from '#http/responses.ts';
+import { plansRoutes } from './routes.ts';
 
 const RemoveFeatureQuery = z.object({ featureId: positiveIdString });
 
-export const plans = defineGroup('plans', [
+const route = routesIn(plansRoutes);
+
+export const plans = defineGroup(plansRoutes, [
   route('GET /api/v1/projects/{slug}/plans', {
     doc: {
       operationId: 'listPlans',

@@ -1,5 +1,4 @@
 import { lambdaHandler } from '#http/group-handler.ts';
-import { plansRoutes } from '#shared/route-slices.ts';
 import { plans } from './actions.ts';
 
-export const handler = lambdaHandler(plans, {}, plansRoutes);
+export const handler = lambdaHandler(plans, {});

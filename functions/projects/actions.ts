@@ -5,12 +5,15 @@ import { deleteProject } from '#domain/projects/delete.ts';
 import { listProjectsPage } from '#domain/projects/list.ts';
 import { createProject, getProject, listProjects, updateProject } from '#domain/projects/projects.ts';
 import { CreateProjectBody, ProjectSummaryView, ProjectView, UpdateProjectBody } from '#domain/projects/schemas.ts';
-import { defineGroup, route } from '#http/action.ts';
+import { defineGroup, routesIn } from '#http/action.ts';
 import { publicBaseUrl } from '#http/base-url.ts';
 import { tagged, writerOf } from '#http/etag.ts';
 import { SuccessView, success } from '#http/responses.ts';
+import { projectsRoutes } from './routes.ts';
 
-export const projects = defineGroup('projects', [
+const route = routesIn(projectsRoutes);
+
+export const projects = defineGroup(projectsRoutes, [
   route('GET /api/v1/projects', {
     doc: {
       operationId: 'listProjects',

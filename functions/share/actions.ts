@@ -2,12 +2,13 @@ import * as z from 'zod';
 import { tableIsHealthy } from '#domain/health.ts';
 import { ShareView } from '#domain/share/schemas.ts';
 import { getShareData } from '#domain/share/share.ts';
-import { defineGroup, route } from '#http/action.ts';
+import { defineGroup, routesIn } from '#http/action.ts';
 import { taggedJson } from '#http/etag.ts';
 import { preflight, preflightResponse } from '#http/preflight.ts';
 import { ok } from '#http/responses.ts';
 import { serveStaticAsset } from '#http/static-asset.ts';
 import { demoPage } from './demo-page.ts';
+import { shareRoutes } from './routes.ts';
 import { widgetAsset } from './widget-asset.ts';
 
 const API_NAME = 'Pricing plan service API';
@@ -25,7 +26,9 @@ const WIDGET_CACHE_CONTROL = 'public, max-age=86400, stale-while-revalidate=6048
 const notModified = { description: 'Not modified: the copy named by If-None-Match is current.' };
 
 /** The widget's read endpoint, the widget itself and its demo page. Also answers requests no route matches (the `$default` route). */
-export const share = defineGroup('share', [
+const route = routesIn(shareRoutes);
+
+export const share = defineGroup(shareRoutes, [
   route('GET /api/share/{shareId}', {
     doc: {
       operationId: 'getShareView',

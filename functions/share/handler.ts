@@ -1,5 +1,5 @@
 import { lambdaHandler } from '#http/group-handler.ts';
-import { routes } from '#shared/routes.ts';
+import { routes } from '../routes.ts';
 import { share } from './actions.ts';
 
 /**

@@ -1,15 +1,18 @@
 import * as z from 'zod';
 import { limits } from '#contract/limits.ts';
 import { receiveWebhook } from '#domain/webhooks/webhook.ts';
-import { defineGroup, route } from '#http/action.ts';
+import { defineGroup, routesIn } from '#http/action.ts';
 import { payloadTooLarge } from '#http/errors.ts';
 import { ok } from '#http/responses.ts';
+import { webhooksRoutes } from './routes.ts';
 
 /**
  * Stripe's events for one project. The route declares no body schema, so the JSON body
  * parser never touches it: the signature is checked against the bytes as received.
  */
-export const webhooks = defineGroup('webhooks', [
+const route = routesIn(webhooksRoutes);
+
+export const webhooks = defineGroup(webhooksRoutes, [
   route('POST /api/payments/webhook/{shareId}', {
     doc: {
       operationId: 'receiveStripeWebhook',

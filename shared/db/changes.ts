@@ -6,7 +6,6 @@
 import { deleteAll, deleteEveryPage } from './batch.ts';
 import type { ChangeEntryItem, NewChangeEntryItem } from './entities/change-entry.ts';
 import { db } from './service.ts';
-import type { TransactionEntities } from './transactions.ts';
 
 export type { ChangeEntryItem, NewChangeEntryItem };
 
@@ -14,13 +13,13 @@ let lastChangeId = 0;
 
 /**
  * Ids for the `count` entries of one write, consecutive: the clock's milliseconds × 1,000
- * plus a random offset below 500, and above every id this process gave before, so entries
- * rise with time and the log reads newest (highest) first. No shared counter is written
- * (one item that every write of the service updated capped all writes at its ~1,000/s and
- * cost each one a request). An entry's key is its project and its id, so two writers of
- * one project can draw one id only within one millisecond; the entry's put condition then
- * cancels the write, and writeTransaction retries it with new ids: an entry never
- * overwrites another. The counter's ids, below 10^12, all sort before these.
+ * plus a random offset below 500, and above every id this process gave, so entries rise
+ * with time and the log reads newest (highest) first. No shared counter is written: one
+ * item that every write of the service updates would cap all writes at that item's
+ * throughput and cost each one a request. An entry's key is its project and its id, so two
+ * writers of one project can draw one id only within one millisecond; the entry's put
+ * condition then cancels the write, and writeTransaction retries it with new ids: an entry
+ * never overwrites another.
  */
 export function newChangeIds(count: number): number[] {
   const first = Math.max(lastChangeId + 1, Date.now() * 1000 + Math.floor(Math.random() * 500));
@@ -36,21 +35,17 @@ export function renumberChanges(entries: NewChangeEntryItem[]): void {
   });
 }
 
-/** The entry's action in a write transaction: a put that fails on an id already taken. */
-export const changeAction = (entities: TransactionEntities, entry: NewChangeEntryItem) =>
-  entities.changeEntry.create(entry).commit();
-
 /**
- * Up to `count` entries of the project, newest first, with ids below `beforeId` (all when
- * 0): one Query. `more` says whether older ones follow.
+ * Up to `count` entries of the project, newest first, older than the entry `after` (from
+ * the newest when undefined): one Query. `more` says whether older ones follow.
  */
 export async function readChanges(
   projectId: number,
-  beforeId: number,
+  after: number | undefined,
   count: number,
 ): Promise<{ items: ChangeEntryItem[]; more: boolean }> {
   const query = db().entities.changeEntry.query.byProject({ projectId });
-  const { data, cursor } = await (beforeId > 0 ? query.lt({ changeId: beforeId }) : query).go({
+  const { data, cursor } = await (after === undefined ? query : query.lt({ changeId: after })).go({
     order: 'desc',
     limit: count,
     consistent: true,

@@ -1,4 +1,6 @@
 // Storage's "not now": what the domain may answer with 503 and Retry-After instead of a 500.
+import { setTimeout as sleep } from 'node:timers/promises';
+
 /** What DynamoDB answers when it cannot take a write now (its SDK has retried the throttling ones already). */
 const THROTTLING = new Set([
   'ProvisionedThroughputExceededException',
@@ -42,3 +44,37 @@ export const onlyTransient = (codes: readonly (string | undefined)[]) =>
  * rather than as a bug: a StorageBusyError, or DynamoDB's throttling past the SDK's retries.
  */
 export const isStorageBusy = (error: unknown) => error instanceof StorageBusyError || isThrottled(error);
+
+/** What one attempt of a write answers when concurrent writes or throttling kept it out. */
+export const BUSY = Symbol('busy');
+
+export interface RetryBudget {
+  /** Attempts at most (the first one included). */
+  attempts?: number;
+  /** Epoch ms: a busy attempt after it is the last. */
+  until?: number;
+  /** Another part of the same write gave up: stop at the next busy attempt. */
+  stopped?: () => boolean;
+  /** Names the write in the StorageBusyError. */
+  what: string;
+}
+
+/**
+ * Runs `attempt` until it answers anything but BUSY. Each busy attempt waits a jittered,
+ * growing backoff first, so writers of the same items spread out instead of colliding
+ * again; once the budget is spent the write is a StorageBusyError (it stored nothing more).
+ */
+export async function retryWhileBusy<T>(
+  attempt: () => Promise<T | typeof BUSY>,
+  { attempts = Number.POSITIVE_INFINITY, until = Number.POSITIVE_INFINITY, stopped, what }: RetryBudget,
+): Promise<T> {
+  for (let busy = 1; ; busy++) {
+    const result = await attempt();
+    if (result !== BUSY) return result;
+    if (busy >= attempts || Date.now() >= until || stopped?.()) {
+      throw new StorageBusyError(`${what} still kept out by conflicts or throttling after ${busy} attempts`);
+    }
+    const wait = Math.random() * Math.min(1_000, 10 * 2 ** busy);
+    await sleep(Math.min(wait, Math.max(0, until - Date.now())));
+  }
+}

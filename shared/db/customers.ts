@@ -20,18 +20,20 @@ export async function getCustomerItem(
 }
 
 /**
- * One page of a project's customers in byte order of their ids, after `after` (exclusive):
- * one Query. `more` says whether another page follows (the Query asks for one item more).
+ * Up to `count` of a project's customers in byte order of their ids, after the customer
+ * `after` (from the first when undefined): one Query, which starts at that customer's key
+ * and so reads none of the usage items beside the customers. `more` says whether others follow.
  */
 export async function listCustomerItems(
   projectId: number,
-  { limit, after }: { limit: number; after: string | undefined },
+  after: string | undefined,
+  count: number,
 ): Promise<{ items: CustomerItem[]; more: boolean }> {
   const cursor = after === undefined ? null : conversions.fromComposite.toCursor({ projectId, customerId: after });
-  const { data } = await db()
+  const { data, cursor: next } = await db()
     .entities.customer.query.byProject({ projectId })
-    .go({ limit: limit + 1, cursor });
-  return { items: data.slice(0, limit), more: data.length > limit };
+    .go({ limit: count, cursor });
+  return { items: data, more: next !== null };
 }
 
 export type SaveCustomerOutcome = 'saved' | 'stale' | 'project_gone';

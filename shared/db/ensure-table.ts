@@ -10,8 +10,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createTableInput, tableDefinition } from './table.ts';
 
 /**
- * Creates the table when it is missing, and turns on its TTL attribute (also on a table
- * created before it had one). Local use only: deployed stages get both from CDK.
+ * Creates the table when it is missing, and turns on its TTL attribute when it is off.
+ * Local use only: deployed stages get both from CDK.
  */
 export async function ensureTable(client: DynamoDBDocumentClient, tableName: string): Promise<'created' | 'exists'> {
   const outcome = await createTable(client, tableName);

@@ -1,7 +1,7 @@
 // Queries sent straight through the Service's low-level client, for the warm reads whose items
 // shared/db/items.ts reads from DynamoDB's own AttributeValues: ElectroDB still shapes every key
-// (its own params, built once with placeholders), it only no longer builds the request and
-// parses the answer on each call, and the DocumentClient no longer converts every attribute.
+// (its own params, built once with placeholders); it does not build the request and parse
+// the answer on each call, and the DocumentClient does not convert every attribute.
 import { type AttributeValue, QueryCommand, type QueryCommandInput } from '@aws-sdk/client-dynamodb';
 import type { QueryCommandInput as NativeQueryInput } from '@aws-sdk/lib-dynamodb';
 import type { StoredItem } from './items.ts';

@@ -1,7 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { changeAction, type NewChangeEntryItem, renumberChanges } from './changes.ts';
-import { onlyTransient, StorageBusyError } from './contention.ts';
-import { db, type PricingService } from './service.ts';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { type NewChangeEntryItem, renumberChanges } from './changes.ts';
+import { BUSY, onlyTransient, retryWhileBusy, StorageBusyError } from './contention.ts';
+import { db, type PricingService, rawTable } from './service.ts';
 import type { ProjectScope } from './types.ts';
 
 type WriteBuilder = Parameters<PricingService['transaction']['write']>[0];
@@ -11,6 +13,10 @@ type Actions = ReturnType<WriteBuilder>;
 /** One action of a transaction, as ElectroDB's `.commit()` builds it (or one built as raw params). */
 export type TransactionAction = Actions[number];
 
+/** TransactWriteItems takes at most 100 actions. */
+export const TRANSACTION_ITEMS = 100;
+
+/** Why DynamoDB cancelled one action of a transaction, with the item as stored when asked for. */
 export interface CancellationReason {
   code: string;
   item: Record<string, unknown> | null;
@@ -18,58 +24,83 @@ export interface CancellationReason {
 
 export type TransactionOutcome = { committed: true } | { committed: false; reasons: CancellationReason[] };
 
-/** TransactWriteItems takes at most 100 actions. */
-export const MAX_TRANSACTION_ITEMS = 100;
+/** A transaction's attempts: conflicts with concurrent transactions back off between them. */
+const TRANSACTION_ATTEMPTS = 9;
 
 /**
  * Runs a write transaction. ElectroDB resolves (does not throw) when DynamoDB cancels one,
  * so the outcome is returned for the caller to read reason by reason. Cancellations caused
  * only by concurrent transactions on the same items (TransactionConflict) are retried with
- * jittered backoff; a failed condition is the caller's to interpret. Conflicts (or throttling)
+ * backoff; a failed condition is the caller's to interpret. Conflicts (or throttling)
  * that outlast the retries are a StorageBusyError (a 503 with Retry-After): the
  * transaction stored nothing, so the request may be sent again.
  *
  * `changes`, the write's change-log entries, are put after the builder's actions; when only
  * their condition fails (another writer of the project took an id in the same millisecond)
- * they get new ids and the transaction is sent again. The outcome's reasons cover the
- * builder's actions only.
+ * they get new ids and the transaction is sent again at once. The outcome's reasons cover
+ * the builder's actions only.
  */
 export async function writeTransaction(
   build: WriteBuilder,
   changes: NewChangeEntryItem[] = [],
 ): Promise<TransactionOutcome> {
-  for (let attempt = 0, renumbered = 0; ; attempt++) {
-    const result = await db()
-      .transaction.write((entities) => [...build(entities), ...changes.map((entry) => changeAction(entities, entry))])
-      .go();
-    if (!result.canceled) return { committed: true };
-    const all = (result.data as Array<{ code?: string; item?: unknown }>).map((r) => ({
-      code: r.code ?? 'None',
-      item: (r.item ?? null) as Record<string, unknown> | null,
-    }));
-    const reasons = all.slice(0, all.length - changes.length);
-    const idTaken = all.slice(reasons.length).some((r) => r.code === 'ConditionalCheckFailed');
-    const failedCondition = reasons.some((r) => r.code === 'ConditionalCheckFailed');
-    if (idTaken && !failedCondition) {
-      if (renumbered++ === 5) throw new StorageBusyError('Change-log ids taken 6 times in a row');
-      renumberChanges(changes);
-      continue;
-    }
-    const transient = !failedCondition && onlyTransient(reasons.map((r) => r.code));
-    if (transient && attempt < 8) {
-      await sleep(Math.random() * Math.min(800, 20 * 2 ** attempt));
-      continue;
-    }
-    if (transient) throw new StorageBusyError(`Transaction cancelled ${attempt + 1} times by conflicts`);
-    if (!failedCondition) {
-      throw new Error(`Transaction cancelled: ${reasons.map((r) => r.code).join(', ')}`);
-    }
-    return { committed: false, reasons };
+  let renumbered = 0;
+  return retryWhileBusy(
+    async () => {
+      for (;;) {
+        const result = await db()
+          .transaction.write((entities) => [
+            ...build(entities),
+            ...changes.map((entry) => entities.changeEntry.create(entry).commit()),
+          ])
+          .go();
+        if (!result.canceled) return { committed: true } as const;
+        const all = (result.data as Array<{ code?: string; item?: unknown }>).map((r) => ({
+          code: r.code ?? 'None',
+          item: (r.item ?? null) as Record<string, unknown> | null,
+        }));
+        const reasons = all.slice(0, all.length - changes.length);
+        const failedCondition = reasons.some((r) => r.code === 'ConditionalCheckFailed');
+        if (failedCondition) return { committed: false, reasons } as const;
+        if (all.slice(reasons.length).some((r) => r.code === 'ConditionalCheckFailed')) {
+          if (renumbered++ === 5) throw new StorageBusyError('Change-log ids taken 6 times in a row');
+          renumberChanges(changes);
+          continue;
+        }
+        if (onlyTransient(all.map((r) => r.code))) return BUSY;
+        // Neither a failed condition nor only conflicts: no retry can help.
+        throw new Error(`Transaction cancelled: ${all.map((r) => r.code).join(', ')}`);
+      }
+    },
+    { attempts: TRANSACTION_ATTEMPTS, what: 'Transaction' },
+  );
+}
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * Sends one TransactWriteItems built by hand (the writes whose expressions ElectroDB cannot
+ * build, or builds too slowly for a batch of a thousand items), once: committed, or the
+ * reasons of its cancellation, items as stored. Anything else DynamoDB answers is thrown.
+ */
+export async function sendTransaction(items: TransactItem[]): Promise<TransactionOutcome> {
+  const { client } = rawTable();
+  try {
+    await client.send(new TransactWriteCommand({ TransactItems: items }));
+    return { committed: true };
+  } catch (error) {
+    type Reason = { Code?: string; Item?: Record<string, AttributeValue> };
+    const reasons = (error as { CancellationReasons?: Reason[] }).CancellationReasons;
+    if ((error as Error).name !== 'TransactionCanceledException' || !reasons) throw error;
+    return {
+      committed: false,
+      reasons: reasons.map((r) => ({ code: r.Code ?? 'None', item: r.Item ? unmarshall(r.Item) : null })),
+    };
   }
 }
 
 /** The positions of the actions whose condition failed, in order (none when committed). */
-export function failedConditions(outcome: TransactionOutcome, from = 0): number[] {
+function failedConditions(outcome: TransactionOutcome, from = 0): number[] {
   if (outcome.committed) return [];
   return outcome.reasons.flatMap((r, i) => (i >= from && r.code === 'ConditionalCheckFailed' ? [i - from] : []));
 }

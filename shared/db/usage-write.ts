@@ -1,44 +1,37 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { AggregationMethod } from '#contract/enums.ts';
-import { isThrottled, StorageBusyError } from './contention.ts';
+import { BUSY, isThrottled, onlyTransient, retryWhileBusy } from './contention.ts';
 import { rawTable } from './service.ts';
-import { eventShard, usageKeys } from './usage-keys.ts';
-import { type Chunk, type Known, plan, readStored } from './usage-plan.ts';
+import { sendTransaction, type TransactItem, type TransactionOutcome } from './transactions.ts';
+import { eventShard, usageKeys } from './usage-item-keys.ts';
+import { type AggregateEvents, type Chunk, type Known, type MeteredEvent, pack, readStored } from './usage-packing.ts';
 
-/** One usage event as storage sees it: validated, with its timestamp in epoch ms. */
-export interface MeteredEvent {
-  eventId: string;
-  value: number | undefined;
-  property: string | undefined;
-  at: number;
-}
+export type { AggregateEvents, MeteredEvent };
 
-/** The events of one batch for one aggregate (customer × feature × UTC month), in received order. */
-export interface AggregateEvents {
-  customerId: string;
-  featureId: number;
-  /** `YYYY-MM`, UTC. */
-  month: string;
-  method: AggregationMethod;
-  events: MeteredEvent[];
+/**
+ * The domain's aggregation rules (shared/domain/usage/aggregation.ts), handed in: what an
+ * aggregate makes of the events a transaction counts. Storage keeps each event counted
+ * once and applies the result with the condition that keeps concurrent writers right.
+ */
+export interface AggregationRules {
+  /** count and sum: what the aggregate gains from these events. */
+  added(method: 'count' | 'sum', events: readonly MeteredEvent[]): number;
+  /** max: these events' candidate, stored when above the stored amount. */
+  max(events: readonly MeteredEvent[]): number;
+  /**
+   * latest: the event these events leave as the latest. It replaces the stored one unless
+   * that one is later: on a tie the later write wins, as the later received does among these.
+   */
+  latest(events: readonly MeteredEvent[]): MeteredEvent;
 }
 
 const DAY_SECONDS = 86_400;
-/** billing.md: an event id seen in the last 35 days is a duplicate. */
-export const EVENT_ID_KEPT_DAYS = 35;
+/** An event id seen in the last 35 days is a duplicate. */
+const EVENT_ID_KEPT_DAYS = 35;
 /** How long an aggregate stays after its month began (a year of history and more). */
 const AGGREGATE_KEPT_DAYS = 400;
 /** Transactions of one batch in flight at once. */
 const CONCURRENCY = 4;
 /** Conflicts with concurrent senders (and throttling) are retried this long by default. */
 export const CONFLICT_BUDGET_MS = 6_000;
-/**
- * A sum is kept to this many decimal places: DynamoDB adds exactly but refuses a result of
- * more than 38 significant digits (1e15 + 1.23456789012345e-9 would be 39), and a sum
- * of doubles carries binary noise (0.1 + 0.2). Values below 1e-9 are refused anyway.
- */
-const SUM_DECIMALS = 9;
 
 const monthStart = (month: string) => Date.parse(`${month}-01T00:00:00Z`) / 1000;
 function nextMonthStart(month: string): number {
@@ -51,8 +44,6 @@ type ItemRef =
   | { kind: 'unique'; chunk: Chunk; property: string }
   | { kind: 'aggregate'; chunk: Chunk; sets: Known['stored'] };
 
-type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
-
 /** The update of a chunk's aggregate, or undefined when it would change nothing. */
 function aggregateUpdate(
   table: string,
@@ -60,6 +51,7 @@ function aggregateUpdate(
   chunk: Chunk,
   live: MeteredEvent[],
   newProperties: number,
+  rules: AggregationRules,
 ): TransactItem | undefined {
   const { customerId, month, featureId, method } = chunk.group;
   const identity = {
@@ -81,12 +73,10 @@ function aggregateUpdate(
   };
   const names = { '#month': 'month', '#e': '__edb_e__', '#v': '__edb_v__', '#amount': 'amount' };
   let add: number;
-  if (method === 'count') add = live.length;
-  else if (method === 'sum') {
-    add = Number(live.reduce((total, e) => total + (e.value ?? 0), 0).toFixed(SUM_DECIMALS));
-  } else if (method === 'unique_count') add = newProperties;
+  if (method === 'count' || method === 'sum') add = rules.added(method, live);
+  else if (method === 'unique_count') add = newProperties;
   else if (method === 'max') {
-    const max = Math.max(...live.map((e) => e.value ?? Number.NEGATIVE_INFINITY));
+    const max = rules.max(live);
     if (chunk.known.stored?.amount !== undefined && chunk.known.stored.amount >= max) return undefined;
     return {
       Update: {
@@ -98,10 +88,7 @@ function aggregateUpdate(
       },
     };
   } else {
-    // latest: the greatest timestamp wins; on a tie, the later received (the later in the
-    // batch, and a later batch over an earlier one: `<=`).
-    let last = live[0] as MeteredEvent;
-    for (const event of live) if (event.at >= last.at) last = event;
+    const last = rules.latest(live);
     if (chunk.known.stored?.at !== undefined && chunk.known.stored.at > last.at) return undefined;
     return {
       Update: {
@@ -125,7 +112,7 @@ function aggregateUpdate(
 }
 
 /** The transaction's items as things stand (duplicates, known markers and stored values left out). */
-function build(table: string, projectId: number, chunks: Chunk[], nowSeconds: number) {
+function build(table: string, projectId: number, chunks: Chunk[], rules: AggregationRules, nowSeconds: number) {
   const items: TransactItem[] = [];
   const refs: ItemRef[] = [];
   for (const chunk of chunks) {
@@ -179,7 +166,7 @@ function build(table: string, projectId: number, chunks: Chunk[], nowSeconds: nu
       });
       refs.push({ kind: 'unique', chunk, property });
     }
-    const update = aggregateUpdate(table, projectId, chunk, live, properties.length);
+    const update = aggregateUpdate(table, projectId, chunk, live, properties.length, rules);
     if (update) {
       items.push(update);
       // max and latest: what the aggregate holds once this commits (the batch's next chunks compare with it).
@@ -192,71 +179,77 @@ function build(table: string, projectId: number, chunks: Chunk[], nowSeconds: nu
   return { items, refs };
 }
 
-interface CancellationReason {
-  Code?: string;
-  Item?: Record<string, { N?: string }>;
-}
-
-const numberOf = (attribute: { N?: string } | undefined) =>
-  attribute?.N === undefined ? undefined : Number(attribute.N);
-
 /** How long a batch keeps retrying transactions that conflicted or were throttled. */
 export interface UsageWriteOptions {
   /** Past this (ms from the batch's start), the next conflict is a StorageBusyError (a 503). */
   conflictBudgetMs: number;
 }
 
-/** What a transaction's failure teaches: items stored already (progress), or nothing (retry later). */
-function learn(error: unknown, refs: ItemRef[]): boolean {
-  if (isThrottled(error)) return false;
-  const reasons = (error as { name?: string; CancellationReasons?: CancellationReason[] }).CancellationReasons;
-  if ((error as Error).name !== 'TransactionCanceledException' || !reasons) throw error;
+/**
+ * What a cancelled transaction teaches: each failed condition names an item stored already
+ * (an event id seen, a property counted, a greater max or later latest). False when none
+ * failed: only conflicts or throttling kept it out.
+ */
+function learn(outcome: TransactionOutcome, refs: ItemRef[]): boolean {
+  if (outcome.committed) return false;
   let learned = false;
-  reasons.forEach((reason, i) => {
+  outcome.reasons.forEach((reason, i) => {
     const ref = refs[i];
-    if (reason.Code !== 'ConditionalCheckFailed' || !ref) return;
+    if (reason.code !== 'ConditionalCheckFailed' || !ref) return;
     learned = true;
     if (ref.kind === 'event') ref.chunk.duplicates.add(ref.eventId);
     else if (ref.kind === 'unique') ref.chunk.known.properties.add(ref.property);
-    else ref.chunk.known.stored = { amount: numberOf(reason.Item?.amount), at: numberOf(reason.Item?.at) };
+    else {
+      const stored = reason.item ?? {};
+      ref.chunk.known.stored = { amount: stored.amount as number | undefined, at: stored.at as number | undefined };
+    }
   });
   return learned;
 }
 
 /**
  * Writes one transaction's chunks until they are in: each failed condition tells what is
- * stored already (an event id seen, a property counted, a greater max or later latest), the
- * transaction is built again without it and retried; conflicts with concurrent transactions
- * (and throttling) back off and retry until `retryUntil`, then give up with a
- * StorageBusyError. All or nothing each time, so a crash or a give-up at any point leaves
- * every event either counted with its id remembered, or neither.
+ * stored already, the transaction is built again without it and sent again at once (progress:
+ * DynamoDB may report one failed item per cancellation, so a transaction of many duplicates
+ * takes as many rounds, bounded by the items it can learn); conflicts with concurrent
+ * transactions (and throttling) back off and retry within the budget. All or nothing each
+ * time, so a crash or a give-up at any point leaves every event either counted with its id
+ * remembered, or neither.
  */
-async function commit(projectId: number, chunks: Chunk[], retryUntil: number, stopped: () => boolean): Promise<void> {
-  const { client, table } = rawTable();
-  // A failed condition teaches something and is progress (DynamoDB may report one failed
-  // item per cancellation, so a transaction of many duplicates takes as many rounds); the
-  // number of rounds is still bounded, by the items it can learn. Only conflicts wait.
-  for (let conflicts = 0; ; ) {
-    const { items, refs } = build(table, projectId, chunks, Math.floor(Date.now() / 1000));
-    if (items.length === 0) return;
-    try {
-      await client.send(new TransactWriteCommand({ TransactItems: items }));
-      for (const ref of refs) {
-        if (ref.kind === 'unique') ref.chunk.known.properties.add(ref.property);
-        else if (ref.kind === 'aggregate' && ref.sets) ref.chunk.known.stored = ref.sets;
+async function commit(
+  projectId: number,
+  chunks: Chunk[],
+  rules: AggregationRules,
+  retryUntil: number,
+  stopped: () => boolean,
+): Promise<void> {
+  const { table } = rawTable();
+  await retryWhileBusy(
+    async () => {
+      for (;;) {
+        const { items, refs } = build(table, projectId, chunks, rules, Math.floor(Date.now() / 1000));
+        if (items.length === 0) return;
+        let outcome: TransactionOutcome;
+        try {
+          outcome = await sendTransaction(items);
+        } catch (error) {
+          if (isThrottled(error)) return BUSY;
+          throw error;
+        }
+        if (outcome.committed) {
+          for (const ref of refs) {
+            if (ref.kind === 'unique') ref.chunk.known.properties.add(ref.property);
+            else if (ref.kind === 'aggregate' && ref.sets) ref.chunk.known.stored = ref.sets;
+          }
+          return;
+        }
+        if (learn(outcome, refs)) continue;
+        if (onlyTransient(outcome.reasons.map((r) => r.code))) return BUSY;
+        throw new Error(`Usage transaction cancelled: ${outcome.reasons.map((r) => r.code).join(', ')}`);
       }
-      return;
-    } catch (error) {
-      if (learn(error, refs)) continue;
-      conflicts++;
-      if (Date.now() >= retryUntil || stopped()) {
-        throw new StorageBusyError(`Usage transaction not committed after ${conflicts} conflicts`);
-      }
-      // Jittered, growing backoff, never past the budget.
-      const wait = Math.random() * Math.min(1_000, 10 * 2 ** conflicts);
-      await sleep(Math.min(wait, Math.max(0, retryUntil - Date.now())));
-    }
-  }
+    },
+    { until: retryUntil, stopped, what: 'Usage transaction' },
+  );
 }
 
 export interface ApplyOutcome {
@@ -273,10 +266,11 @@ export interface ApplyOutcome {
 export async function applyUsage(
   projectId: number,
   groups: AggregateEvents[],
+  rules: AggregationRules,
   options: UsageWriteOptions = { conflictBudgetMs: CONFLICT_BUDGET_MS },
 ): Promise<ApplyOutcome> {
   const retryUntil = Date.now() + options.conflictBudgetMs;
-  const waves = plan(groups, await readStored(projectId, groups));
+  const waves = pack(groups, await readStored(projectId, groups));
   for (const wave of waves) {
     const queue = [...wave];
     // One transaction that gives up stops the batch: the others in flight settle (each
@@ -287,7 +281,7 @@ export async function applyUsage(
       Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
         for (let chunks = queue.shift(); chunks && !failed; chunks = queue.shift()) {
           try {
-            await commit(projectId, chunks, retryUntil, () => failed);
+            await commit(projectId, chunks, rules, retryUntil, () => failed);
           } catch (error) {
             failed = true;
             throw error;

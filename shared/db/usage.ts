@@ -1,25 +1,19 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { deleteAll } from './batch.ts';
-import { StorageBusyError } from './contention.ts';
+import { deleteAll, deleteEveryPage, getAll } from './batch.ts';
 import { USAGE_EVENT_SHARDS } from './entities/usage.ts';
-import { db, rawTable } from './service.ts';
+import { db } from './service.ts';
 import type { CustomerItem } from './types.ts';
-import { entitlementKeys, eventShard } from './usage-keys.ts';
+import { entitlementKeys, eventShard } from './usage-item-keys.ts';
 import type { AggregateEvents } from './usage-write.ts';
 
-export { customerPartition, entitlementKeys, eventShard, usageKeys } from './usage-keys.ts';
 export {
   type AggregateEvents,
+  type AggregationRules,
   type ApplyOutcome,
   applyUsage,
   CONFLICT_BUDGET_MS,
   type MeteredEvent,
   type UsageWriteOptions,
 } from './usage-write.ts';
-
-/** BatchGetItem takes at most 100 keys. */
-const BATCH_GET_KEYS = 100;
 
 /**
  * A customer and its aggregates of one month for the given features, strongly consistent:
@@ -32,23 +26,7 @@ export async function readCustomerWithUsage(
   month: string,
   featureIds: readonly number[],
 ): Promise<{ customer: CustomerItem | undefined; usage: Map<number, number> }> {
-  const { client, table } = rawTable();
-  const keys = entitlementKeys(projectId, customerId, month, featureIds);
-  const found: Record<string, unknown>[] = [];
-  await Promise.all(
-    Array.from({ length: Math.ceil(keys.length / BATCH_GET_KEYS) }, async (_, i) => {
-      let pending = keys.slice(i * BATCH_GET_KEYS, (i + 1) * BATCH_GET_KEYS);
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 0) await sleep(Math.min(500, 10 * 2 ** attempt));
-        if (attempt >= 10) throw new StorageBusyError(`BatchGetItem left ${pending.length} keys unprocessed`);
-        const output = await client.send(
-          new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }),
-        );
-        found.push(...(output.Responses?.[table] ?? []));
-        pending = (output.UnprocessedKeys?.[table]?.Keys ?? []) as typeof pending;
-      }
-    }),
-  );
+  const found = await getAll(entitlementKeys(projectId, customerId, month, featureIds));
   let customer: CustomerItem | undefined;
   const usage = new Map<number, number>();
   for (const item of found) {
@@ -56,26 +34,6 @@ export async function readCustomerWithUsage(
     else if (item.__edb_e__ === 'customer') customer = item as unknown as CustomerItem;
   }
   return { customer, usage };
-}
-
-interface Page<K> {
-  data: K[];
-  cursor: string | null;
-}
-
-async function deletePages<K>(
-  entity: Parameters<typeof deleteAll<K>>[0],
-  page: (cursor: string | null) => Promise<Page<K>>,
-): Promise<number> {
-  let deleted = 0;
-  let cursor: string | null = null;
-  do {
-    const next: Page<K> = await page(cursor);
-    await deleteAll(entity, next.data);
-    deleted += next.data.length;
-    cursor = next.cursor;
-  } while (cursor);
-  return deleted;
 }
 
 type AggregateKey = { projectId: number; customerId: string; month: string; featureId: number };
@@ -86,12 +44,12 @@ export async function deleteCustomerUsage(projectId: number, customerId: string)
   const { usage, usageUnique } = db().entities;
   const options = (cursor: string | null) => ({ cursor, consistent: true });
   const counts = await Promise.all([
-    deletePages<AggregateKey>(usage, (cursor) =>
+    deleteEveryPage<AggregateKey>(usage, (cursor) =>
       usage.query
         .byCustomer({ projectId, customerId })
         .go({ ...options(cursor), attributes: ['projectId', 'customerId', 'month', 'featureId'] }),
     ),
-    deletePages<UniqueKey>(usageUnique, (cursor) =>
+    deleteEveryPage<UniqueKey>(usageUnique, (cursor) =>
       usageUnique.query
         .byCustomer({ projectId, customerId })
         .go({ ...options(cursor), attributes: ['projectId', 'customerId', 'month', 'featureId', 'property'] }),
@@ -106,19 +64,19 @@ export async function deleteCustomerUsage(projectId: number, customerId: string)
  */
 export async function sweepUsage(projectId: number): Promise<void> {
   const { usage, usageUnique, usageEvent } = db().entities;
-  await deletePages<AggregateKey>(usage, (cursor) =>
+  await deleteEveryPage<AggregateKey>(usage, (cursor) =>
     usage.query
       .byCustomer({ projectId })
       .go({ cursor, consistent: true, attributes: ['projectId', 'customerId', 'month', 'featureId'] }),
   );
-  await deletePages<UniqueKey>(usageUnique, (cursor) =>
+  await deleteEveryPage<UniqueKey>(usageUnique, (cursor) =>
     usageUnique.query
       .byCustomer({ projectId })
       .go({ cursor, consistent: true, attributes: ['projectId', 'customerId', 'month', 'featureId', 'property'] }),
   );
   await Promise.all(
     Array.from({ length: USAGE_EVENT_SHARDS }, (_, shard) =>
-      deletePages<{ projectId: number; shard: number; eventId: string }>(usageEvent, (cursor) =>
+      deleteEveryPage<{ projectId: number; shard: number; eventId: string }>(usageEvent, (cursor) =>
         usageEvent.query
           .byShard({ projectId, shard })
           .go({ cursor, consistent: true, attributes: ['projectId', 'shard', 'eventId'] }),

@@ -4,12 +4,12 @@ import { type ChangeEntryItem, type NewChangeEntryItem, newChangeIds, readChange
 import { getProjectItem } from '#db/projects.ts';
 import type { FeatureItem, PlanFeatureItem, PlanItem, ProjectItem, ProjectKey } from '#db/types.ts';
 import { projectNotFound } from './errors.ts';
-import { fillPage, type PageQuery } from './pages.ts';
+import { idKey, type PageQuery, pagedList } from './pages.ts';
 import { slugPattern } from './projects/slug.ts';
 import type { Writer } from './versions.ts';
 
 /**
- * The change log of a project (decisions.md, "Scripting v1 safely"): one entry per write,
+ * The change log of a project: one entry per write,
  * put by the write's own transaction. Here: what an entry holds, and its pages.
  */
 
@@ -116,6 +116,9 @@ export const childChange = (
   after: ChildItem | null,
 ) => changeEntry(projectId, writer, resource, before && childFields(before), after && childFields(after));
 
+/** Newest first: a page follows the oldest entry of the page before. */
+const changePages = pagedList(idKey, (item: ChangeEntryItem) => item.changeId);
+
 const toChangeView = (item: ChangeEntryItem): ChangeView => ({
   id: item.changeId,
   at: item.at,
@@ -132,13 +135,13 @@ const toChangeView = (item: ChangeEntryItem): ChangeView => ({
  * their 90 days that TTL has not removed yet are not shown.
  */
 export async function listChanges(key: ProjectKey, query: PageQuery): Promise<z.infer<typeof ChangesView>> {
+  const start = changePages.start(query);
   const project = slugPattern.test(key.slug) ? await getProjectItem(key) : undefined;
   if (!project || project.deletingAt) throw projectNotFound(key.slug);
   const now = Math.floor(Date.now() / 1000);
-  const page = await fillPage<ChangeEntryItem>(
-    query,
-    (item) => item.changeId,
-    (beforeId, count) => readChanges(project.projectId, beforeId, count),
+  const page = await changePages.fill(
+    start,
+    (after, count) => readChanges(project.projectId, after, count),
     (item) => item.expiresAt > now,
   );
   return { changes: page.items.map(toChangeView), nextCursor: page.nextCursor };

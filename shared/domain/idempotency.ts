@@ -11,7 +11,7 @@ import { ConflictError, ValidationError } from './errors.ts';
 import { LOWER_ALNUM, randomToken } from './random.ts';
 
 /**
- * Idempotency-Key on v1 POSTs, as decisions.md says: the first answer (status and body) is
+ * Idempotency-Key on v1 POSTs: the first answer (status and body) is
  * kept for 24 h per owner and key and replayed to the same key with the same body; another
  * body, another route or method, or a first request still running is 409 `conflict`. Every
  * answer but 409, 429 and 5xx is kept, so a retry after one of those runs again.

@@ -2,15 +2,15 @@ import * as z from 'zod';
 import { ValidationError } from './errors.ts';
 
 /**
- * Pages, as decisions.md says for every paged list: `limit` (1–100) asks for a page, and
- * `nextCursor` (null on the last page) is passed back as `?cursor=` for the next one. A
- * cursor alone pages with the default size. Cursors are opaque to callers: base64url of a
- * small JSON object that names the last item of the page, checked on the way in, so a
- * forged or truncated cursor is a 400, never a 500 or a read of someone else's keys (every
- * page Query is bounded to the caller's own partition whatever the cursor holds).
+ * Every paged list pages one way: `limit` (1–100) asks for a page, and `nextCursor` (null on
+ * the last page) is passed back as `?cursor=` for the next one. A cursor alone pages with the
+ * default size. Cursors are opaque to callers: base64url of a small JSON object that names
+ * the last item of the page, checked on the way in, so a forged or truncated cursor is a
+ * 400, never a 500 or a read of someone else's keys (every page Query is bounded to the
+ * caller's own partition whatever the cursor holds).
  */
-export const PAGE_SIZE_DEFAULT = 50;
-export const PAGE_SIZE_MAX = 100;
+const PAGE_SIZE_DEFAULT = 50;
+const PAGE_SIZE_MAX = 100;
 const CURSOR_MAX = 200;
 
 export const PageQuery = z.object({
@@ -29,60 +29,68 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
+/** Where a page starts: its size, and the key of the item it follows (undefined: the first page). */
+export interface PageStart<K> {
+  size: number;
+  after: K | undefined;
+}
+
+/** The cursor of a page that follows the item whose key is `after`. */
+export const encodeCursor = (after: unknown): string => Buffer.from(JSON.stringify({ after })).toString('base64url');
+
 /**
- * A cursor codec: `after` (the last item of a page, checked with `after`'s schema on the way
- * in) as base64url JSON. Every paged list uses one, so a forged cursor gets one answer.
+ * A paged list: its items in one order, each named by a key (`keyOf`, checked with `key` on
+ * the way in). Its cursor is the key of a page's last item; `read(after, count)` returns up
+ * to `count` items that follow `after` in the list's order (from the first when undefined)
+ * and whether more follow.
  */
-export function cursorCodec<T>(after: z.ZodType<T>) {
-  const Body = z.strictObject({ after });
+export function pagedList<T, K>(key: z.ZodType<K>, keyOf: (item: T) => K) {
+  const Cursor = z.strictObject({ after: key });
   return {
-    encode: (value: T): string => Buffer.from(JSON.stringify({ after: value })).toString('base64url'),
-    /** What the page starts after: undefined for the first page. */
-    decode(cursor: string | undefined): T | undefined {
-      if (cursor === undefined) return undefined;
-      try {
-        const parsed = Body.safeParse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
-        if (parsed.success) return parsed.data.after;
-      } catch {
-        // Not base64url JSON: answered below like any other cursor this API did not give.
+    /** The page a query asks for; a cursor this API did not give is a 400, before any read. */
+    start(query: PageQuery): PageStart<K> {
+      return { size: query.limit ?? PAGE_SIZE_DEFAULT, after: decode(Cursor, query.cursor) };
+    },
+
+    /**
+     * Fills the page. Items `keep` refuses (a project being deleted, an expired entry) are
+     * skipped, and the read goes on until the page is full or nothing is left, so
+     * `nextCursor` is null exactly on the last page. One read per page unless items are skipped.
+     */
+    async fill(
+      { size, after }: PageStart<K>,
+      read: (after: K | undefined, count: number) => Promise<{ items: T[]; more: boolean }>,
+      keep: (item: T) => boolean = () => true,
+    ): Promise<Page<T>> {
+      const collected: T[] = [];
+      let next = after;
+      // One more than the page, to know whether a next page exists.
+      while (collected.length <= size) {
+        const { items, more } = await read(next, size + 1 - collected.length);
+        collected.push(...items.filter(keep));
+        const last = items.at(-1);
+        if (!more || last === undefined) break;
+        next = keyOf(last);
       }
-      throw new ValidationError('Invalid query string: cursor is not a cursor this API gave.', [
-        { path: 'cursor', message: 'is not a cursor this API gave' },
-      ]);
+      const items = collected.slice(0, size);
+      const last = items.at(-1);
+      return { items, nextCursor: collected.length > size && last ? encodeCursor(keyOf(last)) : null };
     },
   };
 }
 
-const idCursor = cursorCodec(z.number().int().positive().max(Number.MAX_SAFE_INTEGER));
-export const encodeCursor = idCursor.encode;
-
-/** The id after which a page starts: 0 for the first page. */
-export const decodeCursor = (cursor: string | undefined): number => idCursor.decode(cursor) ?? 0;
-
-/**
- * Fills one page from id-ordered reads: `read(afterId, count)` returns up to `count` items
- * with ids above `afterId` and whether more follow. Items `keep` refuses (a project being
- * deleted) are skipped, and the read goes on until the page is full or nothing is left, so
- * `nextCursor` is null exactly on the last page. One read per page unless items are skipped.
- */
-export async function fillPage<T>(
-  query: PageQuery,
-  idOf: (item: T) => number,
-  read: (afterId: number, count: number) => Promise<{ items: T[]; more: boolean }>,
-  keep: (item: T) => boolean = () => true,
-): Promise<Page<T>> {
-  const size = query.limit ?? PAGE_SIZE_DEFAULT;
-  const collected: T[] = [];
-  let after = decodeCursor(query.cursor);
-  // One more than the page, to know whether a next page exists.
-  while (collected.length <= size) {
-    const { items, more } = await read(after, size + 1 - collected.length);
-    collected.push(...items.filter(keep));
-    const last = items.at(-1);
-    if (!more || last === undefined) break;
-    after = idOf(last);
+function decode<K>(Cursor: z.ZodType<{ after: K }>, cursor: string | undefined): K | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    const parsed = Cursor.safeParse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
+    if (parsed.success) return parsed.data.after;
+  } catch {
+    // Not base64url JSON: answered below like any other cursor this API did not give.
   }
-  const items = collected.slice(0, size);
-  const last = items.at(-1);
-  return { items, nextCursor: collected.length > size && last ? encodeCursor(idOf(last)) : null };
+  throw new ValidationError('Invalid query string: cursor is not a cursor this API gave.', [
+    { path: 'cursor', message: 'is not a cursor this API gave' },
+  ]);
 }
+
+/** The key of a list ordered by id. */
+export const idKey = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);

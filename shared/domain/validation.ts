@@ -46,7 +46,8 @@ export function acceptingReadFields<S extends z.ZodType>(
     if (input === null || typeof input !== 'object' || Array.isArray(input)) return input;
     const kept: [string, unknown][] = [];
     for (const [key, value] of Object.entries(input)) {
-      const alias = aliases[key];
+      // Own keys only: a field named like an Object.prototype member (`toString`, `__proto__`) is a field.
+      const alias = Object.hasOwn(aliases, key) ? aliases[key] : undefined;
       if (alias !== undefined) {
         if (!Object.hasOwn(input, alias)) kept.push([alias, value]);
       } else if (!ignored.has(key)) kept.push([key, value]);
@@ -97,6 +98,16 @@ const forPeople: z.core.$ZodErrorMap = (issue) => {
 const MAX_UNKNOWN_DETAILS = 20;
 const shown = (key: string) => (key.length > 100 ? `${key.slice(0, 100)}…` : key);
 
+/**
+ * A field that is absent: "is required", whatever its schema says of a wrong value (a
+ * field's own message, such as an id's "must be a positive whole number", outranks the
+ * parse's error map in zod, so the absence is recognised here, by the input the issue reports).
+ */
+const isMissing = (issue: z.core.$ZodIssue) =>
+  issue.path.length > 0 &&
+  (issue.code === 'invalid_type' || issue.code === 'invalid_union') &&
+  (issue as { input?: unknown }).input === undefined;
+
 /** One detail per field, and the sentence the error's message opens with for each. */
 function detailsOf(issues: readonly z.core.$ZodIssue[]): { details: ErrorDetail[]; sentences: string[] } {
   const details: ErrorDetail[] = [];
@@ -120,21 +131,29 @@ function detailsOf(issues: readonly z.core.$ZodIssue[]): { details: ErrorDetail[
     const each = issue.code === 'custom' && issue.params?.each === true;
     if (seen.has(path) && !each) continue;
     seen.add(path);
-    details.push({ path, message: issue.message });
+    const message = isMissing(issue) ? 'is required' : issue.message;
+    details.push({ path, message });
     // "name is required" reads as a sentence; a message that opens with a quote or a name
     // ("`position: fixed` is not allowed") is set off by a colon.
-    const joiner = /^[a-z]/.test(issue.message) ? ' ' : ': ';
-    sentences.push(path ? `${path}${joiner}${issue.message}` : issue.message);
+    const joiner = /^[a-z]/.test(message) ? ' ' : ': ';
+    sentences.push(path ? `${path}${joiner}${message}` : message);
   }
   return { details, sentences };
 }
+
+/**
+ * How every request input is parsed: messages for people, and each issue's input kept so
+ * an absent field reads "is required". A schema that parses a part itself (choosing a form
+ * by what was sent) parses it with this too, so its issues read the same.
+ */
+export const requestParsing = { error: forPeople, reportInput: true } as const;
 
 /**
  * Parses input with a schema; a failure becomes a validation error whose details name
  * every offending field once. `what` says where the input came from ("request body", "query string").
  */
 export function parse<S extends z.ZodType>(schema: S, value: unknown, what = 'request body'): z.output<S> {
-  const result = schema.safeParse(value, { error: forPeople });
+  const result = schema.safeParse(value, requestParsing);
   if (result.success) return result.data;
   const { details, sentences } = detailsOf(result.error.issues);
   const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';

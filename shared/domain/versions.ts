@@ -50,10 +50,11 @@ export interface Writer {
 }
 
 /**
- * The project revision to guard a write with: the one read, when the caller sent If-Match
- * (absent on a project from before revisions: 0); none otherwise, as before.
+ * The project revision to guard a write with, from the project as read: when the caller
+ * sent If-Match, that revision (0 while none is stored); none otherwise, so the write
+ * commits whatever else changed.
  */
-export const guardOf = (writer: Writer, revision: number | undefined): number | undefined =>
+export const revisionGuard = (writer: Writer, revision: number | undefined): number | undefined =>
   writer.ifMatch === undefined ? undefined : (revision ?? 0);
 
 const MAX_ATTEMPTS = 5;

@@ -4,8 +4,8 @@ import type { Principal } from '#domain/keys/keys.ts';
 import type { Ports } from '#domain/ports.ts';
 import type { ProjectKey } from '#domain/projects/load.ts';
 import type { RuntimeConfig } from '#shared/config.ts';
-import type { groupSpecs } from '#shared/groups.ts';
-import type { Group, GroupRouteKey, RouteKey, RouteOf } from '#shared/routes.ts';
+import type { groupSpecs } from '#shared/function-specs.ts';
+import type { Group, KeyOf, RouteDefinition, RouteIn } from '#shared/routes.ts';
 import type { HttpErrorCode } from './errors.ts';
 import type { ParsedPath } from './params.ts';
 import type { HttpResult } from './responses.ts';
@@ -17,27 +17,25 @@ import type { HttpResult } from './responses.ts';
  */
 export type GroupPorts<G extends Group> = Pick<Ports, (typeof groupSpecs)[G]['ports'][number]>;
 
-type GroupOf<K extends RouteKey> = RouteOf<K>['group'];
 type Output<S, Otherwise> = [S] extends [z.ZodType] ? z.output<S> : Otherwise;
-type PathOf<K extends string> = K extends `${string} ${infer P}` ? ParsedPath<P> : never;
-type ProjectOf<K extends RouteKey> = RouteOf<K>['auth'] extends 'public'
+type ProjectOf<R extends RouteDefinition> = R['auth'] extends 'public'
   ? undefined
-  : PathOf<K> extends { slug: string }
+  : ParsedPath<R['path']> extends { slug: string }
     ? ProjectKey
     : undefined;
 
-/** What an action sees: everything parsed by the route's declared schemas, and its ports. */
-export interface ActionRequest<K extends RouteKey, B, Q> {
-  principal: RouteOf<K>['auth'] extends 'public' ? undefined : Principal;
-  path: PathOf<K>;
+/** What an action of route `R` sees: everything parsed by the route's declared schemas, and its ports. */
+export interface ActionRequest<R extends RouteDefinition, B, Q> {
+  principal: R['auth'] extends 'public' ? undefined : Principal;
+  path: ParsedPath<R['path']>;
   /** The caller's project on routes with `{slug}` (shared/http/params.ts `projectKey`). */
-  project: ProjectOf<K>;
+  project: ProjectOf<R>;
   query: Output<Q, Record<string, string | undefined>>;
   body: Output<B, undefined>;
   /** The body exactly as received (a webhook's signature covers these bytes); '' when none. */
   rawBody: string;
   headers: Record<string, string | undefined>;
-  ports: GroupPorts<GroupOf<K>>;
+  ports: GroupPorts<R['group']>;
   config: RuntimeConfig;
 }
 
@@ -82,17 +80,17 @@ export interface RouteDoc {
  * whose absence then parses as `{}`), `query` (the query string). Path parameters are parsed
  * by name (shared/http/params.ts) after them, so a bad body is a 400 before an unknown id is a 404.
  */
-export interface ActionDefinition<K extends RouteKey, B, Q> {
+export interface ActionDefinition<R extends RouteDefinition, B, Q> {
   body?: B;
   optionalBody?: boolean;
   query?: Q;
   /** Its documentation (every route has one: a test names any route without). */
   doc?: RouteDoc;
-  run(request: ActionRequest<K, B, Q>): Promise<HttpResult>;
+  run(request: ActionRequest<R, B, Q>): Promise<HttpResult>;
 }
 
 /** An action bound to its route key, with its types erased, as the pipeline handles it. */
-export interface RouteAction<K extends RouteKey = RouteKey> {
+export interface RouteAction<K extends string = string> {
   key: K;
   body?: z.ZodType;
   optionalBody?: boolean;
@@ -101,30 +99,52 @@ export interface RouteAction<K extends RouteKey = RouteKey> {
   run(request: unknown): Promise<HttpResult>;
 }
 
-/** Declares one route's action; the key ties it to the route table. */
-export function route<
-  K extends RouteKey,
-  B extends z.ZodType | undefined = undefined,
-  Q extends z.ZodType | undefined = undefined,
->(key: K, definition: ActionDefinition<K, B, Q>): RouteAction<K> {
-  return { ...(definition as Omit<RouteAction<K>, 'key'>), key };
+/**
+ * The `route(key, definition)` of a group's actions file: the key names one of `routes` (the
+ * group's own list, functions/<group>/routes.ts), and the action is typed by that route.
+ */
+export function routesIn<const R extends readonly RouteDefinition[]>(_routes: R) {
+  return <
+    K extends KeyOf<R[number]>,
+    B extends z.ZodType | undefined = undefined,
+    Q extends z.ZodType | undefined = undefined,
+  >(
+    key: K,
+    definition: ActionDefinition<RouteIn<R[number], K>, B, Q>,
+  ): RouteAction<K> => ({ ...(definition as Omit<RouteAction<K>, 'key'>), key });
 }
 
-type Missing<G extends Group, A extends readonly RouteAction[]> = Exclude<GroupRouteKey<G>, A[number]['key']>;
+type Missing<R extends readonly RouteDefinition[], A extends readonly RouteAction[]> = Exclude<
+  KeyOf<R[number]>,
+  A[number]['key']
+>;
 
-/** A group's actions, one per route of the group: the compiler names any route left without one. */
-export type GroupActions<G extends Group> = readonly RouteAction<GroupRouteKey<G>>[];
+/** A group: its routes, and its actions by route key. */
+export interface DefinedGroup<G extends Group = Group> {
+  group: G;
+  routes: readonly RouteDefinition<G>[];
+  actions: ReadonlyMap<string, RouteAction>;
+}
 
-export function defineGroup<G extends Group, const A extends GroupActions<G>>(
-  group: G,
-  actions: A & ([Missing<G, A>] extends [never] ? unknown : { missingActionFor: Missing<G, A> }),
-): { group: G; actions: ReadonlyMap<string, RouteAction> } {
+/**
+ * A group's actions, one per route of its list: the compiler names any route left without
+ * one (`missingActionFor`), and a second action for a key fails at once.
+ */
+export function defineGroup<
+  const R extends readonly RouteDefinition[],
+  const A extends readonly RouteAction<KeyOf<R[number]>>[],
+>(
+  routes: R,
+  actions: A & ([Missing<R, A>] extends [never] ? unknown : { missingActionFor: Missing<R, A> }),
+): DefinedGroup<R[number]['group']> {
+  const [first] = routes;
+  if (!first || routes.some((route) => route.group !== first.group)) {
+    throw new Error('A group is one or more routes of one group');
+  }
   const byKey = new Map<string, RouteAction>();
   for (const action of actions) {
-    if (byKey.has(action.key)) throw new Error(`Two actions for ${action.key} in group ${group}`);
+    if (byKey.has(action.key)) throw new Error(`Two actions for ${action.key} in group ${first.group}`);
     byKey.set(action.key, action);
   }
-  return { group, actions: byKey };
+  return { group: first.group, routes, actions: byKey };
 }
-
-export type DefinedGroup<G extends Group = Group> = ReturnType<typeof defineGroup<G, GroupActions<G>>>;

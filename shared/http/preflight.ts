@@ -3,7 +3,7 @@ import type { HttpResult } from './responses.ts';
 
 /**
  * The answer to a CORS preflight of a public route. The Allow-Origin header itself is
- * added to every public response by the group handler.
+ * added to every public answer by the pipeline's shared headers (shared/http/answer-middlewares.ts).
  */
 export const preflight = (methods: string[], headers: string[]) => async (): Promise<HttpResult> => ({
   status: 204,

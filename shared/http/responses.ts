@@ -1,7 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import * as z from 'zod';
 
-/** What an action returns; the group handler turns it into API Gateway's result. */
+/** What an action returns; the pipeline's `lambdaAnswer` step turns it into API Gateway's result. */
 export interface HttpResult {
   status: number;
   /** Sent as JSON. */
@@ -19,7 +19,6 @@ export type LambdaResult = APIGatewayProxyStructuredResultV2 & {
 };
 
 export const ok = (body: unknown): HttpResult => ({ status: 200, body });
-export const created = (body: unknown): HttpResult => ({ status: 201, body });
 /** What a delete (or a removal) answers. */
 export const SuccessView = z.strictObject({ success: z.literal(true) });
 export const success = (): HttpResult => ({ status: 200, body: { success: true } });

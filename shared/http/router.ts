@@ -1,5 +1,5 @@
 import { echo, NotFoundError } from '#domain/errors.ts';
-import { methodsOf, type Route, routeLookup } from '#shared/routes.ts';
+import { methodsOf, publicPathPrefixes, type RouteDefinition as Route, routeLookup } from '#shared/routes.ts';
 import { methodNotAllowed } from './errors.ts';
 
 const decode = (value: string) => {
@@ -25,17 +25,21 @@ export interface Router {
   unmatchedError(method: string, path: string): Error;
   /**
    * Whether an answer is the widget's, readable from any origin: decided by the route API
-   * Gateway matched (`routeKey`), or, for a request no route matched (`$default`), by whether
-   * the path fits a public route's template (a 405 of a public path). Never by a path prefix:
-   * under a stage or a custom domain's base path the raw path starts with something else.
+   * Gateway matched (`routeKey`), never by the raw path (under a stage or a custom domain's
+   * base path it starts with something else); for a request no route matched (`$default`),
+   * by whether the path fits a public route's template (a 405 of a public path) or lies
+   * under a public prefix (`publicPathPrefixes`: a 404 under `/api/share/`).
    */
   isPublicRequest(routeKey: string, rawPath: string): boolean;
 }
 
+const underPublicPrefix = (path: string) =>
+  publicPathPrefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+
 /**
  * Routing over `routes`: the whole table (the local server, and the `$default` fallback
- * function, which answers every request no route matched), or one group's slice
- * (shared/route-slices.ts: API Gateway sends a group's function its own routes only).
+ * function, which answers every request no route matched), or one group's own routes
+ * (functions/<group>/routes.ts: API Gateway sends a group's function those only).
  */
 export function createRouter(routes: readonly Route[]): Router {
   const find = routeLookup(routes);
@@ -68,7 +72,10 @@ export function createRouter(routes: readonly Route[]): Router {
     isPublicRequest(routeKey, rawPath) {
       const route = find(routeKey);
       if (route) return route.auth === 'public';
-      return compiled.some(({ route, pattern }) => route.auth === 'public' && pattern.test(rawPath));
+      return (
+        underPublicPrefix(rawPath) ||
+        compiled.some(({ route, pattern }) => route.auth === 'public' && pattern.test(rawPath))
+      );
     },
   };
 }

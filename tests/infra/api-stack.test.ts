@@ -1,5 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { fallbackGroup, routes } from '../../functions/routes.ts';
 import { routeSettingsFor } from '../../infra/api-stack.ts';
 import {
   functionRoleName,
@@ -11,8 +12,8 @@ import {
 } from '../../infra/service-function.ts';
 import { stageSettings } from '../../infra/stages.ts';
 import { tableDefinition } from '../../shared/db/table.ts';
-import { groupSpecs } from '../../shared/groups.ts';
-import { fallbackGroup, type Group, routeKey, routes } from '../../shared/routes.ts';
+import { groupSpecs } from '../../shared/function-specs.ts';
+import { type Group, routeKey } from '../../shared/routes.ts';
 import {
   actionsOf,
   asList,

@@ -1,7 +1,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { routes } from '../../functions/routes.ts';
 import { CDN_MAX_TTL, cachedPaths, passThroughPaths, uncachedPublicPaths } from '../../infra/cdn-stack.ts';
-import { routes } from '../../shared/routes.ts';
 import { type CfnTemplate, only, resourcesOfType, type SynthesizedStage, synthStage } from '../fixtures/cdk.ts';
 
 /**

@@ -6,8 +6,9 @@ import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as z from 'zod';
 import { customCss, customCssProblems } from '#domain/custom-css.ts';
-import { routeSlices } from '#shared/route-slices.ts';
-import { routeKey, routes } from '#shared/routes.ts';
+import { projectsRoutes } from '#functions/projects/routes.ts';
+import { routes } from '#functions/routes.ts';
+import { routeKey } from '#shared/routes.ts';
 import { esbuildOptions } from '../../infra/bundling.ts';
 import * as zodStub from '../../infra/zod-json-schema-stub.ts';
 import { repoRoot } from '../fixtures/cdk.ts';
@@ -90,16 +91,16 @@ afterAll(async () => {
 });
 
 describe('the deployed projects function', () => {
-  test("carries its own routes only: its slice, none of the table's other routes (the $default fallback has them)", async () => {
+  test("carries its own routes only: functions/projects/routes.ts, none of the table's other routes (the $default fallback has them)", async () => {
     const code = await readFile(join(dir, 'index.mjs'), 'utf8');
     const output = Object.values(metafile.outputs)[0];
     const inputs = Object.keys(output?.inputs ?? {});
-    expect(inputs.some((path) => /shared\/route-slices\.ts$/.test(path))).toBe(true);
+    expect(inputs.some((path) => /functions\/projects\/routes\.ts$/.test(path))).toBe(true);
     // A route entry as the minifier writes it (the path alone: "/" is in any bundle).
     const quoted = (path: string) => code.includes(`path:"${path}"`);
     const others = routes.filter((route) => route.group !== 'projects');
     expect(others.filter((route) => quoted(route.path)).map(routeKey)).toEqual([]);
-    expect(routeSlices.projects.every((route) => quoted(route.path))).toBe(true);
+    expect(projectsRoutes.every((route) => quoted(route.path))).toBe(true);
     // And only the KMS keyring: the local key file code is left out.
     expect(code).toContain('in a deployed function');
     expect(code.includes('does not hold a base64-encoded')).toBe(false);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { functionRoleName, paymentKeyActions } from '../../infra/service-function.ts';
 import { StageError, stageSettings } from '../../infra/stages.ts';
 import { createTableInput, tableDefinition } from '../../shared/db/table.ts';
-import { groupSpecs } from '../../shared/groups.ts';
+import { groupSpecs } from '../../shared/function-specs.ts';
 import type { Group } from '../../shared/routes.ts';
 import {
   actionPatternCovers,

@@ -2,7 +2,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SWEEP_MARGIN_MS } from '../../functions/sweeper/worker.ts';
 import { SWEEP_MAX_RECEIVES } from '../../infra/sweep-stack.ts';
-import { workerSpecs } from '../../shared/groups.ts';
+import { workerSpecs } from '../../shared/function-specs.ts';
 import {
   actionsOf,
   asList,

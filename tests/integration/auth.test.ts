@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { createApiKey, revokeApiKey } from '#domain/keys/keys.ts';
-import { type Route, routeKey, routes } from '#shared/routes.ts';
+import { type Route, routes } from '#functions/routes.ts';
+import { routeKey } from '#shared/routes.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
 

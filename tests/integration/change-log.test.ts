@@ -167,7 +167,7 @@ describe('an entry never without its write, nor a write without its entry', () =
     await expect(insertFeature(featureItem({ ...scope, featureId: existing.id }), 200, clash)).rejects.toThrow(
       'already exists',
     );
-    const logged = async () => (await readChanges(project.id, 0, 100)).items.map((item) => item.changeId);
+    const logged = async () => (await readChanges(project.id, undefined, 100)).items.map((item) => item.changeId);
     expect(await logged()).not.toContain(clash.changeId);
     expect(await logged()).toHaveLength(2);
     // The project went before it.
@@ -233,7 +233,7 @@ describe('reading the log', () => {
   test('entries are kept 90 days (the TTL attribute), outside the project partition its reads query', async () => {
     const project = await makeProject(api);
     await makeFeature(api, project.slug);
-    const { items } = await readChanges(project.id, 0, 100);
+    const { items } = await readChanges(project.id, undefined, 100);
     expect(items).toHaveLength(2);
     const ninetyDays = 90 * 24 * 60 * 60;
     for (const item of items) {
@@ -246,11 +246,11 @@ describe('reading the log', () => {
   test('deleted with the project: its log is swept, and a new project of the slug starts its own', async () => {
     const project = await makeProject(api, { slug: 'logged-and-gone' });
     await makeFeature(api, project.slug);
-    expect((await readChanges(project.id, 0, 100)).items).toHaveLength(2);
+    expect((await readChanges(project.id, undefined, 100)).items).toHaveLength(2);
     expect((await api.delete(`/api/v1/projects/${project.slug}`)).status).toBe(200);
     expect((await reader.get(`/api/v1/projects/${project.slug}/changes`)).status).toBe(404);
     await sweepsFinished(ownerId);
-    expect((await readChanges(project.id, 0, 100)).items).toEqual([]);
+    expect((await readChanges(project.id, undefined, 100)).items).toEqual([]);
     const again = await makeProject(api, { slug: 'logged-and-gone' });
     expect(summary(await allChanges(again.slug))).toEqual([`create project ${again.id}`]);
   });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { paymentRecordsKeyPrefix } from '#db/table.ts';
-import { groupSpecs } from '#shared/groups.ts';
-import { findRoute, type Group, type RouteKey } from '#shared/routes.ts';
+import { findRoute, type RouteKey } from '#functions/routes.ts';
+import { groupSpecs } from '#shared/function-specs.ts';
+import type { Group } from '#shared/routes.ts';
 import { paymentRecordActions, tableActions, tableActionsFor } from '../../infra/service-function.ts';
 import { type ApiClient, type ApiResponse, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { spyOnDynamoSends } from '../fixtures/dynamo-calls.ts';

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { defineGroup, route } from '#http/action.ts';
+import { routes } from '#functions/routes.ts';
+import { shareRoutes } from '#functions/share/routes.ts';
+import { defineGroup, routesIn } from '#http/action.ts';
 import { createGroupHandler } from '#http/group-handler.ts';
 import { compose } from '#shared/composition.ts';
 import { runtimeConfig } from '#shared/config.ts';
 import { setLogSink } from '#shared/logger.ts';
-import { routes } from '#shared/routes.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { httpEvent, lambdaContext } from '../fixtures/events.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
@@ -133,7 +134,8 @@ describe('the request log', () => {
 
 describe('an unexpected error', () => {
   test('is a 500 internal_error naming the request id, exposing nothing, logged with its cause', async () => {
-    const failing = defineGroup('share', [
+    const route = routesIn(shareRoutes);
+    const failing = defineGroup(shareRoutes, [
       route('GET /api/share/{shareId}', {
         run: async () => {
           throw new Error('database password is hunter2');

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { routeKey, routes } from '#shared/routes.ts';
+import { routes } from '#functions/routes.ts';
+import { routeKey } from '#shared/routes.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
 import { checkAnswer, checkedAnswers, DocumentMismatch } from '../fixtures/openapi-check.ts';

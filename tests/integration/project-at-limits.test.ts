@@ -18,9 +18,10 @@ import { composeFromEnvironment } from '#dev/local-server.ts';
 import { CreateFeatureBody } from '#domain/features/schemas.ts';
 import { CreatePlanBody } from '#domain/plans/schemas.ts';
 import { CreateProjectBody } from '#domain/projects/schemas.ts';
-import { groups } from '#functions/groups.ts';
+import { groupActions } from '#functions/action-registry.ts';
+import { routes } from '#functions/routes.ts';
 import { createGroupHandler } from '#http/group-handler.ts';
-import { type Group, routes } from '#shared/routes.ts';
+import type { Group } from '#shared/routes.ts';
 import { newOwner } from '../fixtures/api.ts';
 import { recordDynamoCalls } from '../fixtures/dynamo-calls.ts';
 import { httpEvent, lambdaContext } from '../fixtures/events.ts';
@@ -42,7 +43,10 @@ const url = `https://example.com/${'a'.repeat(limits.urlMax - 20)}`;
 
 const app = composeFromEnvironment();
 const handlers = Object.fromEntries(
-  (Object.keys(groups) as Group[]).map((group) => [group, createGroupHandler(groups[group] as never, app, routes)]),
+  (Object.keys(groupActions) as Group[]).map((group) => [
+    group,
+    createGroupHandler(groupActions[group] as never, app, routes),
+  ]),
 ) as Record<Group, ReturnType<typeof createGroupHandler>>;
 const record = recordDynamoCalls();
 

@@ -6,13 +6,15 @@
  */
 import { beforeAll, describe, expect, test } from 'vitest';
 import { composeFromEnvironment } from '#dev/local-server.ts';
-import { groups } from '#functions/groups.ts';
-import { defineGroup, route } from '#http/action.ts';
+import { groupActions } from '#functions/action-registry.ts';
+import { featuresRoutes } from '#functions/features/routes.ts';
+import { routes } from '#functions/routes.ts';
+import { defineGroup, routesIn } from '#http/action.ts';
 import { createGroupHandler } from '#http/group-handler.ts';
 import type { LambdaResult } from '#http/responses.ts';
 import { compose } from '#shared/composition.ts';
 import { runtimeConfig } from '#shared/config.ts';
-import { routes } from '#shared/routes.ts';
+import { publicPathPrefixes } from '#shared/routes.ts';
 import { type ApiClient, type ApiResponse, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { httpEvent, lambdaContext } from '../fixtures/events.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
@@ -20,9 +22,9 @@ import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
 const server = useLocalServer();
 const app = composeFromEnvironment();
 const handlers = {
-  share: createGroupHandler(groups.share, app, routes),
-  payments: createGroupHandler(groups.payments, app, routes),
-  projects: createGroupHandler(groups.projects, app, routes),
+  share: createGroupHandler(groupActions.share, app, routes),
+  payments: createGroupHandler(groupActions.payments, app, routes),
+  projects: createGroupHandler(groupActions.projects, app, routes),
 };
 let api: ApiClient;
 let readKey: string;
@@ -110,7 +112,41 @@ describe('CORS, by route and not by raw path', () => {
     expect(cors(invalid)).toBe('*');
   });
 
-  test("unmatched requests ($default) get it only on a public route's path", async () => {
+  test.each(publicPathPrefixes)(
+    'every answer under %s carries it, routed or not (404, 405), over HTTP and from the fallback function',
+    async (prefix) => {
+      const anonymous = server.client(null);
+      const routed = routes.filter((route) => route.path.startsWith(`${prefix}/`));
+      expect(routed.length).toBeGreaterThan(0);
+      const paths = [
+        prefix,
+        `${prefix}/`,
+        `${prefix}/nope`,
+        `${prefix}/${shareId}/extra`,
+        `${prefix}/a/b/c`,
+        ...routed.map((route) => route.path.replace(/\{\w+\}/g, shareId)),
+      ];
+      for (const path of paths) {
+        for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']) {
+          const response = await anonymous.request(method, path);
+          expect(response.status, `${method} ${path}`).toBeLessThan(500);
+          expect(response.headers.get('access-control-allow-origin'), `${method} ${path}`).toBe('*');
+          expect(response.headers.get('x-request-id'), `${method} ${path}`).toBeTruthy();
+        }
+        const fallback = await handlers.share(httpEvent('GET', path, { routeKey: '$default' }), lambdaContext());
+        if (
+          !routed.some(
+            (route) => route.method === 'GET' && new RegExp(`^${route.path.replace(/\{\w+\}/g, '[^/]+')}$`).test(path),
+          )
+        ) {
+          expect([404, 405], `GET ${path}`).toContain(fallback.statusCode);
+        }
+        expect(cors(fallback), `GET ${path}`).toBe('*');
+      }
+    },
+  );
+
+  test("unmatched requests ($default) elsewhere get it only on a public route's path", async () => {
     const unmatched = (method: string, path: string) =>
       handlers.share(httpEvent(method, path, { routeKey: '$default' }), lambdaContext());
     const publicPath = await unmatched('POST', `/api/share/${shareId}`);
@@ -180,7 +216,8 @@ describe('Cache-Control: no-store on API v1, nosniff on everything', () => {
     const fail = async (): Promise<never> => {
       throw new Error('boom');
     };
-    const failing = defineGroup('features', [
+    const route = routesIn(featuresRoutes);
+    const failing = defineGroup(featuresRoutes, [
       route('GET /api/v1/projects/{slug}/features', { run: fail }),
       route('POST /api/v1/projects/{slug}/features', { run: fail }),
       route('PUT /api/v1/projects/{slug}/features/{featureId}', { run: fail }),

@@ -5,7 +5,7 @@ import { recordDynamoCalls } from '../fixtures/dynamo-calls.ts';
 import { makeFeature, makeProject } from '../fixtures/factories.ts';
 
 /**
- * A batch's transactions are planned after what it read is stored (shared/db/usage-plan.ts):
+ * A batch's transactions are planned after what it read is stored (shared/db/usage-packing.ts):
  * a unique_count property whose marker exists takes no item, so its events pack twice as
  * densely, and a max or latest a chunk committed is what the aggregate's next chunk compares
  * with, so it does not send an update that is bound to fail. Fewer transactions per batch,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, test, vi } from 'vitest';
 import { db } from '#db/service.ts';
-import { customerPartition } from '#db/usage.ts';
+import { customerPartition } from '#db/usage-item-keys.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
 import { sweepsFinished } from '../fixtures/sweeps.ts';

@@ -6,11 +6,11 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { composeFromEnvironment } from '#dev/local-server.ts';
 import { encodeCursor } from '#domain/pages.ts';
-import { groups } from '#functions/groups.ts';
+import { groupActions } from '#functions/action-registry.ts';
+import { routes } from '#functions/routes.ts';
 import { createGroupHandler } from '#http/group-handler.ts';
 import { compose } from '#shared/composition.ts';
 import { runtimeConfig } from '#shared/config.ts';
-import { routes } from '#shared/routes.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { httpEvent, lambdaContext } from '../fixtures/events.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
@@ -194,7 +194,7 @@ describe('the service itself', () => {
   test('GET /health is 503 when the table does not answer', async () => {
     const broken = compose({ ...runtimeConfig(), TABLE_NAME: 'no-such-table' }, {});
     try {
-      const handler = createGroupHandler(groups.share, broken, routes);
+      const handler = createGroupHandler(groupActions.share, broken, routes);
       const response = await handler(httpEvent('GET', '/health'), lambdaContext());
       expect(response.statusCode).toBe(503);
       expect(JSON.parse(String(response.body))).toEqual({ status: 'unavailable' });

@@ -11,7 +11,7 @@ import { PlanFeature } from '#db/entities/plan-feature.ts';
 import { Project } from '#db/entities/project.ts';
 import { UsageAggregate, UsageEvent, UsageUnique } from '#db/entities/usage.ts';
 import { paymentRecordsKeyPrefix } from '#db/table.ts';
-import { eventShard, usageKeys } from '#db/usage.ts';
+import { eventShard, usageKeys } from '#db/usage-item-keys.ts';
 import { apiKeyItem, featureItem, planFeatureItem, planItem, projectItem } from '../fixtures/factories.ts';
 
 /**

@@ -13,23 +13,24 @@ import {
   openApiDocument,
   servedDocumentText,
 } from '#dev/openapi/generate.ts';
+import { groupActions } from '#functions/action-registry.ts';
 import { openApiAsset } from '#functions/docs/actions.ts';
-import { groups } from '#functions/groups.ts';
-import { type DefinedGroup, route } from '#http/action.ts';
+import { routes } from '#functions/routes.ts';
+import { shareRoutes } from '#functions/share/routes.ts';
+import { type DefinedGroup, routesIn } from '#http/action.ts';
 import { etagOf } from '#http/etag.ts';
-import { type Group, routeKey, routes } from '#shared/routes.ts';
+import { type Group, routeKey } from '#shared/routes.ts';
 
 const read = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
 
 describe('the OpenAPI document and what is generated from it', () => {
-  test('docs/openapi.json, client/schema.d.ts, docs/api.md, the served copy and the route slices are up to date (npm run openapi)', async () => {
+  test('docs/openapi.json, client/schema.d.ts, docs/api.md and the served copy are up to date (npm run openapi)', async () => {
     const files = await generatedFiles();
     expect(Object.keys(files).sort()).toEqual([
       'client/schema.d.ts',
       'docs/api.md',
       'docs/openapi.json',
       documentModuleFile,
-      'shared/route-slices.ts',
     ]);
     for (const [file, text] of Object.entries(files)) {
       if (file === documentModuleFile) continue;
@@ -63,22 +64,22 @@ describe('the OpenAPI document and what is generated from it', () => {
 
   test('a route without documented responses fails the generation, named', () => {
     const undocumented = {
-      ...groups.share,
+      ...groupActions.share,
       actions: new Map(
-        [...groups.share.actions].map(([key, action]) => [
+        [...groupActions.share.actions].map(([key, action]) => [
           key,
-          key === 'GET /widget.js' ? route('GET /widget.js', { run: action.run }) : action,
+          key === 'GET /widget.js' ? routesIn(shareRoutes)('GET /widget.js', { run: action.run }) : action,
         ]),
       ),
     } as DefinedGroup<'share'>;
-    expect(() => documentedActions({ ...groups, share: undocumented } as Record<Group, DefinedGroup>)).toThrow(
+    expect(() => documentedActions({ ...groupActions, share: undocumented } as Record<Group, DefinedGroup>)).toThrow(
       /without documented responses.*GET \/widget\.js/,
     );
   });
 
   test('error codes follow the route: auth, body, path, and what the action declares', () => {
     const byKey = new Map<string, ReturnType<typeof documentedActions>[number]>(
-      documentedActions(groups).map((entry) => [routeKey(entry.route), entry]),
+      documentedActions(groupActions).map((entry) => [routeKey(entry.route), entry]),
     );
     const codes = (key: string) => {
       const entry = byKey.get(key);
@@ -108,7 +109,7 @@ describe('the OpenAPI document and what is generated from it', () => {
   });
 
   test('every PUT and DELETE that takes If-Match lists 409: its write retries and then gives up as conflict', () => {
-    const writes = documentedActions(groups).filter((entry) => entry.action.doc?.etag === 'write');
+    const writes = documentedActions(groupActions).filter((entry) => entry.action.doc?.etag === 'write');
     expect(writes.length).toBeGreaterThan(5);
     for (const { route, action } of writes) {
       expect(errorCodesOf(route, action), routeKey(route)).toContain('conflict');

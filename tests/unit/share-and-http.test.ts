@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import { copyName, uniqueRefs } from '#domain/plans/plans.ts';
 import { featureLimit } from '#domain/share/share.ts';
+import { findRoute, routes } from '#functions/routes.ts';
 import { etagOf, ifNoneMatchHits } from '#http/etag.ts';
 import { createRouter } from '#http/router.ts';
 import { acceptsGzip } from '#http/static-asset.ts';
-import { findRoute, routes } from '#shared/routes.ts';
 
 const matchRoute = createRouter(routes).match;
 

@@ -4,7 +4,7 @@ import { entityModel } from './model.ts';
 import { idAttribute } from './project-scope.ts';
 
 /**
- * One entry of a project's change log (decisions.md, "Scripting v1 safely"), written in the
+ * One entry of a project's change log, written in the
  * same transaction as the write it records. Entries live outside the project's partition, in
  * one partition per project keyed by the project id and sorted by entry id, so the project's
  * one-Query reads never read them however long the log grows, and a page of the log (newest

@@ -2,7 +2,7 @@ import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
 import { entityModel } from './model.ts';
 
 /**
- * One `Idempotency-Key` of one owner (decisions.md, "Scripting v1 safely"): who holds it
+ * One `Idempotency-Key` of one owner: who holds it
  * while the first request runs (`token`, `lockedUntil`), then the answer to replay. Each
  * record is its own partition (owner and key), so keys never share a hot partition, and the
  * table's TTL attribute removes it after `expiresAt`.

@@ -7,7 +7,7 @@ import { idAttribute } from './project-scope.ts';
  * window of its rate limit and the checkout sessions it created. Both live in one partition
  * per project id (`$pricing#projectId_…`), which no other entity uses, so the payments
  * function may write there and nowhere else (an IAM `dynamodb:LeadingKeys` condition, see
- * shared/groups.ts). Neither is read with the project nor swept with it: project ids are
+ * shared/function-specs.ts). Neither is read with the project nor swept with it: project ids are
  * never reused, and every item expires through the table's TTL attribute (`expiresAt`).
  */
 const paymentRecordsPk = { field: 'pk', composite: ['projectId'], casing: 'none' } as const;

@@ -3,7 +3,7 @@ import { entityModel } from './model.ts';
 import { idAttribute } from './project-scope.ts';
 
 /**
- * Usage metering (billing.md "Usage events"). Three entities, none in the project's
+ * Usage metering. Three entities, none in the project's
  * partition (a project's v1 reads stay one Query whatever its traffic):
  *
  * - `usage`: one aggregate per customer, feature and UTC month, in the project's customer
@@ -18,8 +18,8 @@ import { idAttribute } from './project-scope.ts';
  *   partition), created in the same transaction as the aggregate it feeds: an event id
  *   counts once, whatever is resent. The table's TTL removes it after 35 days.
  *
- * The writes are raw TransactWriteItems (shared/db/usage.ts builds these very keys; the key
- * shapes are pinned in tests/unit/entity-keys.test.ts); the entities read and sweep them.
+ * The writes are raw TransactWriteItems (shared/db/usage-item-keys.ts builds these very
+ * keys; tests/unit/entity-keys.test.ts pins both); the entities read and sweep them.
  */
 export const USAGE_EVENT_SHARDS = 16;
 

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { deleteCustomerItem, getCustomerItem, listCustomerItems } from '#db/customers.ts';
-import type { ProjectKey } from '#db/types.ts';
+import type { CustomerItem, ProjectKey } from '#db/types.ts';
 import { deleteCustomerUsage, readCustomerWithUsage } from '#db/usage.ts';
 import { echo, featureNotFound, NotFoundError, projectNotFound, ValidationError } from '../errors.ts';
-import { cursorCodec, PAGE_SIZE_DEFAULT, type PageQuery } from '../pages.ts';
+import { type PageQuery, pagedList } from '../pages.ts';
 import { findPlan, loadProject } from '../projects/load.ts';
 import { utcMonth } from '../usage/record.ts';
 import { computeEntitlements, isAllowed } from './entitlements.ts';
@@ -31,7 +31,7 @@ function knownShape(customerId: string): string {
   return customerId;
 }
 
-const customerCursor = cursorCodec(z.string().refine(isCustomerId));
+const customerPages = pagedList(z.string().refine(isCustomerId), (item: CustomerItem) => item.customerId);
 
 /** A page of customers in byte order of customerId; one Query when the project is cached. */
 export async function listCustomers(
@@ -39,15 +39,10 @@ export async function listCustomers(
   query: PageQuery,
   options: ReadOptions,
 ): Promise<{ customers: CustomerView[]; nextCursor: string | null }> {
-  const after = customerCursor.decode(query.cursor);
+  const start = customerPages.start(query);
   const { project } = await loadProjectCached(key, options.cacheTtlMs);
-  const limit = query.limit ?? PAGE_SIZE_DEFAULT;
-  const { items, more } = await listCustomerItems(project.projectId, { limit, after });
-  const last = items.at(-1);
-  return {
-    customers: items.map(toCustomerView),
-    nextCursor: more && last ? customerCursor.encode(last.customerId) : null,
-  };
+  const page = await customerPages.fill(start, (after, count) => listCustomerItems(project.projectId, after, count));
+  return { customers: page.items.map(toCustomerView), nextCursor: page.nextCursor };
 }
 
 export async function getCustomer(key: ProjectKey, customerId: string, options: ReadOptions): Promise<CustomerView> {

@@ -27,7 +27,7 @@ const isUnlimited = (feature: FeatureItem) =>
 /**
  * What every read of a definition derives from it, computed once per definition object: the
  * project cache hands the same object to every read for up to 10 s, so a warm read does not
- * walk the plans' assignments again (50 features × 20 plans: a third of its CPU).
+ * walk the plans' assignments again.
  */
 interface Prepared {
   multipliersByPlan: Map<number, Map<number, number>>;
@@ -126,7 +126,7 @@ export function computeEntitlements(
 }
 
 /**
- * billing.md's `allowed`: access, and room for `required` more (default 1 for a countable
+ * `allowed`: access, and room for `required` more (default 1 for a countable
  * feature, 0 otherwise) under the limit, if there is one.
  */
 export function isAllowed(entitlement: EntitlementView, required: number | undefined, countable: boolean): boolean {

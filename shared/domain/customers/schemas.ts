@@ -5,7 +5,7 @@ import { positiveId } from '../fields.ts';
 import { PageQuery } from '../pages.ts';
 import { strictObject } from '../validation.ts';
 
-/** billing.md: 1–128 characters of `A-Z a-z 0-9 . _ : @ -`, case-sensitive. */
+/** 1–128 characters of `A-Z a-z 0-9 . _ : @ -`, case-sensitive. */
 export const customerIdPattern = /^[A-Za-z0-9._:@-]{1,128}$/;
 export const isCustomerId = (value: string) => customerIdPattern.test(value);
 

@@ -5,7 +5,7 @@ import { definedOnly } from '../fields.ts';
 import type { CustomerView, StoredSubscription } from './schemas.ts';
 
 /** How many applied Stripe event ids a customer keeps (see docs/decisions.md). */
-export const EVENT_IDS_KEPT = 100;
+const EVENT_IDS_KEPT = 100;
 const MAX_ATTEMPTS = 8;
 
 /** What a change writes; undefined leaves a field as it is, null removes it. */

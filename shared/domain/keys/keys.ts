@@ -1,7 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
 import { permissions } from '#contract/enums.ts';
-import { getApiKey, insertApiKey, listApiKeys as listApiKeyItems, revokeApiKey as revokeApiKeyItem } from '#db/keys.ts';
+import {
+  getApiKey,
+  insertApiKey,
+  listApiKeys as listApiKeyItems,
+  revokeApiKey as revokeApiKeyItem,
+} from '#db/api-keys.ts';
 import type { ApiKeyItem } from '#db/types.ts';
 import { NotFoundError, UnauthorizedError } from '../errors.ts';
 import { name } from '../fields.ts';

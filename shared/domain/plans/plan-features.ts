@@ -3,7 +3,7 @@ import { insertAssignments, writeAssignment } from '#db/plans.ts';
 import type { ProjectKey } from '#db/types.ts';
 import { changeEntries, childChange } from '../changes.ts';
 import { featureNotFound, NotFoundError, planNotFound, projectNotFound } from '../errors.ts';
-import { guardFor, loadPlan } from '../projects/load.ts';
+import { loadPlan, readRevisionGuard } from '../projects/load.ts';
 import { checkIfMatch, untilWritten, type Writer } from '../versions.ts';
 import { resolveFeatures, uniqueRefs } from './plans.ts';
 import type { AddPlanFeaturesView, FeatureRefInput, PlanFeatureDetailView } from './schemas.ts';
@@ -71,7 +71,7 @@ export async function addPlanFeatures(
  * before it); 404 for a missing project, plan or assignment.
  */
 async function readAssignment(key: ProjectKey, planId: number, featureId: number, writer: Writer) {
-  const guard = await guardFor(key, writer.ifMatch);
+  const guard = await readRevisionGuard(key, writer.ifMatch);
   const { scope, projectId, plan, layout, assignments } = await loadPlan(key, planId);
   const current = assignments.find((a) => a.feature.featureId === featureId);
   if (!current) throw notAssigned(planId, featureId);

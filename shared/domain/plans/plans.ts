@@ -6,7 +6,7 @@ import type { FeatureItem, PlanItem, ProjectKey, ProjectScope } from '#db/types.
 import { changeEntry, childChange, childFields } from '../changes.ts';
 import { countRefused, featureNotFound, planNotFound, projectNotFound } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
-import { guardFor, loadFeatures, loadPlan, loadPlanPart, loadProject } from '../projects/load.ts';
+import { loadFeatures, loadPlan, loadPlanPart, loadProject, readRevisionGuard } from '../projects/load.ts';
 import { checkIfMatch, untilWritten, type Writer } from '../versions.ts';
 import {
   type CreatePlanInput,
@@ -126,7 +126,7 @@ export async function updatePlan(
   writer: Writer,
 ): Promise<PlanView> {
   return untilWritten('plan', async () => {
-    const guard = await guardFor(key, writer.ifMatch);
+    const guard = await readRevisionGuard(key, writer.ifMatch);
     const { plan, layout, assignments, scope, projectId } = await loadPlan(key, planId);
     checkIfMatch(writer.ifMatch, toPlanView(plan, assignments));
     const next = priced({ ...plan, ...definedOnly(input) });
@@ -151,7 +151,7 @@ export async function updatePlan(
  */
 export async function deletePlan(key: ProjectKey, planId: number, writer: Writer): Promise<void> {
   await untilWritten('plan', async () => {
-    const guard = await guardFor(key, writer.ifMatch);
+    const guard = await readRevisionGuard(key, writer.ifMatch);
     const { plan, layout, assignments, projectId } = await loadPlanPart(key, planId);
     let recorded: Parameters<typeof deletePlanItems>[3];
     if (plan) {

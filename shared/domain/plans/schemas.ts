@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { featureTypes } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
 import { multiLineText, multiplier, name, positiveId, price } from '../fields.ts';
-import { acceptingReadFields, readOnlyFields, strictObject } from '../validation.ts';
+import { acceptingReadFields, readOnlyFields, requestParsing, strictObject } from '../validation.ts';
 
 const planFields = {
   name,
@@ -50,7 +50,7 @@ export const AddPlanFeaturesForms = z.union([BatchOfFeatures, FeatureRef]);
  */
 export const AddPlanFeaturesBody = z.unknown().transform((body, ctx) => {
   const form = body !== null && typeof body === 'object' && 'features' in body ? BatchOfFeatures : SingleFeature;
-  const result = form.safeParse(body);
+  const result = form.safeParse(body, requestParsing);
   if (result.success) return result.data;
   // Handed on as they are, so an unknown field is still named with its suggestion.
   for (const issue of result.error.issues) ctx.addIssue(issue as z.core.$ZodRawIssue);

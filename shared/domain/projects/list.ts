@@ -1,8 +1,10 @@
 import { listOwnerProjectsAfter } from '#db/projects.ts';
 import type { ProjectItem } from '#db/types.ts';
-import { fillPage, type PageQuery } from '../pages.ts';
+import { idKey, type PageQuery, pagedList } from '../pages.ts';
 import type { ProjectSummaryView } from './schemas.ts';
 import { toProjectSummaryView } from './view.ts';
+
+const projectPages = pagedList(idKey, (item: ProjectItem) => item.projectId);
 
 /** One page of the owner's projects in id order; projects being deleted are not listed. */
 export async function listProjectsPage(
@@ -10,10 +12,9 @@ export async function listProjectsPage(
   query: PageQuery,
   publicBaseUrl: string,
 ): Promise<{ projects: ProjectSummaryView[]; nextCursor: string | null }> {
-  const page = await fillPage<ProjectItem>(
-    query,
-    (item) => item.projectId,
-    (afterId, count) => listOwnerProjectsAfter(ownerId, afterId, count),
+  const page = await projectPages.fill(
+    projectPages.start(query),
+    (after, count) => listOwnerProjectsAfter(ownerId, after ?? 0, count),
     (item) => !item.deletingAt,
   );
   return { projects: page.items.map((item) => toProjectSummaryView(item, publicBaseUrl)), nextCursor: page.nextCursor };

@@ -54,11 +54,11 @@ const scopeOf = ({
 });
 
 /**
- * What a write with If-Match is guarded by: the project's revision, read BEFORE the part the
- * write compares with If-Match, so any write in between moves it and fails the guarded write
+ * revisionGuard with the project's revision read here: read BEFORE the part the write
+ * compares with If-Match, so any write in between moves it and fails the guarded write
  * (which then reads again). Without If-Match: no guard and no read.
  */
-export async function guardFor(key: ProjectKey, ifMatch: string | undefined): Promise<number | undefined> {
+export async function readRevisionGuard(key: ProjectKey, ifMatch: string | undefined): Promise<number | undefined> {
   if (ifMatch === undefined) return undefined;
   const project = slugPattern.test(key.slug) ? await getProjectItem(key) : undefined;
   if (!project || project.deletingAt) throw projectNotFound(key.slug);

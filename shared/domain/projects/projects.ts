@@ -20,7 +20,7 @@ import { sealPaymentKey } from '../payments/account.ts';
 import { sealWebhookSecret } from '../payments/webhook-secret.ts';
 import type { Keyring } from '../ports.ts';
 import { LOWER_ALNUM, randomToken } from '../random.ts';
-import { checkIfMatch, guardOf, untilWritten, type Writer } from '../versions.ts';
+import { checkIfMatch, revisionGuard, untilWritten, type Writer } from '../versions.ts';
 import { loadProject } from './load.ts';
 import {
   type CreateProjectInput,
@@ -212,7 +212,14 @@ export async function updateProject(
       projectFields(current),
       projectFields(updated),
     );
-    const outcome = await updateProjectItem(key, current, changes, remove, entry, guardOf(writer, current.revision));
+    const outcome = await updateProjectItem(
+      key,
+      current,
+      changes,
+      remove,
+      entry,
+      revisionGuard(writer, current.revision),
+    );
     return outcome === 'updated' ? toProjectView({ ...partition, project: updated }, publicBaseUrl) : 'stale';
   });
 }

@@ -11,6 +11,7 @@ import {
 } from '#db/usage.ts';
 import { forgetProjectCached, loadProjectCached } from '../customers/project-cache.ts';
 import { type ErrorDetail, NotFoundError, projectNotFound, UnavailableError, ValidationError } from '../errors.ts';
+import { aggregationRules } from './aggregation.ts';
 import { type EventsBody, type EventsResultView, type UsageEventBody, usageLimits } from './schemas.ts';
 
 /** A 400 names at most this many events (the first ones): enough to fix a generator. */
@@ -93,8 +94,8 @@ function groupBatch(events: EventsBody['events'], features: readonly FeatureItem
 }
 
 /**
- * billing.md's usage events: each event id counts once (in the last 35 days), whatever is
- * resent, cut short or sent at once by several senders; see shared/db/usage.ts for how.
+ * Usage events: each event id counts once (in the last 35 days), whatever is resent, cut
+ * short or sent at once by several senders; shared/db/usage-write.ts says how.
  */
 export async function recordEvents(
   key: ProjectKey,
@@ -142,7 +143,9 @@ async function recordInto(
   };
   let outcome: Awaited<ReturnType<typeof applyUsage>>;
   try {
-    outcome = await applyUsage(projectId, groups, { conflictBudgetMs: options.retryMs ?? CONFLICT_BUDGET_MS });
+    outcome = await applyUsage(projectId, groups, aggregationRules, {
+      conflictBudgetMs: options.retryMs ?? CONFLICT_BUDGET_MS,
+    });
   } catch (error) {
     await sweepIfGone();
     if (!isStorageBusy(error)) throw error;

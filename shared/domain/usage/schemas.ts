@@ -3,7 +3,7 @@ import { customerIdPattern } from '../customers/schemas.ts';
 import { positiveId } from '../fields.ts';
 import { strictObject } from '../validation.ts';
 
-/** billing.md "Usage events": the bounds of one batch. */
+/** The bounds of one batch of usage events. */
 export const usageLimits = {
   eventsPerBatch: 1_000,
   eventIdMax: 128,

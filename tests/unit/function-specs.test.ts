@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { groupNames, groupSpecs } from '#shared/groups.ts';
-import { routes } from '#shared/routes.ts';
+import { routes } from '#functions/routes.ts';
+import { groupNames, groupSpecs } from '#shared/function-specs.ts';
 
 describe('group specs', () => {
   test.each(groupNames)('%s: handed the keyring exactly when its spec uses the payment-key KMS key', (group) => {

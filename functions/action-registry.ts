@@ -9,8 +9,8 @@ import { projects } from './projects/actions.ts';
 import { share } from './share/actions.ts';
 import { webhooks } from './webhooks/actions.ts';
 
-/** Every group's actions, for a server that runs them all in one process (npm start, tests). */
-export const groups: { [G in Group]: DefinedGroup<G> } = {
+/** Every group's actions, for what runs them all in one process (the local server, the OpenAPI generator, tests). */
+export const groupActions: { [G in Group]: DefinedGroup<G> } = {
   share,
   payments,
   webhooks,

@@ -1,12 +1,29 @@
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { rawTable } from './service.ts';
-import { aggregateSk, customerPartition, uniqueSk } from './usage-keys.ts';
-import type { AggregateEvents, MeteredEvent } from './usage-write.ts';
+import type { AggregationMethod } from '#contract/enums.ts';
+import { getAll } from './batch.ts';
+import { TRANSACTION_ITEMS } from './transactions.ts';
+import { aggregateSk, customerPartition, uniqueSk } from './usage-item-keys.ts';
 
-/** TransactWriteItems takes at most 100 actions. */
-export const TRANSACTION_ITEMS = 100;
-/** BatchGetItem takes at most 100 keys. */
-const BATCH_GET_KEYS = 100;
+// How a batch of usage events is cut into transactions: what is stored already is read
+// first, then each aggregate's events are cut into chunks and the chunks packed into
+// transactions of at most 100 items.
+
+/** One usage event as storage sees it: validated, with its timestamp in epoch ms. */
+export interface MeteredEvent {
+  eventId: string;
+  value: number | undefined;
+  property: string | undefined;
+  at: number;
+}
+
+/** The events of one batch for one aggregate (customer × feature × UTC month), in received order. */
+export interface AggregateEvents {
+  customerId: string;
+  featureId: number;
+  /** `YYYY-MM`, UTC. */
+  month: string;
+  method: AggregationMethod;
+  events: MeteredEvent[];
+}
 
 /** What is stored already of one aggregate, as far as the batch knows: shared by its chunks. */
 export interface Known {
@@ -28,7 +45,7 @@ export interface Chunk {
 }
 
 /**
- * What the batch's conditions will find, read first (BatchGetItem, 100 keys each, at once):
+ * What the batch's conditions will find, read first (one BatchGetItem per 100 keys, at once):
  * the stored max and latest aggregates and the markers of its unique_count properties. A max
  * the batch does not beat, a latest it does not follow or a property counted already is then
  * left out of its transaction instead of failing it (a failed condition cancels the whole
@@ -54,26 +71,11 @@ export async function readStored(projectId: number, groups: AggregateEvents[]): 
     }
   }
   const pk = customerPartition(projectId);
-  const keys = [...found.keys()].map((sk) => ({ pk, sk }));
-  const { client, table } = rawTable();
-  await Promise.all(
-    Array.from({ length: Math.ceil(keys.length / BATCH_GET_KEYS) }, async (_, i) => {
-      const output = await client.send(
-        new BatchGetCommand({
-          RequestItems: {
-            [table]: {
-              Keys: keys.slice(i * BATCH_GET_KEYS, (i + 1) * BATCH_GET_KEYS),
-              ConsistentRead: true,
-              ProjectionExpression: 'sk, amount, #at',
-              ExpressionAttributeNames: { '#at': 'at' },
-            },
-          },
-        }),
-      );
-      // Keys left unprocessed stay unknown: their transactions find out by their condition.
-      for (const item of output.Responses?.[table] ?? []) found.get(item.sk as string)?.(item);
-    }),
+  const items = await getAll(
+    [...found.keys()].map((sk) => ({ pk, sk })),
+    ['sk', 'amount', 'at'],
   );
+  for (const item of items) found.get(item.sk as string)?.(item);
   return known;
 }
 
@@ -109,7 +111,7 @@ function chunksOf(group: AggregateEvents, known: Known): Chunk[] {
  * one operation per item in a transaction). Within a wave, chunks are packed first-fit
  * decreasing into transactions of at most 100 items, by the items they will write.
  */
-export function plan(groups: AggregateEvents[], known: Map<AggregateEvents, Known>): Chunk[][][] {
+export function pack(groups: AggregateEvents[], known: Map<AggregateEvents, Known>): Chunk[][][] {
   const waves: Chunk[][] = [];
   for (const group of groups) {
     chunksOf(group, known.get(group) ?? { properties: new Set() }).forEach((chunk, wave) => {

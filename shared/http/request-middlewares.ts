@@ -6,26 +6,42 @@ import { ForbiddenError, ValidationError } from '#domain/errors.ts';
 import { bodyFingerprint, checkIdempotencyKey, startIdempotent } from '#domain/idempotency.ts';
 import type { Authenticator, Principal } from '#domain/keys/keys.ts';
 import { parse } from '#domain/validation.ts';
-import { onIdempotentFinish, recordCaller } from '#shared/request-context.ts';
-import { type Route, routeKey } from '#shared/routes.ts';
+import { type RouteDefinition, routeKey } from '#shared/routes.ts';
 import type { RouteAction } from './action.ts';
 import { bearerToken } from './auth.ts';
 import { payloadTooLarge } from './errors.ts';
 import { parsePath } from './params.ts';
+import type { HttpResult } from './responses.ts';
 import type { Router } from './router.ts';
+
+/** An answer kept for an Idempotency-Key, as the domain stores it. */
+type KeptAnswer = { status: number; headers?: Record<string, string>; body?: unknown };
 
 /** What the middlewares learn about a request, for those after them and the action. */
 export interface GroupContext extends Context {
-  route?: Route;
+  /** API Gateway's id of the request (or Lambda's, or a fresh one): in the answer and its log line. */
+  requestId: string;
+  startedAt: number;
+  route?: RouteDefinition;
   action?: RouteAction;
   principal?: Principal;
+  /** Who asked, once a key was accepted: its id and owner, never the key. */
+  caller?: { keyId: string; ownerId: string };
   parsedBody?: unknown;
   parsedQuery?: unknown;
   parsedPath?: Record<string, unknown>;
+  /** The answer kept for a repeated Idempotency-Key: sent instead of running the action. */
+  replayed?: HttpResult;
+  /** Set when the request claimed an Idempotency-Key: handed its answer, whatever it is. */
+  finishIdempotent?: (answer: KeptAnswer) => Promise<void>;
+  /** The answer as the action or the error mapping made it, before it is serialized. */
+  outcome?: HttpResult;
+  /** What went wrong in a 5xx, for the log line. */
+  failure?: { name: string; message: string; stack?: string | undefined };
 }
 
-type GroupRequest = Request<APIGatewayProxyEventV2, unknown, Error, GroupContext>;
-type GroupMiddleware = MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, GroupContext>;
+export type GroupRequest = Request<APIGatewayProxyEventV2, unknown, Error, GroupContext>;
+export type GroupMiddleware = MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, GroupContext>;
 
 /** Finds this group's action for the route key API Gateway (or the local server) matched. */
 export function resolveAction(actions: ReadonlyMap<string, RouteAction>, router: Router): GroupMiddleware {
@@ -52,7 +68,7 @@ export function authorize(authenticate: Authenticator): GroupMiddleware {
       const auth = request.context.route?.auth ?? 'public';
       if (auth === 'public') return;
       const principal = await authenticate(bearerToken(request.event.headers?.authorization));
-      recordCaller(principal.keyId, principal.ownerId);
+      request.context.caller = { keyId: principal.keyId, ownerId: principal.ownerId };
       if (auth === 'write' && principal.permission !== 'read_write') throw new ForbiddenError();
       request.context.principal = principal;
     },
@@ -61,8 +77,10 @@ export function authorize(authenticate: Authenticator): GroupMiddleware {
 
 /**
  * `Idempotency-Key` on v1 POSTs (after 401/403, before the body is parsed, so even a 400 is
- * kept and replayed): a repeat of a finished request answers at once with the kept answer
- * and `Idempotent-Replayed: true`; the first one runs, and the group handler hands its
+ * kept and replayed): a repeat of a finished request is answered with the kept answer and
+ * `Idempotent-Replayed: true`, which the steps after this one pass through untouched (not
+ * middy's early return, which would skip the shared headers, HEAD and the log line); the
+ * first one runs, and `finishIdempotency` (shared/http/answer-middlewares.ts) hands its
  * answer to `finishIdempotent` whatever it is.
  */
 export function idempotency(runsForMs: number): GroupMiddleware {
@@ -84,10 +102,10 @@ export function idempotency(runsForMs: number): GroupMiddleware {
       });
       if (start.kind === 'replay') {
         const { status, headers, body: kept } = start.answer;
-        return { status, headers: { ...headers, 'idempotent-replayed': 'true' }, body: kept };
+        request.context.replayed = { status, headers: { ...headers, 'idempotent-replayed': 'true' }, body: kept };
+        return;
       }
-      onIdempotentFinish(start.finish);
-      return undefined;
+      request.context.finishIdempotent = start.finish;
     },
   };
 }
@@ -109,8 +127,8 @@ export function jsonBody(): GroupMiddleware {
   const parser = httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]);
   return {
     before: async (request: GroupRequest) => {
-      const action = request.context.action;
-      if (!action?.body) return;
+      const { action, replayed } = request.context;
+      if (!action?.body || replayed) return;
       const { body, isBase64Encoded } = request.event;
       const size = body === undefined ? 0 : Buffer.byteLength(body, isBase64Encoded ? 'base64' : 'utf8');
       if (size > limits.bodyBytesMax) throw payloadTooLarge(limits.bodyBytesMax);
@@ -149,8 +167,8 @@ export function jsonBody(): GroupMiddleware {
 export function validateInput(): GroupMiddleware {
   return {
     before: async (request: GroupRequest) => {
-      const { action } = request.context;
-      if (!action) return;
+      const { action, replayed } = request.context;
+      if (!action || replayed) return;
       if (action.body) request.context.parsedBody = parse(action.body, request.context.parsedBody);
       request.context.parsedQuery = action.query
         ? parse(action.query, request.event.queryStringParameters ?? {}, 'query string')
