@@ -6,14 +6,15 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient, type LocalDynamoCredential } from '#db/client.ts';
-import { adoptSharedDatabase, ensureLocalCredential, restrictDataFiles } from './local-credential.ts';
+import { DataDirInUseError, type DataDirLock, lockDataDir } from './data-dir-lock.ts';
+import { adoptSharedDatabase, ensureLocalCredential, privateDir, restrictDataFiles } from './local-credential.ts';
 
 export interface DynamoLocal {
   endpoint: string;
   /** The only credential that sees the data; its file is what DYNAMODB_CREDENTIAL_FILE names. */
   credential: LocalDynamoCredential;
   credentialFile: string;
-  /** Said once on stdout: shared (-sharedDb) data moved to the credential's database. */
+  /** Said once on stdout: shared (-sharedDb) data moved, or a leftover DynamoDB Local stopped. */
   notice: string | undefined;
   /** The Java process (its CPU time is what `npm run bench:dynamo-local` reads). */
   pid: number | undefined;
@@ -94,7 +95,9 @@ const JAVA_OPTIONS: readonly string[] = [];
  * DynamoDB Local's own command line has no bind address: its Jetty listens on every
  * interface. dev/loopback/LoopbackDynamoDBLocal.java (compiled, with --release 17, beside its
  * source, so a JRE suffices) builds the very same server from the same arguments and sets its
- * connector's host to 127.0.0.1 before it starts. After a change to the source:
+ * connector's host to 127.0.0.1 before it starts. It also exits when its stdin closes, so a
+ * parent killed with SIGKILL (which runs no exit handler) leaves no Java behind. After a
+ * change to the source:
  * `javac --release 17 -cp "<DynamoDBLocal.jar>:<DynamoDBLocal_lib>/*" LoopbackDynamoDBLocal.java`.
  */
 const LOOPBACK_LAUNCHER = fileURLToPath(new URL('./loopback/', import.meta.url));
@@ -118,11 +121,18 @@ export async function startDynamoLocal({
   javaOptions?: readonly string[];
 }): Promise<DynamoLocal> {
   assertJava();
-  await assertPortFree(port);
   const path = dataDir === ':memory:' ? null : resolve(dataDir);
+  // The directory before the port: a leftover of an earlier start on it may hold the port.
+  const lock = path ? await takeDataDir(path) : undefined;
+  try {
+    await assertPortFree(port);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   const credentialFile = ensureLocalCredential({ dataDir, port });
   const { credential } = credentialFile;
-  const notice = path ? adoptSharedDatabase(path, credential) : undefined;
+  const notice = [lock?.notice, path ? adoptSharedDatabase(path, credential) : undefined].filter(Boolean).join('\n');
   if (path) restrictDataFiles(path);
 
   const { jar, libraryPath, cwd } = dynamoLocalJar();
@@ -142,8 +152,10 @@ export async function startDynamoLocal({
   // stops Java itself, after the requests in flight that may still need it.
   const child: ChildProcess = spawn('sh', ['-c', 'trap "" INT; umask 077 && exec "$@"', 'sh', 'java', ...args], {
     cwd,
+    // stdin too: the launcher exits when it closes, which is when this process ends, however it ends.
     stdio: 'pipe',
   });
+  if (child.pid !== undefined) lock?.recordJava(child.pid);
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4000);
@@ -155,11 +167,13 @@ export async function startDynamoLocal({
   child.once('exit', () => {
     exited = true;
     credentialFile.discard();
+    lock?.release();
   });
   // A parent that exits (also after an uncaught error) must not leave Java running.
   const killChild = () => {
     child.kill('SIGKILL');
     credentialFile.discard();
+    lock?.release();
   };
   process.once('exit', killChild);
 
@@ -186,7 +200,7 @@ export async function startDynamoLocal({
     endpoint,
     credential,
     credentialFile: credentialFile.path,
-    notice,
+    notice: notice || undefined,
     pid: child.pid,
     stop: async () => {
       process.removeListener('exit', killChild);
@@ -198,4 +212,13 @@ export async function startDynamoLocal({
       });
     },
   };
+}
+
+async function takeDataDir(path: string): Promise<DataDirLock> {
+  privateDir(path);
+  try {
+    return await lockDataDir(path);
+  } catch (error) {
+    throw error instanceof DataDirInUseError ? new DynamoLocalError(error.message) : error;
+  }
 }

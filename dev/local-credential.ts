@@ -3,7 +3,8 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, r
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type LocalDynamoCredential, readLocalDynamoCredential } from '#db/client.ts';
-import { ConfigError, type LocalConfig } from '#shared/config.ts';
+import { ConfigError } from '#shared/config.ts';
+import type { LocalConfig } from './local-config.ts';
 
 /**
  * The embedded DynamoDB Local's credential. DynamoDB Local listens on loopback only (see
@@ -48,7 +49,7 @@ export function newLocalCredential(): LocalDynamoCredential {
 }
 
 /** A directory only this user can enter: created 0700, or refused when someone else's or a link. */
-function privateDir(path: string): void {
+export function privateDir(path: string): void {
   mkdirSync(path, { recursive: true, mode: 0o700 });
   const stats = lstatSync(path);
   if (!stats.isDirectory() || (process.getuid && stats.uid !== process.getuid())) {

@@ -8,13 +8,13 @@ import { totalDynamoRequests } from '#shared/request-context.ts';
 import { summarize } from './bench-billing.ts';
 
 /**
- * The scale table of `npm run bench` (issue 14 goal 1): one project of 200 features grown
- * from 1,000 to 20,000 assignments, every feature in every plan. 1,000 and 5,000 (25 plans,
- * the limit) are built through the API; 10,000 and 20,000 (50 and 100 plans, what a project
- * created before the 25-plan limit may still hold) by writing the plans straight into the
- * table, as the service stores them (assignments in their plan's item). At each size:
- * DynamoDB requests per call (pages, for the whole project reads) and p50 of the endpoints whose reads should not grow, and of GET project
- * and GET share, which read what they return.
+ * The scale table of `npm run bench`: one project of 200 features grown from 1,000 to 20,000
+ * assignments, every feature in every plan. 1,000 and 5,000 (25 plans, the limit) are built
+ * through the API; 10,000 and 20,000 (50 and 100 plans, past the limit, to show how reads
+ * grow) by writing the plans straight into the table, as the service stores them
+ * (assignments in their plan's item). At each size: DynamoDB requests per call (pages, for
+ * the whole project reads) and p50 of the endpoints whose reads should not grow, and of GET
+ * project and GET share, which read what they return.
  */
 
 const FEATURES = 200;

@@ -20,6 +20,7 @@ import { totalDynamoRequests } from '#shared/request-context.ts';
 import { localKeyring } from '#shared/secrets/keyring.ts';
 import { WIDGET_GZIP_BUDGET, widgetSize } from '../widget/build.ts';
 import { billingRows, type Row, summarize } from './bench-billing.ts';
+import { compressionRows } from './bench-compression.ts';
 import { printScaleTable } from './bench-scale.ts';
 import { entitlementReads, usageRows } from './bench-usage.ts';
 
@@ -265,7 +266,12 @@ async function main(): Promise<number> {
         const start = performance.now();
         const response = await fetch(`${server.url}${path}`, {
           method,
-          headers: { authorization: `Bearer ${key}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
+          // Identity, as these rows have always been timed: the coding's CPU has rows of its own.
+          headers: {
+            authorization: `Bearer ${key}`,
+            'accept-encoding': 'identity',
+            ...(payload ? { 'content-type': 'application/json' } : {}),
+          },
           body: payload ? JSON.stringify(payload) : undefined,
         });
         const body = await response.arrayBuffer();
@@ -344,6 +350,10 @@ async function main(): Promise<number> {
       cacheTtlMs: config.PROJECT_CACHE_TTL_SECONDS * 1000,
     });
     rows.push(...bigReads.rows, extra.webhook);
+    const share = await fetch(`${server.url}/api/share/${project.shareId}`, {
+      headers: { 'accept-encoding': 'identity' },
+    });
+    rows.push(...compressionRows(await share.text(), iterations));
     const usage = await usageRows({
       client,
       table: TABLE_NAME,

@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
 import { connectDatabase } from '#db/service.ts';
+import { localConfig } from '#dev/local-config.ts';
 import { runningLocalDatabase } from '#dev/local-credential.ts';
 import { DomainError } from '#domain/errors.ts';
 import * as keys from '#domain/keys/keys.ts';
-import { migratePlans, type PlanMigration } from '#domain/projects/migrate-plans.ts';
-import { ConfigError, localConfig } from '#shared/config.ts';
+import { ConfigError } from '#shared/config.ts';
 
 const usage = `Usage: npm run cli -- <command>
 
@@ -14,14 +14,6 @@ const usage = `Usage: npm run cli -- <command>
       Lists the owner's keys (never their secrets).
   keys revoke <keyId> [--json]
       Revokes a key: requests with it get 401 from then on (at most 60 s later on a warm Lambda).
-  migrate plans [--dry-run] [--owner <ownerId>] [--json]
-      One-off, after the deploy of issue 14: gives projects stored before feature heads their
-      head, moves plans stored at their old key under their assignments' prefix (one request
-      less on each of their reads), and folds assignment items stored before into their
-      plan's item (one transaction per 48; fewer pages for whole-project reads). Safe to run
-      again and while the service runs; prints what it did (with --dry-run, what it would do,
-      writing nothing). Scans the whole table; --owner migrates only that owner's projects.
-      Exits 1 if a plan is stored twice.
 
 Talks to DYNAMODB_ENDPOINT and TABLE_NAME; by default the database of a running \`npm start\`
 (http://127.0.0.1:\${DYNAMODB_PORT:-8000}, table pricing-local), with the local credential it
@@ -35,14 +27,12 @@ class UsageError extends Error {}
 /** The local or given DynamoDB the CLI talks to, for its error message. */
 let endpoint: string | undefined;
 
-/** The exit status: 0, or 1 when the command did its work but found something to look at. */
-async function run(argv: string[]): Promise<number> {
+async function run(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
       owner: { type: 'string' },
-      'dry-run': { type: 'boolean', default: false },
       permission: { type: 'string' },
       name: { type: 'string' },
       json: { type: 'boolean', default: false },
@@ -53,11 +43,9 @@ async function run(argv: string[]): Promise<number> {
   const [resource, command, ...rest] = positionals;
   if (values.help || !resource) {
     console.log(usage);
-    return 0;
+    return;
   }
-  if (resource !== 'keys' && resource !== 'migrate') throw new UsageError(`Unknown command "${resource}".`);
-  if (resource === 'migrate' && command !== 'plans')
-    throw new UsageError(`Unknown migrate command "${command ?? ''}".`);
+  if (resource !== 'keys') throw new UsageError(`Unknown command "${resource}".`);
 
   // The data layer on the local database unless told otherwise.
   const config = localConfig();
@@ -73,15 +61,6 @@ async function run(argv: string[]): Promise<number> {
   connectDatabase(database);
   const print = (json: unknown, text: string) => console.log(values.json ? JSON.stringify(json) : text);
 
-  if (resource === 'migrate') {
-    const migration = await migratePlans({ dryRun: values['dry-run'], ownerId: values.owner });
-    print(migration, migrationText(migration));
-    if (migration.conflicts.length === 0) return 0;
-    for (const { ownerId, slug, planId } of migration.conflicts)
-      console.error(`Plan ${planId} of project "${slug}" (owner "${ownerId}") is stored at both keys: left as it is.`);
-    return 1;
-  }
-
   switch (command) {
     case 'create': {
       if (!values.owner || !values.permission) throw new UsageError('keys create needs --owner and --permission.');
@@ -94,7 +73,7 @@ async function run(argv: string[]): Promise<number> {
         { key: key.key, id: key.id, ownerId: key.ownerId, permission: key.permission },
         `Created ${key.permission} key ${key.id} for owner "${key.ownerId}". It is shown once; store it now:\n${key.key}`,
       );
-      return 0;
+      return;
     }
     case 'list': {
       if (!values.owner) throw new UsageError('keys list needs --owner.');
@@ -110,7 +89,7 @@ async function run(argv: string[]): Promise<number> {
               )
               .join('\n'),
       );
-      return 0;
+      return;
     }
     case 'revoke': {
       const [keyId] = rest;
@@ -120,7 +99,7 @@ async function run(argv: string[]): Promise<number> {
         { id: revoked.id, ownerId: revoked.ownerId, revokedAt: revoked.revokedAt },
         `Revoked key ${revoked.id} of owner "${revoked.ownerId}".`,
       );
-      return 0;
+      return;
     }
     default:
       throw new UsageError(`Unknown keys command "${command ?? ''}".`);
@@ -136,23 +115,8 @@ function unreachable(error: unknown): boolean {
   return false;
 }
 
-/** The migration's summary for a person: counts by what happened. */
-function migrationText(m: PlanMigration): string {
-  const { deletingProjects, goneProjects, changedPlans, changedFolds, orphanAssignments } = m.skipped;
-  return [
-    ...(m.dryRun ? ['Dry run: nothing written.'] : []),
-    `Projects seen: ${m.projects}`,
-    `Feature heads ${m.dryRun ? 'to write' : 'written'}: ${m.headsWritten}`,
-    `Plans ${m.dryRun ? 'to move' : 'moved'}: ${m.plansMoved}`,
-    `Assignment items ${m.dryRun ? 'to fold' : 'folded'} into their plan: ${m.assignmentsFolded}`,
-    `Skipped: ${deletingProjects} project(s) being deleted, ${goneProjects} project(s) deleted meanwhile, ${changedPlans} plan(s) written or deleted meanwhile`,
-    `Skipped in the fold: ${changedFolds} plan(s) written meanwhile (run again to finish), ${orphanAssignments} assignment item(s) of a deleted plan or feature`,
-    ...(m.conflicts.length > 0 ? [`Plans stored at both keys, left as they are: ${m.conflicts.length}`] : []),
-  ].join('\n');
-}
-
 run(process.argv.slice(2)).then(
-  (status) => process.exit(status),
+  () => process.exit(0),
   (error: unknown) => {
     const code = (error as { code?: unknown }).code;
     if (error instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {

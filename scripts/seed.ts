@@ -1,14 +1,18 @@
 import { connectDatabase } from '#db/service.ts';
+import { localConfig } from '#dev/local-config.ts';
 import { runningLocalDatabase } from '#dev/local-credential.ts';
 import { SeedError, seedDemo } from '#dev/seed-demo.ts';
 import { createApiKey } from '#domain/keys/keys.ts';
-import { ConfigError, localConfig } from '#shared/config.ts';
+import { ConfigError } from '#shared/config.ts';
 
 /**
  * `npm run seed`: with `npm start` running, a demo project under the owner "demo" and the
- * URL of its pricing page. Each run makes a new project (acme-analytics, -2, ...).
+ * URL of its pricing page. Each run makes a new project (acme-analytics, -2, ...). With
+ * `--json`, one line `{"slug","shareId","key","demoUrl"}` for scripts (the README's).
  */
 async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  if (args.some((arg) => arg !== '--json')) throw new SeedError('Usage: npm run seed [-- --json]');
   const config = localConfig();
   const baseUrl = `http://127.0.0.1:${config.PORT}`;
   try {
@@ -27,6 +31,10 @@ async function main(): Promise<void> {
   const fakeStripe = config.FAKE_STRIPE_PORT ? `http://127.0.0.1:${config.FAKE_STRIPE_PORT}` : undefined;
   const stripeApiBase = stripeKey ? undefined : (config.STRIPE_API_BASE ?? fakeStripe);
   const demo = await seedDemo({ baseUrl, key: key.key, stripeKey, stripeApiBase });
+  if (args.includes('--json')) {
+    console.log(JSON.stringify({ slug: demo.slug, shareId: demo.shareId, key: key.key, demoUrl: demo.demoUrl }));
+    return;
+  }
   console.log(`Demo project "${demo.slug}" (owner "demo", share id ${demo.shareId}).
 API key for it (shown once): ${key.key}
 

@@ -5,12 +5,6 @@ import * as z from 'zod';
  * fails at start-up with one line that names the variable, not later inside a request.
  */
 
-const port = z.coerce
-  .number({ error: 'must be a port number' })
-  .int('must be a whole number')
-  .min(1, 'must be between 1 and 65535')
-  .max(65535, 'must be between 1 and 65535');
-
 const optionalUrl = z
   .string()
   .trim()
@@ -24,8 +18,8 @@ const optionalText = z
   .optional()
   .transform((v) => (v === '' ? undefined : v));
 
-/** What every Lambda handler needs. */
-const RuntimeEnv = z.object({
+/** What every Lambda handler needs; dev/local-config.ts extends it for local runs. */
+export const RuntimeEnv = z.object({
   TABLE_NAME: z
     .string()
     .regex(/^[A-Za-z0-9_.-]{3,255}$/, 'must be a DynamoDB table name (3-255 of A-Z a-z 0-9 _ . -)')
@@ -84,22 +78,7 @@ const RuntimeEnv = z.object({
     .default(5000),
 });
 
-/** What `npm start` needs on top. */
-const LocalEnv = RuntimeEnv.extend({
-  PORT: port.default(3000),
-  DYNAMODB_PORT: port.default(8000),
-  DATA_DIR: z.string().min(1, 'must be a directory path or :memory:').default('.data'),
-  // Without STRIPE_API_BASE, `npm start` runs the project's fake Stripe on this port (0: any free one).
-  FAKE_STRIPE_PORT: z.coerce
-    .number({ error: 'must be a port number, or 0 for any free port' })
-    .int('must be a whole number')
-    .min(0, 'must be between 0 and 65535')
-    .max(65535, 'must be between 0 and 65535')
-    .default(12111),
-});
-
 export type RuntimeConfig = z.infer<typeof RuntimeEnv>;
-export type LocalConfig = z.infer<typeof LocalEnv>;
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -108,7 +87,8 @@ export class ConfigError extends Error {
   }
 }
 
-function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.infer<S> {
+/** Parses `env` with `schema`; the first problem is a ConfigError naming the variable and its value. */
+export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.infer<S> {
   const result = schema.safeParse(env);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
@@ -130,8 +110,4 @@ export function runtimeConfig(): RuntimeConfig {
 /** A configuration from variables other than the process's own (a bench, a test). */
 export function parseRuntimeConfig(env: NodeJS.ProcessEnv): RuntimeConfig {
   return parseEnv(RuntimeEnv, env);
-}
-
-export function localConfig(env: NodeJS.ProcessEnv = process.env): LocalConfig {
-  return parseEnv(LocalEnv, env);
 }

@@ -1,6 +1,6 @@
-import { randomInt } from 'node:crypto';
 import { noSuch } from './errors.ts';
 import type { Params } from './form.ts';
+import { now, randomId } from './ids.ts';
 import { sessionInput } from './session-input.ts';
 import type { FakeLineItem, FakeSession, FakeSubscription, Interval } from './types.ts';
 import { createWebhooks, type Webhooks } from './webhooks.ts';
@@ -10,18 +10,6 @@ import { createWebhooks, type Webhooks } from './webhooks.ts';
 
 const SESSION_LIFETIME_S = 24 * 60 * 60;
 const DAY_S = 24 * 60 * 60;
-
-const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-
-export function randomId(prefix: string, length = 24): string {
-  let id = prefix;
-  for (let i = 0; i < length; i++) id += ALNUM[randomInt(ALNUM.length)];
-  return id;
-}
-
-export function now(): number {
-  return Math.floor(Date.now() / 1000);
-}
 
 // Rendering: what goes over the wire never includes `internal`.
 

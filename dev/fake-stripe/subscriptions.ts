@@ -1,8 +1,9 @@
 import { noSuch } from './errors.ts';
 import type { Params } from './form.ts';
+import { now } from './ids.ts';
 import { bool, hash, integer, list, metadata, name, rejectUnknown, text } from './params.ts';
-import { now, type Store, withoutInternal } from './store.ts';
-import type { FakeSubscription } from './types.ts';
+import { type Store, withoutInternal } from './store.ts';
+import type { FakeSubscription, SubscriptionChange } from './types.ts';
 
 // Changing a subscription after the sale, as Stripe's API (and its dashboard) does, each
 // change sent to the account's webhook endpoints: update (seats, plan via metadata,
@@ -12,12 +13,6 @@ export function subscriptionFor(store: Store, account: string, id: string): Fake
   const subscription = store.subscriptions.get(id);
   if (!subscription || subscription.internal.account !== account) throw noSuch('subscription', id, 'id');
   return subscription;
-}
-
-export interface SubscriptionChange {
-  quantity?: number;
-  metadata?: Record<string, string>;
-  cancelAtPeriodEnd?: boolean;
 }
 
 /** Applies a change and sends `customer.subscription.updated`. */

@@ -101,6 +101,36 @@ export interface FakeSession {
   };
 }
 
+export interface FakeWebhookEndpoint {
+  id: string;
+  object: 'webhook_endpoint';
+  url: string;
+  enabled_events: string[];
+  status: 'enabled';
+  livemode: boolean;
+  created: number;
+  /** Stripe returns the signing secret only when the endpoint is created. */
+  secret: string;
+  internal: { account: string };
+}
+
+export interface FakeDelivery {
+  endpoint: string;
+  url: string;
+  eventId: string;
+  type: string;
+  /** The HTTP status of each attempt (0: no answer). */
+  attempts: number[];
+  done: boolean;
+}
+
+/** A change to a subscription, from the API or the dashboard. */
+export interface SubscriptionChange {
+  quantity?: number;
+  metadata?: Record<string, string>;
+  cancelAtPeriodEnd?: boolean;
+}
+
 export interface FakeFailure {
   status: number;
   type?: string;
@@ -119,13 +149,13 @@ export interface FakeStripe {
   /** The customer paying; throws when the session is unknown or no longer open. */
   complete(sessionId: string, options?: { email?: string }): FakeSession;
   /** Webhook endpoints by id, every account's. */
-  webhookEndpoints: Map<string, import('./webhooks.ts').FakeWebhookEndpoint>;
+  webhookEndpoints: Map<string, FakeWebhookEndpoint>;
   /** Every webhook delivery, with the status of each attempt. */
-  deliveries: import('./webhooks.ts').FakeDelivery[];
+  deliveries: FakeDelivery[];
   /** Resolves once every delivery started so far has succeeded or given up. */
   webhooksSettled(): Promise<void>;
   /** Changes a subscription as the dashboard does, and sends `customer.subscription.updated`. */
-  updateSubscription(id: string, change: import('./subscriptions.ts').SubscriptionChange): unknown;
+  updateSubscription(id: string, change: SubscriptionChange): unknown;
   /** Cancels a subscription now, and sends `customer.subscription.deleted`. */
   cancelSubscription(id: string): unknown;
   /** The SDK retries 5xx (and 409) up to maxNetworkRetries, so a final failure needs retries + 1. */

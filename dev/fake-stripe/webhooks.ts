@@ -2,8 +2,9 @@ import { createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { invalid, noSuch } from './errors.ts';
 import type { Params } from './form.ts';
+import { now, randomId } from './ids.ts';
 import { absoluteUrl, list, name, rejectUnknown, text } from './params.ts';
-import { now, randomId } from './store.ts';
+import type { FakeDelivery, FakeWebhookEndpoint } from './types.ts';
 
 // Webhook endpoints per account, events, and their delivery as Stripe does it: a JSON POST
 // signed `Stripe-Signature: t=<unix>,v1=<HMAC-SHA256(secret, "<t>.<body>")>` with the
@@ -16,30 +17,6 @@ export const FAKE_EVENT_TYPES = [
   'customer.subscription.deleted',
 ] as const;
 
-export interface FakeWebhookEndpoint {
-  id: string;
-  object: 'webhook_endpoint';
-  url: string;
-  enabled_events: string[];
-  status: 'enabled';
-  livemode: boolean;
-  created: number;
-  /** Stripe returns the signing secret only when the endpoint is created. */
-  secret: string;
-  internal: { account: string };
-}
-
-export interface FakeDelivery {
-  endpoint: string;
-  url: string;
-  eventId: string;
-  type: string;
-  /** The HTTP status of each attempt (0: no answer). */
-  attempts: number[];
-  done: boolean;
-}
-
-/** Stripe's Stripe-Signature header for a payload. */
 /**
  * Stripe's signing secrets are random. The fake's are derived from the account's key and the
  * URL, so an endpoint registered again after a restart (the fake keeps endpoints in memory)
@@ -49,6 +26,7 @@ export function signingSecretFor(account: string, url: string): string {
   return `whsec_${createHmac('sha256', account).update(url, 'utf8').digest('hex').slice(0, 32)}`;
 }
 
+/** Stripe's Stripe-Signature header for a payload. */
 export function signPayload(payload: string, secret: string, timestamp = now()): string {
   const v1 = createHmac('sha256', secret).update(`${timestamp}.${payload}`, 'utf8').digest('hex');
   return `t=${timestamp},v1=${v1}`;

@@ -1,4 +1,4 @@
-import { deleteWithAssignments, type RecordedDelete } from './assignments.ts';
+import { deleteWithAssignments, type RecordedDelete } from './cascading-deletes.ts';
 import type { NewChangeEntryItem } from './changes.ts';
 import { countedWrite } from './transactions.ts';
 import type { FeatureItem, NewFeatureItem, ProjectKey, ProjectScope } from './types.ts';

@@ -1,46 +1,31 @@
-// Assignments stored in their plan's item (docs/decisions.md, "Assignments in their plan").
-// An assignment item carries its keys, the project's owner, slug and share id and ElectroDB's
-// markers: about 490 bytes, of which its own data (ids, multiplier, date) is some 45. A plan
-// of 200 features kept its assignments in 200 such items, so a whole-project read paged every
-// ~2,000 assignments. In the plan item they are one map entry each (featureId → { i, m, c }),
-// about 10 KB for a full plan, and a project of 20,000 assignments reads in one page (the
-// scale table of `npm run bench`).
-//
-// Assignment items written before stay where they are until the operator's `migrate plans`
-// folds them into their plan (plans.ts, foldAssignmentItems), and are read beside the entries
-// (a plan's assignments are both); nothing writes new ones. A feature is never both: every
-// writer skips a feature the plan already has in either form, and the fold moves an item in
-// the transaction that deletes it.
+// Assignments stored in their plan's item (docs/decisions.md, "Assignments in their plan"):
+// one map entry each (featureId → { i, m, c }), about 10 KB for a full plan, so a project of
+// 20,000 assignments reads in one page and a plan with its assignments is one item.
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { KEY_LAYOUT } from './entities/model.ts';
-import type { AssignedEntries, AssignedEntry } from './entities/plan.ts';
+import type { AssignedEntries, AssignedEntry, PlanAssignment, PlanItem } from './entities/plan.ts';
 import { anything, type StoredItem } from './items.ts';
-import { type PlanLayout, planItemKey } from './plan-keys.ts';
-import { rawTable } from './service.ts';
+import { db, rawTable } from './service.ts';
 import type { TransactionAction, TransactionEntities } from './transactions.ts';
-import type { PlanFeatureItem, PlanItem, ProjectScope } from './types.ts';
+import type { ProjectKey, ProjectScope } from './types.ts';
 
 /** An assignment to write: the ids are allocated by the caller. */
 export interface NewAssignment {
   featureId: number;
   multiplier: number;
   planFeatureId: number;
-  /** When it was assigned, if before this write: an assignment item folded into its plan keeps its date. */
-  createdAt?: string;
 }
 
-/**
- * Whether the plan holds this feature's assignment in its item (else, if assigned at all, it is
- * an item of its own, stored before): where a write of the assignment goes.
- */
-export const storedInPlan = (plan: Pick<PlanItem, 'assigned'>, featureId: number): boolean =>
-  plan.assigned?.[String(featureId)] !== undefined;
+/** A feature an assignment names is gone (or was never in this project). */
+export interface MissingFeature {
+  missingFeatureId: number;
+}
 
-/** The plan's stored entries as assignment items read them. */
+/** The plan's stored entries as assignments. */
 export function assignmentsIn(plan: Pick<PlanItem, 'ownerId' | 'slug' | 'shareId' | 'planId' | 'assigned'>) {
   const { assigned } = plan;
-  const read: PlanFeatureItem[] = [];
+  const read: PlanAssignment[] = [];
   if (!assigned) return read;
   for (const featureId in assigned) read.push(assignmentOf(plan, featureId, assigned[featureId] as AssignedEntry));
   return read;
@@ -48,12 +33,12 @@ export function assignmentsIn(plan: Pick<PlanItem, 'ownerId' | 'slug' | 'shareId
 
 type PlanScope = Pick<PlanItem, 'ownerId' | 'slug' | 'shareId' | 'planId'>;
 
-/** One stored entry of a plan as the assignment item it stands for. */
+/** One stored entry of a plan as the assignment it stands for. */
 const assignmentOf = (
   { ownerId, slug, shareId, planId }: PlanScope,
   featureId: string,
   entry: Partial<AssignedEntry>,
-): PlanFeatureItem =>
+): PlanAssignment =>
   ({
     ownerId,
     slug,
@@ -63,7 +48,7 @@ const assignmentOf = (
     planFeatureId: entry.i,
     multiplier: entry.m,
     createdAt: entry.c,
-  }) as PlanFeatureItem;
+  }) as PlanAssignment;
 
 /**
  * For the whole-project reads (GET project, plans and share, checkout, entitlements): every
@@ -74,8 +59,8 @@ const assignmentOf = (
  * Values are read as the item reader reads them (shared/db/items.ts); an entry of another
  * shape is read whole first, as assignmentsIn would see it.
  */
-export function takeStoredAssignments(items: StoredItem[]): { items: StoredItem[]; assignments: PlanFeatureItem[] } {
-  const assignments: PlanFeatureItem[] = [];
+export function takeStoredAssignments(items: StoredItem[]): { items: StoredItem[]; assignments: PlanAssignment[] } {
+  const assignments: PlanAssignment[] = [];
   const rest: StoredItem[] = [];
   for (const item of items) {
     const map = item.assigned?.M;
@@ -108,7 +93,7 @@ export function takeStoredAssignments(items: StoredItem[]): { items: StoredItem[
 export const entryOf = (a: NewAssignment, createdAt: string): AssignedEntry => ({
   i: a.planFeatureId,
   m: a.multiplier,
-  c: a.createdAt ?? createdAt,
+  c: createdAt,
 });
 
 export const entriesOf = (assignments: NewAssignment[], createdAt: string): AssignedEntries =>
@@ -116,80 +101,56 @@ export const entriesOf = (assignments: NewAssignment[], createdAt: string): Assi
 
 /**
  * An UpdateItem of the plan's item (as a transaction action) that applies only while the plan
- * is there with the project's share id. At the plan's old key it also adds 1 to its version:
- * the move of such a plan (a PUT's, or `migrate plans`') copies the whole item as it read it,
- * on the condition that its version is still the one read, so a move that read the plan
- * before this write is stale and reads again, and never writes the assignments back as they
- * were. At the new key nothing copies the item (a PUT sets its own fields), so its version
- * is left alone: a PUT of the plan never loses to writes of its assignments.
+ * is there with the project's share id and has its map. Its version is left alone: a PUT of
+ * the plan sets its own fields, so it never loses to writes of its assignments.
  */
 function planUpdateParams(
   scope: ProjectScope,
   planId: number,
-  layout: PlanLayout,
   update: { set?: string[]; remove?: string[]; condition: string[] },
   names: Record<string, string>,
   values: Record<string, unknown>,
 ) {
   const { shareId, ...key } = scope;
-  const moves = layout === 'legacy';
-  const set = [...(update.set ?? []), ...(moves ? ['#version = if_not_exists(#version, :zero) + :one'] : [])];
-  const clauses = set.length > 0 ? [`SET ${set.join(', ')}`] : [];
+  const clauses = update.set?.length ? [`SET ${update.set.join(', ')}`] : [];
   if (update.remove?.length) clauses.push(`REMOVE ${update.remove.join(', ')}`);
   return {
     Update: {
-      ...planItemKey(key, planId, layout),
+      ...planItemKey(key, planId),
       UpdateExpression: clauses.join(' '),
-      ConditionExpression: ['attribute_exists(#planId)', '#shareId = :shareId', ...update.condition].join(' AND '),
-      ExpressionAttributeNames: {
-        '#planId': 'planId',
-        '#shareId': 'shareId',
-        ...(moves ? { '#version': 'version' } : {}),
-        ...names,
-      },
-      ExpressionAttributeValues: { ':shareId': shareId, ...(moves ? { ':zero': 0, ':one': 1 } : {}), ...values },
+      ConditionExpression: ['attribute_exists(#assigned)', '#shareId = :shareId', ...update.condition].join(' AND '),
+      ExpressionAttributeNames: { '#assigned': 'assigned', '#shareId': 'shareId', ...names },
+      ExpressionAttributeValues: { ':shareId': shareId, ...values },
     },
   };
 }
 
-/** planUpdateParams as a transaction action: raw params, as atPlanKey (plan-keys.ts) makes them. */
+/** The plan item's table and key, as ElectroDB builds them. */
+const planItemKey = (key: ProjectKey, planId: number) =>
+  db()
+    .entities.plan.get({ ...key, planId })
+    .params() as { Key: { pk: string; sk: string }; TableName: string };
+
+/** planUpdateParams as a transaction action (raw params: ElectroDB cannot name map entries of an `any`). */
 const planUpdate = (...args: Parameters<typeof planUpdateParams>) =>
   planUpdateParams(...args) as unknown as TransactionAction;
 
 /**
- * Adds entries to a plan while it has none of these features: the first ones of a plan that
- * has no map yet (written before assignments moved in) set the map whole, while it still has
- * none. At most ADD_BATCH at once: the condition names each feature, and DynamoDB takes 4 KB.
+ * Adds entries to a plan while it has none of these features. At most ADD_BATCH at once: the
+ * condition names each, and DynamoDB takes 4 KB.
  */
-export function addEntries(
-  scope: ProjectScope,
-  planId: number,
-  layout: PlanLayout,
-  hasMap: boolean,
-  assignments: NewAssignment[],
-  createdAt: string,
-) {
-  if (!hasMap) {
-    return planUpdate(
-      scope,
-      planId,
-      layout,
-      { set: ['#assigned = :entries'], condition: ['attribute_not_exists(#assigned)'] },
-      { '#assigned': 'assigned' },
-      { ':entries': entriesOf(assignments, createdAt) },
-    );
-  }
-  const names: Record<string, string> = { '#assigned': 'assigned' };
+export function addEntries(scope: ProjectScope, planId: number, assignments: NewAssignment[], createdAt: string) {
+  const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const set: string[] = [];
-  const condition = ['attribute_exists(#assigned)'];
+  const condition: string[] = [];
   assignments.forEach((a, n) => {
     names[`#f${n}`] = String(a.featureId);
     values[`:e${n}`] = entryOf(a, createdAt);
     set.push(`#assigned.#f${n} = :e${n}`);
     condition.push(`attribute_not_exists(#assigned.#f${n})`);
   });
-  return planUpdate(scope, planId, layout, { set, condition }, names, values);
+  return planUpdate(scope, planId, { set, condition }, names, values);
 }
 
 /** How many entries one add writes at most (its condition names each: DynamoDB takes 4 KB). */
@@ -203,7 +164,6 @@ export const ADD_BATCH = 48;
 export function writeEntry(
   scope: ProjectScope,
   planId: number,
-  layout: PlanLayout,
   read: { featureId: number; planFeatureId: number; multiplier: number },
   multiplier: number | null,
 ) {
@@ -211,11 +171,10 @@ export function writeEntry(
   return planUpdate(
     scope,
     planId,
-    layout,
     multiplier === null
       ? { remove: ['#assigned.#f'], condition }
       : { set: ['#assigned.#f.#m = :multiplier'], condition },
-    { '#assigned': 'assigned', '#f': String(read.featureId), '#i': 'i', '#m': 'm' },
+    { '#f': String(read.featureId), '#i': 'i', '#m': 'm' },
     {
       ':id': read.planFeatureId,
       ':read': read.multiplier,
@@ -265,18 +224,17 @@ export function countFeatureDelete(entities: TransactionEntities, scope: Project
 export async function removeEntries(
   scope: ProjectScope,
   planId: number,
-  layout: PlanLayout,
   featureIds: number[],
   only?: Map<number, AssignedEntry>,
 ): Promise<number[]> {
   const removed: number[] = [];
   for (let from = 0; from < featureIds.length; from += ADD_BATCH) {
     const batch = featureIds.slice(from, from + ADD_BATCH);
-    if (await removeBatch(scope, planId, layout, batch, only)) removed.push(...batch);
+    if (await removeBatch(scope, planId, batch, only)) removed.push(...batch);
     // One of them is not the entry this call wrote: each on its own condition.
     else if (only && batch.length > 1) {
       for (const featureId of batch) {
-        if (await removeBatch(scope, planId, layout, [featureId], only)) removed.push(featureId);
+        if (await removeBatch(scope, planId, [featureId], only)) removed.push(featureId);
       }
     }
   }
@@ -287,13 +245,12 @@ export async function removeEntries(
 async function removeBatch(
   scope: ProjectScope,
   planId: number,
-  layout: PlanLayout,
   featureIds: number[],
   only: Map<number, AssignedEntry> | undefined,
 ): Promise<boolean> {
-  const names: Record<string, string> = { '#assigned': 'assigned' };
+  const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
-  const condition = ['attribute_exists(#assigned)'];
+  const condition: string[] = [];
   featureIds.forEach((featureId, n) => {
     names[`#f${n}`] = String(featureId);
     const entry = only?.get(featureId);
@@ -304,7 +261,7 @@ async function removeBatch(
     }
   });
   const remove = featureIds.map((_, n) => `#assigned.#f${n}`);
-  const { Update } = planUpdateParams(scope, planId, layout, { remove, condition }, names, values);
+  const { Update } = planUpdateParams(scope, planId, { remove, condition }, names, values);
   try {
     await rawTable().client.send(new UpdateCommand(Update));
     return true;

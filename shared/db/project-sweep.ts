@@ -6,11 +6,10 @@ import { deleteAll } from './batch.ts';
 import { sweepChanges } from './changes.ts';
 import { sweepCustomers } from './customers.ts';
 import type { ProjectSweepItem } from './entities/project-sweep.ts';
-import { legacyPlanItems } from './plan-keys.ts';
-import { getProjectItem, type ProjectEntity } from './projects.ts';
+import { getProjectItem } from './projects.ts';
 import { db } from './service.ts';
 import { writeTransaction } from './transactions.ts';
-import type { ProjectKey } from './types.ts';
+import type { ProjectEntity, ProjectKey } from './types.ts';
 import { sweepUsage } from './usage.ts';
 import { versionIs } from './versions.ts';
 
@@ -81,8 +80,7 @@ export async function retireProject(
         )
         .commit(),
       projectSweep.create(sweep).commit(),
-      // The prefix reads' stand-in for the project item goes with it (a project created
-      // before heads existed has none: deleting nothing is no failure).
+      // The part reads' stand-in for the project item goes with it.
       featureHead.delete(key).commit(),
     ]);
     if (outcome.committed) return sweep;
@@ -116,8 +114,8 @@ type ChildAlias = Exclude<ProjectEntity, 'project'>;
  *
  * Why no item is left behind: since the record was written, every child write is refused,
  * because each checks in its own transaction either the project item with this share id
- * (feature and plan creates, counted deletes) or a parent that can no longer be created
- * (every assignment checks its plan and its feature). Once a pass has deleted the parents, a
+ * (feature and plan creates, counted deletes), or the feature head, which goes with it
+ * (every write that assigns features). Once a pass has deleted the parents, a
  * later pass sees every child there will ever be.
  */
 export async function sweepProject(projectId: number, budget: SweepBudget): Promise<SweepOutcome> {
@@ -151,8 +149,6 @@ async function sweepPass(sweep: ProjectSweepItem, budget: SweepBudget): Promise<
       .filter(({ items }) => items.length > 0);
     for (const { items } of children) found += items.length;
     await Promise.all(children.map(({ entity, items }) => deleteAll(entity, items)));
-    // A plan not moved since plans were keyed under their assignments sits at its old key.
-    await deleteAll(legacyPlanItems, page.data.plan);
     cursor = page.cursor;
   } while (cursor);
   return found;

@@ -1,36 +1,24 @@
 import type { NewChangeEntryItem } from './changes.ts';
+import type { NewProjectItem, ProjectItem } from './entities/project.ts';
 import { type AnyEntity, collectionItems, type StoredItem } from './items.ts';
 import { takeStoredAssignments } from './plan-assignments.ts';
 import { queryAll, queryTemplate } from './raw-query.ts';
 import { db, type PricingService } from './service.ts';
 import { writeTransaction } from './transactions.ts';
-import type { NewProjectItem, ProjectItem, ProjectKey } from './types.ts';
+import type { ProjectKey, ProjectPartition } from './types.ts';
 import { versionIs } from './versions.ts';
 
-/**
- * What one Query of a project's collection returns: ElectroDB keys the items by entity
- * alias, and gives every member entity a list (empty when it has no item).
- */
-type ProjectData = Awaited<ReturnType<ReturnType<PricingService['collections']['projectData']>['go']>>['data'];
-/** The entities of the `projectData` collection: the project and everything in it. */
-export type ProjectEntity = keyof ProjectData;
-type ChildAlias = Exclude<ProjectEntity, 'project' | 'featureHead'>;
+/** A collection Query's items by entity alias, each member's list (empty when it has none). */
+type CollectionData = Record<string, unknown[]>;
 
-/**
- * Everything stored for one project, as one Query returns it: the project item, and the
- * items of every other entity of the `projectData` collection under its alias plus "s"
- * (`features`, `plans`, `planFeatures`). An entity that joins the collection appears here
- * without an edit; the feature head (the project item's stand-in for the prefix reads of
- * shared/db/project-parts.ts) says nothing the project item does not, and is left out.
- */
-export type ProjectPartition = { project: ProjectItem } & { [A in ChildAlias as `${A}s`]: ProjectData[A] };
-
-function toPartition(stored: StoredItem[], read: (items: StoredItem[]) => ProjectData): ProjectPartition | undefined {
-  // Assignments are stored in their plans' items (read straight into assignments here), those
-  // written before as items of their own: both are the partition's planFeatures.
+function toPartition(
+  stored: StoredItem[],
+  read: (items: StoredItem[]) => CollectionData,
+): ProjectPartition | undefined {
+  // Assignments are stored in their plans' items, read straight into assignments here.
   const { items, assignments } = takeStoredAssignments(stored);
-  const data = read(items) as { project: ProjectItem[]; featureHead: unknown[] } & Record<ChildAlias, unknown[]>;
-  data.planFeature = [...assignments, ...data.planFeature];
+  const data = read(items) as { project: ProjectItem[]; featureHead: unknown[] } & CollectionData;
+  data.planFeature = assignments;
   const {
     project: [project],
     featureHead: _head,
@@ -57,12 +45,12 @@ const membersOf = (service: PricingService, collection: string): Record<string, 
   );
 
 /** A collection Query's items by entity alias, as ElectroDB's collection query returns them. */
-function readerOf(collection: 'projectData' | 'share'): (items: StoredItem[]) => ProjectData {
+function readerOf(collection: 'projectData' | 'share'): (items: StoredItem[]) => CollectionData {
   let members: { service: PricingService; entities: Record<string, AnyEntity> } | undefined;
   return (items) => {
     const service = db();
     if (members?.service !== service) members = { service, entities: membersOf(service, collection) };
-    return collectionItems(members.entities, items) as unknown as ProjectData;
+    return collectionItems(members.entities, items) as CollectionData;
   };
 }
 
@@ -111,41 +99,29 @@ export async function listOwnerProjectsAfter(
   return { items: data, more: cursor !== null };
 }
 
-/**
- * Every project item of the table (or of one owner), a Scan page at a time: ElectroDB's scan,
- * which filters on the entity attribute. It reads the whole table, so it is for an operator's
- * one-off work (shared/domain/projects/migrate-plans.ts), never for a request. Eventually
- * consistent: whatever is done with an item is conditional on the project as stored then.
- */
-export async function* scanProjects(ownerId?: string): AsyncGenerator<ProjectItem[]> {
-  const { project } = db().entities;
-  let cursor: string | null = null;
-  do {
-    const scan =
-      ownerId === undefined
-        ? project.scan
-        : project.scan.where((attributes, { eq }) => eq(attributes.ownerId, ownerId));
-    const page: { data: ProjectItem[]; cursor: string | null } = await scan.go({ cursor });
-    yield page.data;
-    cursor = page.cursor;
-  } while (cursor);
-}
-
 export async function getProjectItem(key: ProjectKey): Promise<ProjectItem | undefined> {
   const { data } = await db().entities.project.get(key).go({ consistent: true });
   return data ?? undefined;
 }
 
 /**
- * Creates the project, with its first change-log entry in the same transaction, unless the
- * owner already has one with this slug.
+ * Creates the project with its feature head (the part reads' stand-in for the project item)
+ * and its first change-log entry, in one transaction, unless the owner already has one with
+ * this slug.
  */
 export async function insertProject(
   item: NewProjectItem,
   change: NewChangeEntryItem,
 ): Promise<ProjectItem | 'slug_taken'> {
   const created = { featureCount: 0, planCount: 0, version: 1, revision: 1, ...item };
-  const outcome = await writeTransaction((entities) => [entities.project.create(created).commit()], [change]);
+  const { ownerId, slug, shareId, projectId } = created;
+  const outcome = await writeTransaction(
+    (entities) => [
+      entities.project.create(created).commit(),
+      entities.featureHead.create({ ownerId, slug, shareId, projectId }).commit(),
+    ],
+    [change],
+  );
   return outcome.committed ? created : 'slug_taken';
 }
 

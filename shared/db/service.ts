@@ -12,7 +12,6 @@ import { FeatureHead } from './entities/feature-head.ts';
 import { IdempotencyRecord } from './entities/idempotency.ts';
 import { CheckoutSession, RateLimit } from './entities/payment-records.ts';
 import { Plan } from './entities/plan.ts';
-import { PlanFeature } from './entities/plan-feature.ts';
 import { Project } from './entities/project.ts';
 import { ProjectSweep } from './entities/project-sweep.ts';
 import { UsageAggregate, UsageEvent, UsageUnique } from './entities/usage.ts';
@@ -22,7 +21,6 @@ export const entities = {
   feature: Feature,
   featureHead: FeatureHead,
   plan: Plan,
-  planFeature: PlanFeature,
   apiKey: ApiKey,
   counter: Counter,
   idempotencyRecord: IdempotencyRecord,

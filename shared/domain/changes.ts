@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { changeActions, changeResourceTypes } from '#contract/enums.ts';
 import { type ChangeEntryItem, type NewChangeEntryItem, newChangeIds, readChanges } from '#db/changes.ts';
 import { getProjectItem } from '#db/projects.ts';
-import type { FeatureItem, PlanFeatureItem, PlanItem, ProjectItem, ProjectKey } from '#db/types.ts';
+import type { FeatureItem, PlanAssignment, PlanItem, ProjectItem, ProjectKey } from '#db/types.ts';
 import { projectNotFound } from './errors.ts';
 import { idKey, type PageQuery, pagedList } from './pages.ts';
 import { slugPattern } from './projects/slug.ts';
@@ -53,7 +53,7 @@ export function projectFields(item: ProjectItem): Fields {
 }
 
 /** A child's stored fields, without the keys every item of the project repeats. */
-export function childFields(item: FeatureItem | PlanItem | PlanFeatureItem): Fields {
+export function childFields(item: FeatureItem | Omit<PlanItem, 'assigned'> | PlanAssignment): Fields {
   // A plan's stored assignments are recorded as entries of their own (planFeature), not in the plan's.
   const {
     ownerId: _owner,
@@ -105,7 +105,7 @@ export function changeEntry(
   return entry as NewChangeEntryItem;
 }
 
-type ChildItem = FeatureItem | PlanItem | PlanFeatureItem;
+type ChildItem = FeatureItem | PlanItem | PlanAssignment;
 
 /** The one entry of a write of a feature, plan or assignment, as stored before and after (null: none). */
 export const childChange = (

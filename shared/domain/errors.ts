@@ -59,6 +59,15 @@ export const ForbiddenError = errorClass(
 );
 export const NotFoundError = errorClass('not_found', 'NotFoundError');
 export const ConflictError = errorClass('conflict', 'ConflictError');
+/** A conflict of this moment (a write that kept meeting others): the caller may send it again after `retryAfterSeconds`. */
+export class ContendedError extends ConflictError {
+  readonly retryAfterSeconds = 1;
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'ContendedError';
+  }
+}
 /** An If-Match that names a version the resource no longer has (or never had). */
 export const PreconditionFailedError = errorClass(
   'precondition_failed',

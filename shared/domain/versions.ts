@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ConflictError, PreconditionFailedError } from './errors.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ContendedError, PreconditionFailedError, UnavailableError } from './errors.ts';
 
 /**
  * Versions of v1 resources (decisions.md, "Scripting v1 safely"; docs/decisions.md "ETag and
@@ -57,17 +58,33 @@ export interface Writer {
 export const revisionGuard = (writer: Writer, revision: number | undefined): number | undefined =>
   writer.ifMatch === undefined ? undefined : (revision ?? 0);
 
-const MAX_ATTEMPTS = 5;
+/** Rounds of a write with If-Match: each compares it again, so few are needed (docs/decisions.md, "ETag and If-Match"). */
+const GUARDED_ATTEMPTS = 5;
+/** Rounds of a plain write: it must not fail because others write, so it outlasts a burst of them. */
+const PLAIN_ATTEMPTS = 40;
+/** The most a round waits before reading again (full jitter, doubling from 10 ms). */
+const MAX_BACKOFF_MS = 250;
 
 /**
  * Runs a read-check-write `attempt` until it commits: it answers 'stale' when what it read
- * changed before its write (then it reads again, and an If-Match that no longer holds is a 412
- * on that read). `what` names the resource for the 409 when it never settles.
+ * changed before its write; then it waits a random moment, so writers that met each other
+ * spread out, and reads again (an If-Match that no longer holds is a 412 on that read). A
+ * plain write wins in the end, each field the last written; one with If-Match that keeps
+ * meeting others gives up after a few rounds with a 409 and Retry-After, and a plain one that
+ * never settles is a 503 with Retry-After. `what` names the resource.
  */
-export async function untilWritten<T>(what: string, attempt: () => Promise<T | 'stale'>): Promise<T> {
-  for (let i = 0; i < MAX_ATTEMPTS; i++) {
+export async function untilWritten<T>(
+  what: string,
+  writer: Pick<Writer, 'ifMatch'>,
+  attempt: () => Promise<T | 'stale'>,
+): Promise<T> {
+  const guarded = writer.ifMatch !== undefined;
+  const attempts = guarded ? GUARDED_ATTEMPTS : PLAIN_ATTEMPTS;
+  for (let i = 0; i < attempts; i++) {
+    if (i > 0) await sleep(Math.random() * Math.min(MAX_BACKOFF_MS, 10 * 2 ** i));
     const result = await attempt();
     if (result !== 'stale') return result;
   }
-  throw new ConflictError(`The ${what} kept changing while this change was applied; retry it.`);
+  const message = `The ${what} kept changing while this change was applied; send it again.`;
+  throw guarded ? new ContendedError(message) : new UnavailableError(message);
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import {
+  ContendedError,
   DomainError,
   type ErrorCode,
   echo,
@@ -72,7 +73,7 @@ export function errorResult(thrown: unknown): HttpResult | undefined {
   const error = thrown instanceof DomainError ? thrown : unavailableFrom(thrown);
   if (!error) return undefined;
   const result = { status: statusByCode[error.code], body: errorBody(error.code, error.message, error.details) };
-  if (error instanceof RateLimitedError || error instanceof UnavailableError) {
+  if (error instanceof RateLimitedError || error instanceof UnavailableError || error instanceof ContendedError) {
     // A refusal of this moment: no cache may answer it later.
     return { ...result, headers: { 'retry-after': String(error.retryAfterSeconds), 'cache-control': 'no-store' } };
   }

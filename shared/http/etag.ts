@@ -28,7 +28,7 @@ export function taggedJson(
   const json = JSON.stringify(body);
   const etag = etagOfJson(json);
   if (method === 'GET' && ifNoneMatchHits(headers['if-none-match'], etag)) {
-    return { status: 304, headers: { etag, ...own } };
+    return { status: 304, headers: { etag, ...own }, representationBytes: Buffer.byteLength(json) };
   }
   return { status, body, json, headers: { etag, ...own } };
 }

@@ -16,6 +16,7 @@ import {
   requestLog,
   sharedHeaders,
 } from './answer-middlewares.ts';
+import { contentCoding } from './compression.ts';
 import { projectKey } from './params.ts';
 import {
   authorize,
@@ -38,9 +39,10 @@ const rawBodyOf = ({ body, isBase64Encoded }: APIGatewayProxyEventV2) =>
 
 /**
  * One Lambda handler per endpoint group: one middy pipeline. Its `before` steps run in the
- * order used (request id → route → auth → Idempotency-Key → JSON body → declared schemas),
- * then the action; its `after`/`onError` steps in the reverse order (error mapping → the 500
- * fallback → the idempotency finish → serialization → shared headers → HEAD → the log line).
+ * order used (request id → Accept-Encoding and the coded ETags of the conditional headers →
+ * route → auth → Idempotency-Key → JSON body → declared schemas), then the action; its
+ * `after`/`onError` steps in the reverse order (error mapping → the 500 fallback → the
+ * idempotency finish → serialization → shared headers → content coding → HEAD → the log line).
  *
  * `routes`: what it routes by, its group's own (functions/<group>/routes.ts), which API
  * Gateway sends it, or the whole table (functions/routes.ts) for the local server and the
@@ -58,6 +60,7 @@ export function createGroupHandler<G extends Group>(
     .use(requestId())
     .use(requestLog(group, router))
     .use(headWithoutBody())
+    .use(contentCoding())
     .use(sharedHeaders(router))
     .use(lambdaAnswer())
     .use(finishIdempotency())

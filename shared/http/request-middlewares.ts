@@ -34,6 +34,9 @@ export interface GroupContext extends Context {
   replayed?: HttpResult;
   /** Set when the request claimed an Idempotency-Key: handed its answer, whatever it is. */
   finishIdempotent?: (answer: KeptAnswer) => Promise<void>;
+  /** The content coding the answer may go out in (shared/http/compression.ts), and If-None-Match as sent. */
+  coding?: 'br' | 'gzip' | undefined;
+  ifNoneMatchSent?: string;
   /** The answer as the action or the error mapping made it, before it is serialized. */
   outcome?: HttpResult;
   /** What went wrong in a 5xx, for the log line. */

@@ -11,6 +11,8 @@ export interface HttpResult {
   /** Sent as is instead (a script, a page); `headers` must carry its content-type. */
   raw?: string | Buffer;
   headers?: Record<string, string>;
+  /** A 304's: the size of the body its 200 would send, which decides that answer's coding and so its ETag. */
+  representationBytes?: number;
 }
 
 export type LambdaResult = APIGatewayProxyStructuredResultV2 & {

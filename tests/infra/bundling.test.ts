@@ -25,7 +25,7 @@ const probe = `
     service.collections.share({ shareId: 'Share0000000000000000000001' }).params(),
     ...Object.values(entities).map((entity) => Object.keys(entity.schema.attributes).sort()),
     entities.feature.get({ ...${JSON.stringify(scope)}, featureId: 42 }).params(),
-    entities.planFeature.query.projectData({ ...${JSON.stringify(scope)}, planId: 5 }).params(),
+    entities.plan.query.projectData(${JSON.stringify(scope)}).params(),
     entities.counter.update({ ownerId: 'Owner-1', name: 'project' }).add({ value: 1 }).params(),
   ];
 `;

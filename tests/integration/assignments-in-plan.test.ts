@@ -1,7 +1,6 @@
 /**
  * Assignments stored in their plan's item (docs/decisions.md, "Assignments in their plan"):
- * the form every write now uses, the form stored before (an item per assignment) read and
- * written beside it, the one feature-head check that keeps a deleted feature from being
+ * the stored form, the one feature-head check that keeps a deleted feature from being
  * assigned, and an add cut short leaving nothing behind.
  */
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
@@ -13,13 +12,7 @@ import { loadFeatures, loadPlan } from '#domain/projects/load.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { startDynamoFaults } from '../fixtures/dynamo-faults.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
-import {
-  entityOf,
-  itemsOfProject,
-  storeAsAssignmentItems,
-  storedAssignments,
-  storedPlanItems,
-} from '../fixtures/table.ts';
+import { entityOf, itemsOfProject, storedAssignments, storedPlanItems } from '../fixtures/table.ts';
 
 vi.hoisted(() => {
   process.env.PROJECT_CACHE_TTL_SECONDS = '0';
@@ -49,10 +42,8 @@ async function projectWithFeatures(count: number) {
   return { project, features, stored, base: `/api/v1/projects/${project.slug}` };
 }
 
-const featureIdsOf = (body: { features: { feature: { id: number } }[] }) => body.features.map((f) => f.feature.id);
-
 describe('the stored form', () => {
-  test('a plan of 200 features is one item of about 10 KB holding them; no assignment item is written', async () => {
+  test('a plan of 200 features is one item of about 10 KB holding them', async () => {
     const { project, features, stored, base } = await projectWithFeatures(0);
     const ids: number[] = [];
     for (let i = 0; i < 200; i += 50) {
@@ -67,75 +58,18 @@ describe('the stored form', () => {
     });
     expect(plan.planFeatures).toHaveLength(200);
     const items = await itemsOfProject(ownerId, project.slug, project.shareId);
-    expect(items.filter((i) => entityOf(i) === 'planFeature')).toEqual([]);
+    expect(items.filter((i) => entityOf(i) === 'plan')).toHaveLength(1);
     const [item] = await storedPlanItems(stored, plan.id);
     const size = Buffer.byteLength(JSON.stringify(item?.assigned));
     expect(size).toBeGreaterThan(5_000);
     expect(size).toBeLessThan(12_000);
     expect(storedAssignments(items).map((a) => a.featureId)).toEqual([...ids].sort((a, b) => a - b));
-    // The answer is the same whatever the form: ids, multipliers, every feature.
+    // Read back as created: ids, multipliers, every feature.
     const read = await api.get(`${base}/plans/${plan.id}/features`);
     expect(read.body.features).toEqual(
       plan.planFeatures.map((pf: { feature: object }) => ({ ...pf, feature: expect.objectContaining(pf.feature) })),
     );
   }, 60_000);
-});
-
-describe('assignments stored before, as items of their own', () => {
-  test('are read, changed, removed, skipped and copied beside those in the plan', async () => {
-    const { project, features, stored, base } = await projectWithFeatures(4);
-    const [a, b, c, d] = features.map((f) => f.id) as [number, number, number, number];
-    const plan = await makePlan(api, project.slug, {
-      features: [
-        { featureId: a, multiplier: 2 },
-        { featureId: b, multiplier: 3 },
-      ],
-    });
-    const path = `${base}/plans/${plan.id}`;
-    const before = await api.get(`${path}/features`);
-    await storeAsAssignmentItems(stored, plan.id);
-    expect(storedAssignments(await storedPlanItems(stored, plan.id))).toEqual([]);
-    // Read as before, byte for byte.
-    const asItems = await api.get(`${path}/features`);
-    expect(asItems.text).toBe(before.text);
-    expect(asItems.headers.get('etag')).toBe(before.headers.get('etag'));
-    // An add skips what an item assigns, and stores the new one in the plan.
-    const added = await api.post(`${path}/features`, { features: [{ featureId: a }, { featureId: c }] });
-    expect(added.status, added.text).toBe(200);
-    expect([added.body.added, added.body.skipped]).toEqual([1, 1]);
-    expect(featureIdsOf(added.body)).toEqual([a, b, c]);
-    const forms = storedAssignments(await itemsOfProject(ownerId, project.slug, project.shareId));
-    expect(forms.map((f) => `${f.featureId}:${f.form}`).sort()).toEqual([`${a}:item`, `${b}:item`, `${c}:plan`].sort());
-    // A multiplier changed and an assignment removed, in either form.
-    expect((await api.put(`${path}/features/${a}`, { multiplier: 5 })).status).toBe(200);
-    expect((await api.put(`${path}/features/${c}`, { multiplier: 7 })).status).toBe(200);
-    expect((await api.delete(`${path}/features?featureId=${b}`)).status).toBe(200);
-    const now = await api.get(`${path}/features`);
-    expect(
-      now.body.features.map((f: { feature: { id: number }; multiplier: number }) => [f.feature.id, f.multiplier]),
-    ).toEqual([
-      [a, 5],
-      [c, 7],
-    ]);
-    // A duplicate copies both forms into its own item.
-    const copy = await api.post(`${path}/duplicate`, {});
-    expect(copy.status, copy.text).toBe(201);
-    const copied = storedAssignments(await storedPlanItems(stored, copy.body.id));
-    expect(copied.map((f) => [f.featureId, f.multiplier, f.form])).toEqual([
-      [a, 5, 'plan'],
-      [c, 7, 'plan'],
-    ]);
-    // Deleting a feature removes it in either form; deleting the plan sweeps its items.
-    expect((await api.delete(`${base}/features/${a}`)).status).toBe(200);
-    expect(featureIdsOf((await api.get(`${path}/features`)).body)).toEqual([c]);
-    expect(
-      storedAssignments(await itemsOfProject(ownerId, project.slug, project.shareId)).map((f) => f.featureId),
-    ).toEqual([c, c]);
-    expect((await api.delete(path)).status).toBe(200);
-    const left = storedAssignments(await itemsOfProject(ownerId, project.slug, project.shareId));
-    expect(left.map((f) => f.planId)).toEqual([copy.body.id]);
-    expect(d).toBeGreaterThan(0);
-  });
 });
 
 describe('a feature deleted while it is being assigned', () => {
@@ -167,8 +101,13 @@ describe('a feature deleted while it is being assigned', () => {
     const [added] = changeEntries(read.projectId, writer, [
       { resource: { type: 'planFeature', id: adding.planFeatureId }, before: null, after: {} },
     ]);
-    const target = { layout: planRead.layout, hasMap: true, featureDeletes: planRead.featureDeletes };
-    const inserted = await insertAssignments(planRead.scope, plan.id, target, [adding], [added as NewChangeEntryItem]);
+    const inserted = await insertAssignments(
+      planRead.scope,
+      plan.id,
+      planRead.featureDeletes,
+      [adding],
+      [added as NewChangeEntryItem],
+    );
     expect(inserted).toEqual({ missingFeatureId: doomed });
     expect(
       storedAssignments(await itemsOfProject(ownerId, project.slug, project.shareId)).map((a) => a.featureId),

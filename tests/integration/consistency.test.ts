@@ -249,27 +249,19 @@ describe('a project delete leaves nothing behind, whatever the size', () => {
       );
     }
     const plans = await Promise.all(Array.from({ length: 25 }, () => makePlan(mine, project.slug)));
-    // 5,000 assignments (the most the limits allow) written straight to the table: seeding them through the API would
+    // 5,000 assignments (the most the limits allow), and plan descriptions long enough to take
+    // the project past 1 MB, written straight to the table: seeding them through the API would
     // only slow the test down, the delete is what is under test.
-    const { planFeature } = db().entities;
+    const { plan: plansTable } = db().entities;
     const now = new Date().toISOString();
     let id = 1_000_000_000;
-    await planFeature
-      .put(
-        plans.flatMap((plan) =>
-          features.map((feature) => ({
-            ownerId: owner.ownerId,
-            slug: project.slug,
-            shareId: project.shareId,
-            planId: plan.id,
-            featureId: feature.id,
-            planFeatureId: id++,
-            multiplier: 1,
-            createdAt: now,
-          })),
-        ),
-      )
-      .go({ concurrency: 4 });
+    for (const plan of plans) {
+      const assigned = Object.fromEntries(features.map((feature) => [feature.id, { i: id++, m: 1, c: now }]));
+      await plansTable
+        .patch({ ownerId: owner.ownerId, slug: project.slug, planId: plan.id })
+        .set({ assigned, description: 'd'.repeat(30_000) })
+        .go();
+    }
 
     const full = (await mine.get(`/api/v1/projects/${project.slug}`)).body;
     expect(full.features).toHaveLength(200);

@@ -1,5 +1,5 @@
 /**
- * Reads of one part of a project (issue 14 goal 1): GET features, POST plan and the writes
+ * Reads of one part of a project: GET features, POST plan and the writes
  * of one plan read only the feature head, the features and that plan, so their DynamoDB
  * requests do not grow with the project's other plans; every read endpoint stays one
  * request; and the items of a deleted project that still wait for their sweep in the same
@@ -12,7 +12,7 @@ import { db } from '#db/service.ts';
 import type { ProjectScope } from '#db/types.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { type DynamoCall, recordDynamoCalls } from '../fixtures/dynamo-calls.ts';
-import { featureItem, makeFeature, makePlan, makeProject, planItem, projectItem } from '../fixtures/factories.ts';
+import { featureItem, makeFeature, makePlan, makeProject, planItem } from '../fixtures/factories.ts';
 import { entityOf, itemsOfProject, storedAssignments } from '../fixtures/table.ts';
 
 const server = useLocalServer();
@@ -111,22 +111,18 @@ describe('a part read touches only its part, whatever the rest of the project ho
     const [query] = small.features.calls as [DynamoCall];
     expect(query.input.KeyConditionExpression).toContain('BETWEEN');
     expect(query.input.ConsistentRead).toBe(true);
-    // The plan's part: the feature range and the plan's key prefix, at any size.
-    expect(small.planFeatures.names).toEqual(['QueryCommand', 'QueryCommand']);
-    const [featureRange, planPrefix] = small.planFeatures.calls as [DynamoCall, DynamoCall];
+    // The plan's part: the feature range and the plan's item (with its assignments), at any size.
+    expect(small.planFeatures.names).toEqual(['GetItemCommand', 'QueryCommand']);
+    const featureRange = small.planFeatures.calls.find((c) => c.command === 'QueryCommand') as DynamoCall;
+    const planRead = small.planFeatures.calls.find((c) => c.command === 'GetItemCommand') as DynamoCall;
     expect(featureRange.input.KeyConditionExpression).toContain('BETWEEN');
-    expect(planPrefix.input.KeyConditionExpression).toContain('begins_with');
-    expect(planPrefix.input.ConsistentRead).toBe(true);
-    // The plan's part (the feature range, and the plan with its assignments under one key
-    // prefix), then the version-guarded write with its change-log entry (its id from the
-    // clock, no counter), in one transaction.
-    expect(small.putPlan.names).toEqual(['QueryCommand', 'QueryCommand', 'TransactWriteCommand']);
-    const [, planQuery] = small.putPlan.calls as [DynamoCall, DynamoCall];
-    expect(planQuery.input.KeyConditionExpression).toContain('begins_with');
-    expect(planQuery.input.ConsistentRead).toBe(true);
+    expect(planRead.input.ConsistentRead).toBe(true);
+    // The plan's part, then the version-guarded write with its change-log entry (its id from
+    // the clock, no counter), in one transaction.
+    expect(small.putPlan.names).toEqual(['GetItemCommand', 'QueryCommand', 'TransactWriteCommand']);
     // The plan's part; the plan and assignment id counters; the transaction.
     expect(small.duplicate.names).toEqual([
-      'QueryCommand',
+      'GetItemCommand',
       'QueryCommand',
       'TransactWriteCommand',
       'UpdateCommand',
@@ -134,15 +130,15 @@ describe('a part read touches only its part, whatever the rest of the project ho
     ]);
     // The plan's part; the assignment id counter; the transaction; the plan's part again (the answer).
     expect(small.addFeatures.names).toEqual([
-      'QueryCommand',
-      'QueryCommand',
+      'GetItemCommand',
+      'GetItemCommand',
       'QueryCommand',
       'QueryCommand',
       'TransactWriteCommand',
       'UpdateCommand',
     ]);
     // The plan's part; the transaction.
-    expect(small.multiplier.names).toEqual(['QueryCommand', 'QueryCommand', 'TransactWriteCommand']);
+    expect(small.multiplier.names).toEqual(['GetItemCommand', 'QueryCommand', 'TransactWriteCommand']);
     // The feature range; the plan and assignment id counters; the transaction.
     expect(small.postPlan.names).toEqual(['QueryCommand', 'TransactWriteCommand', 'UpdateCommand', 'UpdateCommand']);
     // The feature range; the transaction.
@@ -223,34 +219,5 @@ describe('a deleted project whose items wait for their sweep', () => {
     await retireProject({ ownerId, slug: project.slug });
     expect(await heads()).toEqual([]);
     expect((await api.get(`/api/v1/projects/${project.slug}/features`)).status).toBe(404);
-  });
-});
-
-describe('a project stored before feature heads existed', () => {
-  async function legacyProject(fields: { deletingAt?: string } = {}) {
-    const slug = `legacy-${nextId++}`;
-    const scope = { ownerId, slug, shareId: `legacy${nextId++}` };
-    const { entities } = db();
-    await entities.project.create(projectItem({ ...scope, projectId: nextId++, featureCount: 1, ...fields })).go();
-    await entities.feature.put(featureItem({ ...scope, featureId: nextId++ })).go();
-    return { slug, base: `/api/v1/projects/${slug}` };
-  }
-
-  test('is read whole once and given its head; its next part read is one Query', async () => {
-    const { base } = await legacyProject();
-    const first = await callsOf('GET', `${base}/features`);
-    expect(first.response.body.features).toHaveLength(1);
-    expect(first.names).toContain('TransactWriteCommand');
-    const second = await callsOf('GET', `${base}/features`);
-    expect(second.response.body).toEqual(first.response.body);
-    expect(second.names).toEqual(['QueryCommand']);
-  });
-
-  test('marked deleting by an older delete, it is a 404 to every part read and gets no head', async () => {
-    const { slug, base } = await legacyProject({ deletingAt: new Date().toISOString() });
-    expect((await api.get(`${base}/features`)).status).toBe(404);
-    expect((await api.post(`${base}/plans`, { name: 'P', basePrice: 1 })).status).toBe(404);
-    const items = await itemsOfProject(ownerId, slug, 'none');
-    expect(items.map(entityOf).sort()).toEqual(['feature', 'project']);
   });
 });

@@ -68,24 +68,22 @@ const itemsOfShare = async (shareId: string) =>
 async function bigProject(slug: string, sizes: { features: number; plans: number; assigned: number }) {
   const project = await makeProject(api, { slug });
   const scope = { ownerId, slug, shareId: project.shareId };
-  const { feature, plan, planFeature } = db().entities;
+  const { feature, plan } = db().entities;
   const base = 7_000_000_000 + Math.floor(Math.random() * 1e9);
   const featureIds = Array.from({ length: sizes.features }, (_, i) => base + i);
   const planIds = Array.from({ length: sizes.plans }, (_, i) => base + i);
   await feature.put(featureIds.map((featureId) => featureItem({ ...scope, featureId }))).go({ concurrency: 4 });
-  await plan.put(planIds.map((planId) => planItem({ ...scope, planId }))).go({ concurrency: 4 });
-  const assignments = planIds.slice(0, sizes.assigned).flatMap((planId) =>
-    featureIds.map((featureId) => ({
-      ...scope,
-      planId,
-      featureId,
-      planFeatureId: planId + featureId,
-      multiplier: 1,
-      createdAt: new Date().toISOString(),
-    })),
-  );
-  await planFeature.put(assignments).go({ concurrency: 4 });
-  return { project, featureIds, planIds, count: sizes.features + sizes.plans + assignments.length };
+  const createdAt = new Date().toISOString();
+  const assignedTo = (planId: number) =>
+    Object.fromEntries(featureIds.map((featureId) => [featureId, { i: planId + featureId, m: 1, c: createdAt }]));
+  await plan
+    .put(
+      planIds.map((planId, p) =>
+        planItem({ ...scope, planId, assigned: p < sizes.assigned ? assignedTo(planId) : {} }),
+      ),
+    )
+    .go({ concurrency: 4 });
+  return { project, featureIds, planIds, count: sizes.features + sizes.plans };
 }
 
 describe('DELETE /api/v1/projects/{slug} at size', () => {

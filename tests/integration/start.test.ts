@@ -1,6 +1,16 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -324,8 +334,14 @@ async function seedSharedDatabase(dataDir: string, dynamoPort: number): Promise<
 }
 
 /** `npm run seed` against the service started on these ports (and DATA_DIR, when not in memory). */
-function seedBeside(options: { port: number; dynamoPort: number; stripeApiBase: string; dataDir?: string }) {
-  return runScript('scripts/seed.ts', [], {
+function seedBeside(options: {
+  port: number;
+  dynamoPort: number;
+  stripeApiBase: string;
+  dataDir?: string;
+  args?: string[];
+}) {
+  return runScript('scripts/seed.ts', options.args ?? [], {
     PORT: String(options.port),
     DYNAMODB_PORT: String(options.dynamoPort),
     DYNAMODB_ENDPOINT: undefined,
@@ -551,10 +567,19 @@ describe('npm start (scripts/start.ts)', () => {
       // A fresh table has no project to register.
       expect(first.stdout).not.toContain('registered with it');
       const firstStripe = /the fake Stripe at (http:\/\/127\.0\.0\.1:\d+)/.exec(first.stdout)?.[1];
-      const seeded = await seedBeside({ port, dynamoPort, stripeApiBase: firstStripe as string, dataDir });
+      // --json: one line for scripts, as the README's walk-through reads it.
+      const seeded = await seedBeside({
+        port,
+        dynamoPort,
+        stripeApiBase: firstStripe as string,
+        dataDir,
+        args: ['--json'],
+      });
       expect(seeded.status, seeded.stderr).toBe(0);
-      const key = /API key for it \(shown once\): (ppk_\S+)/.exec(seeded.stdout)?.[1] as string;
-      const slug = /Demo project "([^"]+)"/.exec(seeded.stdout)?.[1] as string;
+      expect(seeded.stdout.trim().split('\n')).toHaveLength(1);
+      const { key, slug, shareId, demoUrl } = JSON.parse(seeded.stdout) as Record<string, string>;
+      expect(key).toMatch(/^ppk_/);
+      expect(demoUrl).toBe(`http://127.0.0.1:${port}/demo/${shareId}`);
       const api = new ApiClient(`http://127.0.0.1:${port}`, key);
       const before = (await api.get(`/api/v1/projects/${slug}`)).body as { shareId: string; updatedAt: string };
       process.kill(first.child.pid as number, 'SIGINT');
@@ -794,6 +819,162 @@ describe('npm start stops without dropping a request', () => {
       } finally {
         await stripe.close();
       }
+    },
+    SLOW,
+  );
+});
+
+/** Pids of DynamoDB Local processes (our launcher) serving `dataDir`, read from their command lines. */
+function javaOnDataDir(dataDir: string): number[] {
+  const pids: number[] = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^[0-9]+$/.test(name))) {
+    try {
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+      if (state !== 'Z' && args.includes('LoopbackDynamoDBLocal') && args[args.indexOf('-dbPath') + 1] === dataDir) {
+        pids.push(Number(pid));
+      }
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return pids;
+}
+
+/** A pid that no process has now: one of a process that has ended. */
+async function deadPid(): Promise<number> {
+  const child = spawn('true');
+  await new Promise((resolve) => child.once('exit', resolve));
+  return child.pid as number;
+}
+
+describe('npm start never runs two DynamoDB Local on one DATA_DIR', () => {
+  afterEach(killEverything);
+  afterAll(async () => {
+    await killEverything();
+    for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it(
+    'kill -9 of npm start takes its DynamoDB Local with it: the next start, at once, serves the same data with one Java on DATA_DIR',
+    async () => {
+      const { port, dynamoPort } = await ports();
+      const dataDir = join(freshDir(), 'data');
+      const env = serviceEnv({ PORT: String(port), DYNAMODB_PORT: String(dynamoPort), DATA_DIR: dataDir });
+      const first = startService(env);
+      await waitForOutput(first, listening(port));
+      const [firstJava] = javaOnDataDir(dataDir);
+      expect(firstJava).toBeDefined();
+      const api = new ApiClient(`http://127.0.0.1:${port}`, await createKey(env));
+      expect((await api.post('/api/v1/projects', { name: 'Survives' })).status).toBe(201);
+
+      // SIGKILL runs no handler of start's: only the kernel closing its pipes tells Java.
+      process.kill(first.child.pid as number, 'SIGKILL');
+      expect(await waitForExit(first)).toEqual({ code: null, signal: 'SIGKILL' });
+      const second = startService(env);
+      await waitForOutput(second, listening(port));
+      expect(second.stderr).toBe('');
+      const java = javaOnDataDir(dataDir);
+      expect(java).toHaveLength(1);
+      expect(java).not.toContain(firstJava);
+      expect(javaOnPort(dynamoPort)).toEqual(java);
+
+      // The CLI finds the Java that serves the data, and so does the service.
+      const again = new ApiClient(`http://127.0.0.1:${port}`, await createKey(env));
+      expect((await again.post('/api/v1/projects', { name: 'After' })).status).toBe(201);
+      const names = async (client: ApiClient) =>
+        ((await client.get('/api/v1/projects')).body as { projects: Array<{ name: string }> }).projects.map(
+          (project) => project.name,
+        );
+      expect(await names(api)).toEqual(['Survives']);
+      expect(await names(again)).toEqual(['After']);
+
+      process.kill(second.child.pid as number, 'SIGINT');
+      expect(await waitForExit(second)).toEqual({ code: 0, signal: null });
+      expect(javaOnDataDir(dataDir)).toEqual([]);
+      expect(existsSync(join(dataDir, 'dynamodb-local.pid'))).toBe(false);
+    },
+    SLOW,
+  );
+
+  it(
+    'a DynamoDB Local left running on DATA_DIR by a start that is gone is stopped by the next start, which says so',
+    async () => {
+      const { port, dynamoPort } = await ports();
+      const dataDir = join(freshDir(), 'data');
+      const env = serviceEnv({ PORT: String(port), DYNAMODB_PORT: String(dynamoPort), DATA_DIR: dataDir });
+      const first = startService(env);
+      await waitForOutput(first, listening(port));
+      process.kill(first.child.pid as number, 'SIGINT');
+      expect(await waitForExit(first)).toEqual({ code: 0, signal: null });
+
+      // A leftover that does not end by itself (its stdin is held open here), on the same
+      // port and data, recorded as the Java of a start that has ended.
+      const { jar, libraryPath, cwd } = dynamoLocalJar();
+      const leftover = spawn(
+        'java',
+        [
+          `-Djava.library.path=${libraryPath}`,
+          '-cp',
+          `${join(ROOT, 'dev/loopback')}:${jar}`,
+          'LoopbackDynamoDBLocal',
+          '-port',
+          String(dynamoPort),
+          '-dbPath',
+          dataDir,
+          '-disableTelemetry',
+        ],
+        { cwd, stdio: 'pipe' },
+      );
+      const leftoverExit = new Promise((resolve) => leftover.once('exit', resolve));
+      try {
+        for (const deadline = Date.now() + 30_000; await portIsFree(dynamoPort); ) {
+          if (Date.now() > deadline) throw new Error('the leftover DynamoDB Local did not listen');
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        const record = { owner: await deadPid(), java: leftover.pid };
+        writeFileSync(join(dataDir, 'dynamodb-local.pid'), JSON.stringify(record), { mode: 0o600 });
+
+        const second = startService(env);
+        await waitForOutput(second, listening(port));
+        expect(second.stdout).toContain(`Stopped DynamoDB Local (pid ${leftover.pid})`);
+        await leftoverExit;
+        const java = javaOnDataDir(dataDir);
+        expect(java).toHaveLength(1);
+        expect(java).not.toContain(leftover.pid);
+        const api = new ApiClient(`http://127.0.0.1:${port}`, await createKey(env));
+        expect((await api.post('/api/v1/projects', { name: 'Served' })).status).toBe(201);
+        process.kill(second.child.pid as number, 'SIGINT');
+        expect(await waitForExit(second)).toEqual({ code: 0, signal: null });
+      } finally {
+        leftover.kill('SIGKILL');
+      }
+    },
+    SLOW,
+  );
+
+  it(
+    'a second npm start on a DATA_DIR in use exits 1 with one line saying so, and the first keeps serving',
+    async () => {
+      const { port, dynamoPort } = await ports();
+      const dataDir = join(freshDir(), 'data');
+      const env = serviceEnv({ PORT: String(port), DYNAMODB_PORT: String(dynamoPort), DATA_DIR: dataDir });
+      const first = startService(env);
+      await waitForOutput(first, listening(port));
+
+      const other = await ports();
+      const second = startService({ ...env, PORT: String(other.port), DYNAMODB_PORT: String(other.dynamoPort) });
+      expect(await waitForExit(second)).toEqual({ code: 1, signal: null });
+      const lines = second.stderr.split('\n').filter((line) => line.trim() !== '');
+      expect(lines).toEqual([expect.stringContaining(`DATA_DIR ${dataDir} is in use`)]);
+      expect(lines[0]).toContain(String(first.child.pid));
+      expect(javaOnDataDir(dataDir)).toHaveLength(1);
+      expect(javaOnPort(other.dynamoPort)).toEqual([]);
+
+      const api = new ApiClient(`http://127.0.0.1:${port}`, await createKey(env));
+      expect((await api.post('/api/v1/projects', { name: 'Still' })).status).toBe(201);
+      process.kill(first.child.pid as number, 'SIGINT');
+      expect(await waitForExit(first)).toEqual({ code: 0, signal: null });
     },
     SLOW,
   );

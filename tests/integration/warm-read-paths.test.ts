@@ -1,5 +1,5 @@
 /**
- * The warm reads (issue 14 goal 4) read DynamoDB's AttributeValues through the low-level client
+ * The warm reads read DynamoDB's AttributeValues through the low-level client
  * and build the items themselves (shared/db/raw-query.ts, shared/db/items.ts). Here, over one
  * real DynamoDB Local, they are held to the old path, ElectroDB's own reads through the
  * DocumentClient: the same items (values, types, attribute order), so the same answer bytes
@@ -20,7 +20,7 @@ import { toProjectView } from '#domain/projects/view.ts';
 import { toShareView } from '#domain/share/share.ts';
 import { etagOfJson } from '#domain/versions.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
-import { featureItem, makeFeature, makePlan, makeProject, planFeatureItem } from '../fixtures/factories.ts';
+import { featureItem, makeFeature, makePlan, makeProject, planItem } from '../fixtures/factories.ts';
 import { entityOf, itemsOfProject, storeInProject } from '../fixtures/table.ts';
 
 const server = useLocalServer();
@@ -44,9 +44,8 @@ function partitionOf(data: Items) {
     items.filter((item) => item.shareId === project.shareId),
   ]);
   const partition = { project, ...Object.fromEntries(lists) };
-  // The plans' stored assignments first, then the assignment items stored before, and the
-  // plans without their maps (as readProjectPartition gives them).
-  partition.planFeatures = [...partition.plans.flatMap(assignmentsIn), ...partition.planFeatures];
+  // The plans' stored assignments, and the plans without their maps (as readProjectPartition gives them).
+  partition.planFeatures = partition.plans.flatMap(assignmentsIn);
   partition.plans = partition.plans.map(({ assigned: _map, ...plan }: Record<string, unknown>) => plan);
   return partition;
 }
@@ -122,7 +121,7 @@ async function variedProject() {
     isFree: true,
     features: [{ featureId: events.id, multiplier: 1.1 }],
   });
-  const hidden = await makePlan(api, project.slug, {
+  await makePlan(api, project.slug, {
     name: 'Hidden',
     isVisible: false,
     features: [{ featureId: sso.id }],
@@ -150,12 +149,12 @@ async function variedProject() {
     .entities.feature.put(featureItem({ ...leftover, name: 'Gone' }))
     .go();
   await db()
-    .entities.planFeature.put(planFeatureItem({ ...leftover, planId: pro.id }))
-    .go();
-  // An assignment stored as an item of its own, as before assignments moved into their plan.
-  await db()
-    .entities.planFeature.put(
-      planFeatureItem({ ...scope, planId: hidden.id, featureId: events.id, planFeatureId: 888_888_888, multiplier: 2 }),
+    .entities.plan.put(
+      planItem({
+        ...leftover,
+        planId: 999_999_998,
+        assigned: { [leftover.featureId]: { i: 888_888_888, m: 2, c: 'x' } },
+      }),
     )
     .go();
   return { project, key };
@@ -175,7 +174,7 @@ describe('warm reads from AttributeValues against ElectroDB through the Document
     // Every entity of the collections is in it, the oddities included.
     expect(partition?.features.length).toBe(3);
     expect(partition?.plans.length).toBe(3);
-    expect(partition?.planFeatures.length).toBe(6);
+    expect(partition?.planFeatures.length).toBe(5);
     expect(partition?.project.theme).not.toHaveProperty('retiredThemeProperty');
     same(await readSharePartition(project.shareId), await old.share(project.shareId));
     same(await readFeatureList(key), await old.features(key));

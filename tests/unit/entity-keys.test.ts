@@ -6,13 +6,12 @@ import { Customer } from '#db/entities/customer.ts';
 import { Feature } from '#db/entities/feature.ts';
 import { FeatureHead } from '#db/entities/feature-head.ts';
 import { CheckoutSession, RateLimit } from '#db/entities/payment-records.ts';
-import { legacyPlanSortKey, Plan } from '#db/entities/plan.ts';
-import { PlanFeature } from '#db/entities/plan-feature.ts';
+import { Plan } from '#db/entities/plan.ts';
 import { Project } from '#db/entities/project.ts';
 import { UsageAggregate, UsageEvent, UsageUnique } from '#db/entities/usage.ts';
 import { paymentRecordsKeyPrefix } from '#db/table.ts';
 import { eventShard, usageKeys } from '#db/usage-item-keys.ts';
-import { apiKeyItem, featureItem, planFeatureItem, planItem, projectItem } from '../fixtures/factories.ts';
+import { apiKeyItem, featureItem, planItem, projectItem } from '../fixtures/factories.ts';
 
 /**
  * The physical keys each entity writes, pinned. Stored items are found by these strings:
@@ -121,41 +120,18 @@ describe('key shapes (ElectroDB .params(), no I/O)', () => {
     const sks = [
       Feature.create(featureItem({ ...scope, featureId: 1 })).params(table).Item.sk,
       Plan.create(planItem({ ...scope, planId: 1 })).params(table).Item.sk,
-      PlanFeature.create(planFeatureItem({ ...scope, planId: 1, featureId: 1 })).params(table).Item.sk,
       Project.create(projectItem({ ...scope, projectId: 7 })).params(table).Item.sk,
     ];
     const inRange = (sk: string) => sk >= (head.sk as string) && sk <= `$projectData#feature_1#featureId_\uffff`;
-    expect(sks.map(inRange)).toEqual([true, false, false, false]);
+    expect(sks.map(inRange)).toEqual([true, false, false]);
   });
 
-  test("plan: in the project partition under its assignments' prefix, sorted by zero-padded id", () => {
+  test('plan: in the project partition, sorted by zero-padded id, its assignments in its item', () => {
     expect(keysOf(Plan.create(planItem({ ...scope, planId: 5 })).params(table))).toEqual({
       pk: projectPk,
-      sk: '$projectData#planFeature_1#planId_000000000005',
+      sk: '$projectData#plan_1#planId_000000000005',
       gsi1pk: sharePk,
       gsi1sk: '$share#plan_1#planId_000000000005',
-    });
-    // Stored plans from before sit at their own prefix until a write moves them.
-    expect(legacyPlanSortKey(5)).toBe('$projectData#plan_1#planId_000000000005');
-    // One prefix Query reads the plan and its assignments, and no other plan's items (ids
-    // are padded: plan 5's prefix is not plan 50's).
-    const prefix = Plan.get({ ...scope, planId: 5 }).params(table).Key.sk as string;
-    const sks = [
-      PlanFeature.create(planFeatureItem({ ...scope, planId: 5, featureId: 42 })).params(table).Item.sk,
-      Plan.create(planItem({ ...scope, planId: 50 })).params(table).Item.sk,
-      PlanFeature.create(planFeatureItem({ ...scope, planId: 50, featureId: 5 })).params(table).Item.sk,
-      PlanFeature.create(planFeatureItem({ ...scope, planId: 500000000005, featureId: 5 })).params(table).Item.sk,
-    ];
-    expect(sks.map((sk: string) => sk.startsWith(prefix))).toEqual([true, false, false, false]);
-  });
-
-  test('plan feature: keyed by (plan, feature), so one pair is one item', () => {
-    const item = planFeatureItem({ ...scope, planId: 5, featureId: 42, planFeatureId: 9 });
-    expect(keysOf(PlanFeature.create(item).params(table))).toEqual({
-      pk: projectPk,
-      sk: '$projectData#planFeature_1#planId_000000000005#featureId_000000000042',
-      gsi1pk: sharePk,
-      gsi1sk: '$share#planFeature_1#planId_000000000005#featureId_000000000042',
     });
   });
 
@@ -206,10 +182,10 @@ describe('key shapes (ElectroDB .params(), no I/O)', () => {
   });
 
   test('a read by key builds the same key as the write', () => {
-    const key = { ownerId: scope.ownerId, slug: scope.slug, planId: 5, featureId: 42 };
-    expect(PlanFeature.get(key).params(table).Key).toEqual({
+    const key = { ownerId: scope.ownerId, slug: scope.slug, planId: 5 };
+    expect(Plan.get(key).params(table).Key).toEqual({
       pk: projectPk,
-      sk: '$projectData#planFeature_1#planId_000000000005#featureId_000000000042',
+      sk: Plan.create(planItem({ ...scope, planId: 5 })).params(table).Item.sk,
     });
   });
 });

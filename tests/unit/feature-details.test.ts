@@ -9,7 +9,6 @@ import {
   METADATA_VALUE_MAX,
   readFeatureDetails,
 } from '#domain/payments/feature-details.ts';
-import { legacyFeatureDetails } from '../fixtures/legacy-feature-details.ts';
 
 /** Keys left for the details once `projectId` is in the metadata. */
 const KEYS = METADATA_KEYS_MAX - 1;
@@ -125,10 +124,10 @@ describe('featureDetails metadata: each value a complete JSON array', () => {
     expect(JSON.stringify(worst).length).toBeLessThanOrEqual(299);
   });
 
-  it('refuses, rather than cuts, an entry longer than a value (a name stored before the text rule)', () => {
-    const legacy = detail(1, '\u0000'.repeat(100));
-    expect(JSON.stringify(legacy).length).toBeGreaterThan(METADATA_VALUE_MAX);
-    expect(featureDetailsMetadata([legacy], KEYS)).toBeUndefined();
+  it('refuses, rather than cuts, an entry longer than a value', () => {
+    const long = detail(1, '\u0000'.repeat(100));
+    expect(JSON.stringify(long).length).toBeGreaterThan(METADATA_VALUE_MAX);
+    expect(featureDetailsMetadata([long], KEYS)).toBeUndefined();
   });
 
   it('round-trips any list of names', () => {
@@ -148,27 +147,11 @@ describe('featureDetails metadata: each value a complete JSON array', () => {
 });
 
 describe('readFeatureDetails', () => {
-  it('reads the cut format of sessions created before, in numeric key order', () => {
+  it('reads the values in numeric key order, whatever order the keys come in', () => {
     const details = Array.from({ length: 80 }, (_, i) => detail(i + 1, `Fëature ${'😀'.repeat(20)} ${i + 1}`));
-    const legacy = legacyFeatureDetails(details);
-    const keys = Object.keys(legacy);
-    expect(keys.length).toBeGreaterThan(10);
-    // No piece of several parses on its own: that is how the reader tells the formats apart.
-    for (const value of Object.values(legacy)) expect(() => JSON.parse(value)).toThrow();
-    expect(readFeatureDetails(Object.fromEntries(Object.entries(legacy).reverse()))).toEqual(details);
-  });
-
-  it('reads a one-piece list in either format, and any list cut the old way', () => {
-    expect(readFeatureDetails(legacyFeatureDetails([detail(1)]))).toEqual([detail(1)]);
-    fc.assert(
-      fc.property(
-        fc.array(fc.record({ id: fc.nat(), name: fc.string({ maxLength: 100, unit: 'grapheme' }) }), { maxLength: 60 }),
-        (items) => {
-          const details = items.map(({ id, name }) => ({ id, name, quantity: null, price: 1 }));
-          expect(readFeatureDetails(legacyFeatureDetails(details)) ?? []).toEqual(details);
-        },
-      ),
-    );
+    const entries = featureDetailsMetadata(details, KEYS) ?? {};
+    expect(Object.keys(entries).length).toBeGreaterThan(10);
+    expect(readFeatureDetails(Object.fromEntries(Object.entries(entries).reverse()))).toEqual(details);
   });
 
   it('leaves other keys alone, and is undefined when the details are absent or unreadable', () => {

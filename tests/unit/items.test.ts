@@ -59,7 +59,7 @@ const itemsOf = (entity: AnyEntity, items: NativeItem[]) => readItems(entity, it
 const parsed = (entity: AnyEntity, items: NativeItem[]) =>
   entity.parse({ Items: items.map((item) => unmarshall(raw(item))) }).data as NativeItem[];
 
-const projectCollection = ['project', 'feature', 'featureHead', 'plan', 'planFeature'] as const;
+const projectCollection = ['project', 'feature', 'featureHead', 'plan'] as const;
 
 describe('item mapper (shared/db/items.ts) against ElectroDB parse', () => {
   test.each(projectCollection)('%s: the same object as ElectroDB, every attribute, in stored order', (alias) => {
@@ -67,11 +67,11 @@ describe('item mapper (shared/db/items.ts) against ElectroDB parse', () => {
     expect(itemReader(entity).tight).toBe(true);
     const full = storedItem(entity);
     // A stored attribute no longer in the model, and an unknown property inside a map.
-    const legacy: NativeItem = { ...full, retiredField: 'x' };
+    const retired: NativeItem = { ...full, retiredField: 'x' };
     for (const [name, definition] of Object.entries(attributesOf(entity))) {
-      if (definition.type === 'map') legacy[name] = { extra: 1, ...legacy[name] };
+      if (definition.type === 'map') retired[name] = { extra: 1, ...retired[name] };
     }
-    const samples = [full, reversed(full), legacy, storedItem(entity, 5), full, reversed(full)];
+    const samples = [full, reversed(full), retired, storedItem(entity, 5), full, reversed(full)];
     const ours = itemsOf(entity, samples);
     const electro = parsed(entity, samples);
     expect(JSON.stringify(ours)).toBe(JSON.stringify(electro));
@@ -218,12 +218,14 @@ describe('raw Query keys (shared/db/raw-query.ts) against ElectroDB params', () 
     expect(input.TableName).toBe(params.TableName);
     expect(input.ConsistentRead).toBe(true);
     expect(input.FilterExpression).toBeUndefined();
-    // The whole partition: every member keys its sort key by template (a plan under its
-    // assignments' prefix), so ElectroDB's collection Query names the partition key alone;
-    // the value as the low-level client takes it.
-    expect(params.KeyConditionExpression).toBe('#pk = :pk');
-    expect(input.ExpressionAttributeValues).toStrictEqual({ ':pk': { S: params.ExpressionAttributeValues[':pk'] } });
-    expect(input.ExpressionAttributeNames).toEqual({ '#pk': 'pk' });
+    // The partition's collection prefix, every member's; the values as the low-level client takes them.
+    expect(params.KeyConditionExpression).toBe('#pk = :pk and begins_with(#sk1, :sk1)');
+    expect(params.ExpressionAttributeValues[':sk1']).toBe('$projectData');
+    expect(input.ExpressionAttributeValues).toStrictEqual({
+      ':pk': { S: params.ExpressionAttributeValues[':pk'] },
+      ':sk1': { S: '$projectData' },
+    });
+    expect(input.ExpressionAttributeNames).toEqual({ '#pk': 'pk', '#sk1': 'sk' });
   });
 
   test.each(['Share0000000000000000000001', 'a#b_c$d'])('share of %s: on gsi1, ElectroDB’s key', (shareId) => {

@@ -6,9 +6,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import type { FeatureItem, PlanFeatureItem, PlanItem, ProjectPartition } from '#db/types.ts';
+import type { FeatureItem, PlanAssignment, PlanItem, ProjectPartition } from '#db/types.ts';
 import { assignmentsByPlan, planViews, toPlanView } from '#domain/plans/view.ts';
-import { featureItem, planFeatureItem, planItem } from '../fixtures/factories.ts';
+import { featureItem, planAssignment, planItem } from '../fixtures/factories.ts';
 
 const reference = (partition: ProjectPartition) => {
   const joined = assignmentsByPlan(partition);
@@ -36,8 +36,8 @@ describe('planViews', () => {
           const planFeatures = pairs
             .filter(({ plan, feature }) => !seen.has(`${plan}:${feature}`) && seen.add(`${plan}:${feature}`))
             .map(({ plan, feature, m }, n) =>
-              planFeatureItem({ planId: plan, featureId: feature, planFeatureId: 1000 - n, multiplier: m }),
-            ) as PlanFeatureItem[];
+              planAssignment({ planId: plan, featureId: feature, planFeatureId: 1000 - n, multiplier: m }),
+            ) as PlanAssignment[];
           const partition = {
             features: featureIds.map((featureId) => featureItem({ featureId, name: `F${featureId}` })) as FeatureItem[],
             plans: planIds.map((planId) => planItem({ planId, name: `P${planId}` })) as PlanItem[],

@@ -4,13 +4,12 @@ import { idAttribute, projectScopeAttributes, projectScopeIndexes } from './proj
 
 /**
  * The head of a project's feature list: one small item per project, present exactly while
- * the project is (written after its create in a transaction that checks the project item,
- * deleted in the delete's own transaction), carrying the project's share id. Its sort key
+ * the project is (written and deleted in the project's own transactions), carrying the
+ * project's share id. Its sort key
  * (`$projectData#featureHead_1`) sorts just before the features (`$projectData#feature_1#…`),
  * so one Query of that key range reads the features and learns, in the same request, that
  * the project is there and which items are its own (a deleted project's items wait for
- * their sweep in the same partition, with another share id). A project without one (created
- * before it existed) is read whole and given one (shared/db/project-parts.ts).
+ * their sweep in the same partition, with another share id).
  */
 export const FeatureHead = new Entity({
   model: entityModel('featureHead'),
@@ -23,7 +22,7 @@ export const FeatureHead = new Entity({
     // per feature). Absent: none.
     featureDeletes: { type: 'number' },
   },
-  indexes: projectScopeIndexes('featureHead', []),
+  indexes: projectScopeIndexes([]),
 });
 
 export type FeatureHeadItem = EntityItem<typeof FeatureHead>;

@@ -23,7 +23,7 @@ export const Feature = new Entity({
     version: { type: 'number' },
     ...timestamps,
   },
-  indexes: projectScopeIndexes('feature', ['featureId']),
+  indexes: projectScopeIndexes(['featureId']),
 });
 
 export type FeatureItem = EntityItem<typeof Feature>;

@@ -1,5 +1,5 @@
 import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
-import { entityModel, KEY_LAYOUT } from './model.ts';
+import { entityModel } from './model.ts';
 import { offerAttributes } from './offer.ts';
 import { idAttribute, projectScopeAttributes, projectScopeIndexes, timestamps } from './project-scope.ts';
 
@@ -18,14 +18,11 @@ export const Plan = new Entity({
     version: { type: 'number', required: true, default: 1 },
     ...timestamps,
     // The plan's assignments, stored in the plan (shared/db/plan-assignments.ts): featureId →
-    // { i: planFeatureId, m: multiplier, c: createdAt }. Absent on plans written before.
-    assigned: { type: 'any' },
+    // { i: planFeatureId, m: multiplier, c: createdAt }. One item holds the plan and all it
+    // assigns, so reading a plan is one GetItem and a whole project's Query pages by plans.
+    assigned: { type: 'any', required: true },
   },
-  // Keyed under its assignments' prefix (`$projectData#planFeature_1#planId_<id>`), so one
-  // Query reads a plan with its assignments. Plans stored before sit at their old key
-  // (legacyPlanSortKey) until their first write, or the operator's `migrate plans`, moves them
-  // (shared/db/plan-keys.ts).
-  indexes: projectScopeIndexes('plan', ['planId'], 'planFeature'),
+  indexes: projectScopeIndexes(['planId']),
 });
 
 /** One assignment as its plan stores it; the short names keep a full plan near 10 KB. */
@@ -41,12 +38,17 @@ export interface AssignedEntry {
 /** A plan's assignments by feature id (as a string: a DynamoDB map's key). */
 export type AssignedEntries = Record<string, AssignedEntry>;
 
-export type PlanItem = Omit<EntityItem<typeof Plan>, 'assigned'> & { assigned?: AssignedEntries };
-export type NewPlanItem = Omit<CreateEntityItem<typeof Plan>, 'assigned'> & { assigned?: AssignedEntries };
+export type PlanItem = Omit<EntityItem<typeof Plan>, 'assigned'> & { assigned: AssignedEntries };
+export type NewPlanItem = Omit<CreateEntityItem<typeof Plan>, 'assigned'> & { assigned: AssignedEntries };
 
-/** The sort-key prefix every plan had before plans moved under their assignments' prefix. */
-export const LEGACY_PLAN_PREFIX = `$projectData#plan_${KEY_LAYOUT}#planId_`;
-
-/** Where plans were keyed before they moved under their assignments' prefix: their own. */
-export const legacyPlanSortKey = (planId: number) =>
-  `${LEGACY_PLAN_PREFIX}${String(planId).padStart(idAttribute.padding.length, idAttribute.padding.char)}`;
+/** One assignment of a feature to a plan, as read from the plan's `assigned` map. */
+export interface PlanAssignment {
+  ownerId: string;
+  slug: string;
+  shareId: string;
+  planId: number;
+  featureId: number;
+  planFeatureId: number;
+  multiplier: number;
+  createdAt: string;
+}

@@ -70,7 +70,7 @@ export const Project = new Entity({
     ...timestamps,
   },
   indexes: {
-    ...projectScopeIndexes('project', []),
+    ...projectScopeIndexes([]),
     byOwner: ownerIndex(['projectId']),
   },
 });

@@ -65,7 +65,7 @@ export async function updateFeature(
   input: UpdateFeatureInput,
   writer: Writer,
 ): Promise<FeatureView> {
-  return untilWritten('feature', async () => {
+  return untilWritten('feature', writer, async () => {
     const { projectId, scope, feature } = await readFeature(key, featureId);
     checkIfMatch(writer.ifMatch, toFeatureView(feature));
     const changed = Object.entries(definedOnly(input)).filter(
@@ -87,7 +87,7 @@ export async function updateFeature(
  * assignments.
  */
 export async function deleteFeature(key: ProjectKey, featureId: number, writer: Writer): Promise<void> {
-  await untilWritten('feature', async () => {
+  await untilWritten('feature', writer, async () => {
     const { projectId, features } = await loadFeatures(key);
     const feature = features.find((f) => f.featureId === featureId);
     if (feature) checkIfMatch(writer.ifMatch, toFeatureView(feature));

@@ -3,9 +3,6 @@
  * of at most 500 characters each. Each of `featureDetails_0`, `featureDetails_1`, … is a
  * complete JSON array of whole entries, so every value reads on its own (in Stripe's
  * dashboard too); a reader concatenates the arrays in index order.
- *
- * Sessions created before this format hold one JSON array cut into pieces instead; the
- * reader still takes those (join the values, then parse).
  */
 
 export const METADATA_KEYS_MAX = 50;
@@ -31,8 +28,8 @@ export interface FeatureDetail {
  * text rule refuses Cc and Cs, so JSON escapes at most `"` and `\` (2 characters each), and
  * the entry is at most 200 for the name plus `{"id":,"name":"","quantity":,"price":}` (38),
  * an id (≤ 16 digits), a quantity (≤ 24 characters as JSON writes a number) and a price
- * (≤ 21): at most 299 characters, 301 in an array of its own. A name stored before the text rule could still
- * escape longer (`\u0000` is 6 characters); such a list is refused as not fitting, never cut.
+ * (≤ 21): at most 299 characters, 301 in an array of its own. An entry that still escapes
+ * longer (`\u0000` is 6 characters) makes the list refused as not fitting, never cut.
  */
 export function featureDetailsMetadata(
   details: FeatureDetail[],
@@ -70,11 +67,8 @@ function parseArray(text: string): unknown[] | undefined {
 }
 
 /**
- * `featureDetails_0…n` in numeric order, read as the list of details; undefined when absent or
- * unreadable. When every value is an array on its own, the arrays are concatenated (the
- * current format). Otherwise the values are joined and parsed as one array: the cut format of
- * older sessions, whose first piece of several can never parse alone (it opens the array and
- * a JSON string escapes every quote a name holds, so only the last piece can close it).
+ * `featureDetails_0…n` in numeric order, their arrays concatenated into the list of details;
+ * undefined when absent, or when a value is not an array.
  */
 export function readFeatureDetails(metadata: Record<string, string>): FeatureDetail[] | undefined {
   const values = Object.entries(metadata)
@@ -84,8 +78,7 @@ export function readFeatureDetails(metadata: Record<string, string>): FeatureDet
     .map(({ value }) => value);
   if (values.length === 0) return undefined;
   const arrays = values.map(parseArray);
-  const whole = arrays.every((array) => array !== undefined) ? arrays.flat() : parseArray(values.join(''));
-  return whole as FeatureDetail[] | undefined;
+  return arrays.every((array) => array !== undefined) ? (arrays.flat() as FeatureDetail[]) : undefined;
 }
 
 export const hasFeatureDetails = (metadata: Record<string, string>) =>

@@ -13,9 +13,9 @@ const notAssigned = (planId: number, featureId: number) =>
   new NotFoundError(`Feature ${featureId} is not assigned to plan ${planId}.`);
 
 /**
- * The plan's part alone at any size: the feature range and the plan's key prefix (the plan
- * with its assignments), two bounded Queries in one round trip, so the cost never grows with
- * the project's other plans (docs/decisions.md, "Reads of a part").
+ * The plan's part alone at any size: the feature range and the plan's item (with its
+ * assignments), two bounded requests in one round trip, so the cost never grows with the
+ * project's other plans (docs/decisions.md, "Reads of a part").
  */
 export async function listPlanFeatures(key: ProjectKey, planId: number): Promise<PlanFeatureDetailView[]> {
   return (await loadPlan(key, planId)).assignments.map(toPlanFeatureDetailView);
@@ -31,7 +31,7 @@ export async function addPlanFeatures(
   requested: FeatureRefInput[],
   writer: Writer,
 ): Promise<AddPlanFeaturesView> {
-  const { scope, projectId, features, featureDeletes, plan, layout, assignments } = await loadPlan(key, planId);
+  const { scope, projectId, features, featureDeletes, assignments } = await loadPlan(key, planId);
   const refs = uniqueRefs(requested);
   resolveFeatures(features, refs);
   const assigned = new Set(assignments.map((a) => a.feature.featureId));
@@ -43,7 +43,7 @@ export async function addPlanFeatures(
     multiplier: ref.multiplier,
     planFeatureId: ids[i] as number,
   }));
-  const entries = changeEntries(
+  const records = changeEntries(
     projectId,
     writer,
     adding.map((a) => ({
@@ -52,8 +52,7 @@ export async function addPlanFeatures(
       after: { planId, ...a, createdAt },
     })),
   );
-  const target = { layout, hasMap: plan.assigned !== undefined, featureDeletes };
-  const result = await insertAssignments(scope, planId, target, adding, entries, createdAt);
+  const result = await insertAssignments(scope, planId, featureDeletes, adding, records, createdAt);
   if (result === 'project_gone') throw projectNotFound(key.slug);
   if (result === 'plan_missing') throw planNotFound(planId);
   if ('missingFeatureId' in result) throw featureNotFound(result.missingFeatureId);
@@ -72,10 +71,10 @@ export async function addPlanFeatures(
  */
 async function readAssignment(key: ProjectKey, planId: number, featureId: number, writer: Writer) {
   const guard = await readRevisionGuard(key, writer.ifMatch);
-  const { scope, projectId, plan, layout, assignments } = await loadPlan(key, planId);
+  const { scope, projectId, assignments } = await loadPlan(key, planId);
   const current = assignments.find((a) => a.feature.featureId === featureId);
   if (!current) throw notAssigned(planId, featureId);
-  return { guard, projectId, current, scope, plan, layout };
+  return { guard, projectId, current, scope };
 }
 
 /** With If-Match, only while it names the assignment as it is (with its feature's details). */
@@ -86,14 +85,14 @@ export async function updatePlanFeature(
   multiplier: number,
   writer: Writer,
 ): Promise<PlanFeatureDetailView> {
-  return untilWritten('plan feature', async () => {
-    const { guard, projectId, current, scope, plan, layout } = await readAssignment(key, planId, featureId, writer);
+  return untilWritten('plan feature', writer, async () => {
+    const { guard, projectId, current, scope } = await readAssignment(key, planId, featureId, writer);
     checkIfMatch(writer.ifMatch, toPlanFeatureDetailView(current));
     if (current.assignment.multiplier === multiplier) return toPlanFeatureDetailView(current);
     const after = { ...current.assignment, multiplier };
     const resource = { type: 'planFeature', id: after.planFeatureId } as const;
     const entry = childChange(projectId, writer, resource, current.assignment, after);
-    const outcome = await writeAssignment(scope, plan, layout, current.assignment, multiplier, entry, guard);
+    const outcome = await writeAssignment(scope, current.assignment, multiplier, entry, guard);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     return outcome === 'written' ? toPlanFeatureDetailView({ assignment: after, feature: current.feature }) : 'stale';
   });
@@ -106,12 +105,12 @@ export async function removePlanFeature(
   featureId: number,
   writer: Writer,
 ): Promise<void> {
-  await untilWritten('plan feature', async () => {
-    const { guard, projectId, current, scope, plan, layout } = await readAssignment(key, planId, featureId, writer);
+  await untilWritten('plan feature', writer, async () => {
+    const { guard, projectId, current, scope } = await readAssignment(key, planId, featureId, writer);
     checkIfMatch(writer.ifMatch, toPlanFeatureDetailView(current));
     const resource = { type: 'planFeature', id: current.assignment.planFeatureId } as const;
     const entry = childChange(projectId, writer, resource, current.assignment, null);
-    const outcome = await writeAssignment(scope, plan, layout, current.assignment, null, entry, guard);
+    const outcome = await writeAssignment(scope, current.assignment, null, entry, guard);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     return outcome;
   });

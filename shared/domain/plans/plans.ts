@@ -1,12 +1,11 @@
 import { limits } from '#contract/limits.ts';
-import type { NewAssignment } from '#db/assignments.ts';
 import { allocateIds } from '#db/ids.ts';
-import { deletePlan as deletePlanItems, insertPlan, updatePlanItem } from '#db/plans.ts';
+import { deletePlan as deletePlanItems, insertPlan, type NewAssignment, updatePlanItem } from '#db/plans.ts';
 import type { FeatureItem, PlanItem, ProjectKey, ProjectScope } from '#db/types.ts';
 import { changeEntry, childChange, childFields } from '../changes.ts';
 import { countRefused, featureNotFound, planNotFound, projectNotFound } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
-import { loadFeatures, loadPlan, loadPlanPart, loadProject, readRevisionGuard } from '../projects/load.ts';
+import { loadFeatures, loadPlan, loadProject, readRevisionGuard } from '../projects/load.ts';
 import { checkIfMatch, untilWritten, type Writer } from '../versions.ts';
 import {
   type CreatePlanInput,
@@ -52,7 +51,10 @@ export const copyName = (name: string) =>
  */
 async function writeNewPlan(
   { scope, projectId, featureDeletes }: { scope: ProjectScope; projectId: number; featureDeletes: number },
-  fields: Omit<PlanItem, 'ownerId' | 'slug' | 'shareId' | 'planId' | 'version' | 'createdAt' | 'updatedAt'>,
+  fields: Omit<
+    PlanItem,
+    'ownerId' | 'slug' | 'shareId' | 'planId' | 'version' | 'createdAt' | 'updatedAt' | 'assigned'
+  >,
   refs: FeatureRefInput[],
   features: Map<number, FeatureItem>,
   writer: Writer,
@@ -86,7 +88,7 @@ async function writeNewPlan(
  * feature was deleted in between (a 404 when it is one of those assigned).
  */
 export async function createPlan(key: ProjectKey, input: CreatePlanInput, writer: Writer): Promise<PlanView> {
-  return untilWritten('project', async () => {
+  return untilWritten('project', writer, async () => {
     const { features: projectFeatures, ...target } = await loadFeatures(key);
     const { features: requested, ...fields } = input;
     const refs = uniqueRefs(requested ?? []);
@@ -102,7 +104,7 @@ export async function duplicatePlan(
   input: { name?: string | undefined },
   writer: Writer,
 ): Promise<PlanView> {
-  return untilWritten('plan', async () => {
+  return untilWritten('plan', writer, async () => {
     const { plan: source, assignments, ...target } = await loadPlan(key, planId);
     const { ownerId, slug, shareId, planId: _id, version, createdAt, updatedAt, assigned, ...fields } = source;
     return writeNewPlan(
@@ -125,9 +127,9 @@ export async function updatePlan(
   input: UpdatePlanInput,
   writer: Writer,
 ): Promise<PlanView> {
-  return untilWritten('plan', async () => {
+  return untilWritten('plan', writer, async () => {
     const guard = await readRevisionGuard(key, writer.ifMatch);
-    const { plan, layout, assignments, scope, projectId } = await loadPlan(key, planId);
+    const { plan, assignments, scope, projectId } = await loadPlan(key, planId);
     checkIfMatch(writer.ifMatch, toPlanView(plan, assignments));
     const next = priced({ ...plan, ...definedOnly(input) });
     const changes = Object.fromEntries(
@@ -139,27 +141,20 @@ export async function updatePlan(
     const after: PlanItem = { ...plan, ...changes, updatedAt: new Date().toISOString(), version: plan.version + 1 };
     const entry = childChange(projectId, writer, { type: 'plan', id: planId }, plan, after);
     const changed = { ...changes, updatedAt: after.updatedAt };
-    const outcome = await updatePlanItem(scope, plan, layout, changed, entry, guard);
+    const outcome = await updatePlanItem(scope, plan, changed, entry, guard);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     return outcome === 'updated' ? toPlanView(after, assignments) : 'stale';
   });
 }
 
-/**
- * Deletes the plan and its assignments (one change-log entry). Deleting a plan that is
- * already gone is a 404, after removing what a delete cut short left of its assignments.
- */
+/** Deletes the plan and its assignments (one change-log entry). */
 export async function deletePlan(key: ProjectKey, planId: number, writer: Writer): Promise<void> {
-  await untilWritten('plan', async () => {
+  await untilWritten('plan', writer, async () => {
     const guard = await readRevisionGuard(key, writer.ifMatch);
-    const { plan, layout, assignments, projectId } = await loadPlanPart(key, planId);
-    let recorded: Parameters<typeof deletePlanItems>[3];
-    if (plan) {
-      checkIfMatch(writer.ifMatch, toPlanView(plan, assignments));
-      const change = changeEntry(projectId, writer, { type: 'plan', id: planId }, childFields(plan), null);
-      recorded = { change, version: plan.version, revision: guard };
-    }
-    const outcome = await deletePlanItems(key, planId, layout, recorded);
+    const { plan, assignments, projectId } = await loadPlan(key, planId);
+    checkIfMatch(writer.ifMatch, toPlanView(plan, assignments));
+    const change = changeEntry(projectId, writer, { type: 'plan', id: planId }, childFields(plan), null);
+    const outcome = await deletePlanItems(key, planId, { change, version: plan.version, revision: guard });
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     if (outcome === 'plan_missing') throw planNotFound(planId);
     return outcome === 'stale' ? 'stale' : 'deleted';

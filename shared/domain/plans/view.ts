@@ -1,8 +1,8 @@
-import type { FeatureItem, PlanFeatureItem, PlanItem, ProjectPartition } from '#db/types.ts';
+import type { FeatureItem, PlanAssignment, PlanItem, ProjectPartition } from '#db/types.ts';
 import type { PlanFeatureDetailView, PlanFeatureView, PlanView } from './schemas.ts';
 
 export interface Assignment {
-  assignment: PlanFeatureItem;
+  assignment: PlanAssignment;
   feature: FeatureItem;
 }
 
@@ -44,7 +44,7 @@ export function toPlanFeatureDetailView({ assignment, feature }: Assignment): Pl
   return { ...view, feature: { ...view.feature, description: feature.description, isCountable: feature.isCountable } };
 }
 
-export function toPlanView(plan: PlanItem, assignments: Assignment[]): PlanView {
+export function toPlanView(plan: Omit<PlanItem, 'assigned'>, assignments: Assignment[]): PlanView {
   return {
     id: plan.planId,
     name: plan.name,

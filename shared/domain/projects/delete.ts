@@ -23,7 +23,7 @@ export async function deleteProject(
   key: ProjectKey,
   ifMatch?: { header: string; publicBaseUrl: string },
 ): Promise<void> {
-  const retired = await untilWritten('project', async () => {
+  const retired = await untilWritten('project', { ifMatch: ifMatch?.header }, async () => {
     if (!ifMatch) return slugPattern.test(key.slug) ? retireProject(key) : 'not_found';
     // With If-Match: only while it names the project as GET answers it, read at the revision
     // the delete is then guarded by.

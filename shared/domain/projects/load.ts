@@ -1,5 +1,4 @@
-import type { PlanLayout } from '#db/plan-keys.ts';
-import { readFeatureList, readPlanWithFeatures, writeFeatureHead } from '#db/project-parts.ts';
+import { readFeatureList, readPlanWithFeatures } from '#db/project-parts.ts';
 import { getProjectItem, readProjectPartition } from '#db/projects.ts';
 import type { FeatureItem, PlanItem, ProjectKey, ProjectPartition, ProjectScope } from '#db/types.ts';
 import { planNotFound, projectNotFound } from '../errors.ts';
@@ -66,63 +65,30 @@ export async function readRevisionGuard(key: ProjectKey, ifMatch: string | undef
 }
 
 /**
- * A project created before feature heads existed has none: it is read whole (one Query at
- * usual sizes, as every read was before) and given its head, so its next prefix read is one
- * request. A missing project is a 404 here.
- */
-async function loadWholeAndHeal(key: ProjectKey): Promise<ProjectPartition> {
-  const partition = await loadProject(key);
-  await writeFeatureHead(partition.project);
-  return partition;
-}
-
-/**
  * The project's features: one Query of the feature head and the features, whatever the
- * project's plans and assignments hold. A missing or deleted project is a 404.
+ * project's plans hold. A missing or deleted project is a 404.
  */
 export async function loadFeatures(key: ProjectKey): Promise<ProjectFeatures> {
-  if (!slugPattern.test(key.slug)) throw projectNotFound(key.slug);
-  const list = await readFeatureList(key);
-  if (list) return { ...scopeOf(list.head), features: list.features };
-  const { project, features } = await loadWholeAndHeal(key);
-  return { ...scopeOf(project), features };
+  const list = slugPattern.test(key.slug) ? await readFeatureList(key) : undefined;
+  if (!list) throw projectNotFound(key.slug);
+  return { ...scopeOf(list.head), features: list.features };
 }
 
 export interface LoadedPlan extends ProjectFeatures {
   plan: PlanItem;
-  /** Where the plan's item is stored: its writes address it there. */
-  layout: PlanLayout;
   /** The plan's assignments joined to their features, in assignment order. */
   assignments: Assignment[];
 }
 
 /**
- * One plan with its assignments, and the project's features: the feature range and the
- * plan's key prefix (the plan with its assignments), two Queries in one round trip, whatever
- * the project's other plans hold. A missing project or plan is a 404.
+ * One plan with its assignments, and the project's features: the feature range's Query and
+ * the plan's GetItem in one round trip, whatever the project's other plans hold. A missing
+ * project or plan is a 404.
  */
 export async function loadPlan(key: ProjectKey, planId: number): Promise<LoadedPlan> {
-  const { plan, ...part } = await loadPlanPart(key, planId);
-  if (!plan) throw planNotFound(planId);
-  return { ...part, plan };
-}
-
-/**
- * loadPlan, with no plan (and the assignments a cut-short delete left) when it is missing. A
- * project without a feature head is read whole once and given its head (a 404 when it is
- * gone), then its part is read as any other's.
- */
-export async function loadPlanPart(
-  key: ProjectKey,
-  planId: number,
-): Promise<ProjectFeatures & { plan: PlanItem | undefined; layout: PlanLayout; assignments: Assignment[] }> {
-  if (!slugPattern.test(key.slug)) throw projectNotFound(key.slug);
-  let part = await readPlanWithFeatures(key, planId);
-  if (!part) {
-    await loadWholeAndHeal(key);
-    part = await readPlanWithFeatures(key, planId);
-    if (!part) throw projectNotFound(key.slug);
-  }
+  const part = slugPattern.test(key.slug) ? await readPlanWithFeatures(key, planId) : undefined;
+  if (!part) throw projectNotFound(key.slug);
+  if (!part.plan) throw planNotFound(planId);
   const assignments = assignmentsByPlan({ features: part.features, planFeatures: part.assignments }).get(planId) ?? [];
-  return { ...scopeOf(part.head), features: part.features, plan: part.plan, layout: part.layout, assignments };
+  return { ...scopeOf(part.head), features: part.features, plan: part.plan, assignments };
 }

@@ -1,7 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { NewChangeEntryItem } from '#db/changes.ts';
 import { allocateIds } from '#db/ids.ts';
-import { writeFeatureHead } from '#db/project-parts.ts';
 import { retireProject } from '#db/project-sweep.ts';
 import {
   getProjectItem,
@@ -95,9 +94,6 @@ export async function createProject(
   const project = slug
     ? await createWithExplicitSlug(ownerId, slug, recorded)
     : await createWithDerivedSlug(ownerId, slugify(fields.name), recorded);
-  // The head the prefix reads of features and plans start from (a delete that came first
-  // leaves none: its transaction checks the project).
-  await writeFeatureHead(project);
   return toProjectView({ project, features: [], plans: [], planFeatures: [] }, publicBaseUrl);
 }
 
@@ -184,7 +180,7 @@ export async function updateProject(
 ): Promise<ProjectView> {
   let payment: SealedPayment | null | undefined = input.paymentSecretKey === null ? null : undefined;
   let webhook: SealedWebhook | null | undefined = input.paymentWebhookSecret === null ? null : undefined;
-  return untilWritten('project', async () => {
+  return untilWritten('project', writer, async () => {
     const partition = await loadProject(key);
     const current = partition.project;
     checkIfMatch(writer.ifMatch, toProjectView(partition, publicBaseUrl));

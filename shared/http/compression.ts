@@ -1,0 +1,143 @@
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import type { GroupMiddleware, GroupRequest } from './request-middlewares.ts';
+import type { LambdaResult } from './responses.ts';
+
+/**
+ * Content coding of every answer (RFC 9110 8.4, 12.5.3): a body over `COMPRESS_OVER_BYTES`
+ * goes out in br or gzip when the request accepts one, as Lambda sends bytes (base64 with
+ * `isBase64Encoded`). The threshold and levels, and the CPU they cost, are in
+ * docs/decisions.md ("Compressed answers").
+ */
+export const COMPRESS_OVER_BYTES = 1024;
+export const GZIP_LEVEL = 6;
+export const BROTLI_QUALITY = 5;
+
+export type Coding = 'br' | 'gzip';
+
+/**
+ * The coding to answer with: the accepted one (q > 0) with the higher q, br on a tie (its
+ * answers are smaller, and its window spans a whole answer). A coding not named is
+ * accepted through `*` only; `x-gzip` is gzip.
+ */
+export function negotiate(acceptEncoding: string | undefined): Coding | undefined {
+  if (!acceptEncoding) return undefined;
+  const named: Partial<Record<Coding | '*', number>> = {};
+  for (const entry of acceptEncoding.split(',')) {
+    const [rawName = '', ...params] = entry.split(';').map((part) => part.trim().toLowerCase());
+    const name = rawName === 'x-gzip' ? 'gzip' : rawName;
+    if (name !== 'br' && name !== 'gzip' && name !== '*') continue;
+    const q = params.find((param) => param.startsWith('q='));
+    const weight = q === undefined ? 1 : Number(q.slice(2));
+    named[name] = Math.max(named[name] ?? 0, Number.isFinite(weight) ? weight : 0);
+  }
+  const weightOf = (coding: Coding) => named[coding] ?? named['*'] ?? 0;
+  const br = weightOf('br');
+  const gzip = weightOf('gzip');
+  if (br <= 0 && gzip <= 0) return undefined;
+  return br >= gzip ? 'br' : 'gzip';
+}
+
+export function compress(body: Buffer, coding: Coding): Buffer {
+  if (coding === 'gzip') return gzipSync(body, { level: GZIP_LEVEL });
+  return brotliCompressSync(body, {
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+      [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+    },
+  });
+}
+
+/**
+ * Each coding has its own strong ETag (RFC 9110 8.8.3: the bytes differ): `"tag"` becomes
+ * `"tag-br"` or `"tag-gzip"` (as the static assets already tag their gzip form).
+ */
+const CODED_TAG = /^(W\/)?"(.*)-(br|gzip)"$/;
+
+export const codedTag = (etag: string, coding: Coding) => etag.replace(/"$/, `-${coding}"`);
+
+/** A tag as the actions compute it: the same for every coding. */
+const uncoded = (tag: string) => tag.replace(CODED_TAG, '$1"$2"');
+
+/** An If-Match or If-None-Match list with each tag's coding suffix removed. */
+const uncodedList = (header: string) =>
+  header
+    .split(',')
+    .map((tag) => uncoded(tag.trim()))
+    .join(', ');
+
+const headerValue = (headers: LambdaResult['headers'], name: string) => {
+  const value = headers[name];
+  return value === undefined ? undefined : String(value);
+};
+
+/**
+ * The ETag of a 304: the one its 200 would carry (`wouldSend`: coded when that body is over
+ * the threshold and a coding is accepted) when the client names it (or names any tag, `*`);
+ * else the tag of the copy the client holds, of another coding (RFC 9111 4.3.4: a cache
+ * updates the stored answer the 304's tag names).
+ */
+function notModifiedTag(sent: string, etag: string, wouldSend: string): string {
+  const matching = sent
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .filter((tag) => uncoded(tag) === etag);
+  return matching.includes(wouldSend) ? wouldSend : (matching[0] ?? wouldSend);
+}
+
+/**
+ * The content-coding step of the pipeline. Before the action, it reads the request's
+ * Accept-Encoding, and strips the coding suffixes from If-Match and If-None-Match, so every
+ * action compares the tags it computes (a tag of either coding names the same
+ * representation: 304 to either, If-Match with either). After it (errors too), it codes a
+ * body over the threshold, tags it, answers a 304 with the tag of the client's copy, and
+ * says `Vary: Accept-Encoding` on every answer with a body or a 304. Answers that come coded
+ * (the static assets) are left as they are.
+ */
+export function contentCoding(): GroupMiddleware {
+  return {
+    before: async ({ event, context }) => {
+      const headers = event.headers ?? {};
+      context.coding = negotiate(headers['accept-encoding']);
+      const ifNoneMatch = headers['if-none-match'];
+      if (ifNoneMatch !== undefined) {
+        context.ifNoneMatchSent = ifNoneMatch;
+        headers['if-none-match'] = uncodedList(ifNoneMatch);
+      }
+      if (headers['if-match'] !== undefined) headers['if-match'] = uncodedList(headers['if-match']);
+    },
+    after: code,
+    onError: code,
+  };
+}
+
+function addVary(headers: LambdaResult['headers']): void {
+  const vary = headerValue(headers, 'vary');
+  if (!vary) headers.vary = 'Accept-Encoding';
+  else if (!/(^|,)\s*accept-encoding\s*(,|$)/i.test(vary)) headers.vary = `${vary}, Accept-Encoding`;
+}
+
+async function code({ context, response }: GroupRequest): Promise<void> {
+  const answer = response as LambdaResult | undefined;
+  if (answer === undefined) return;
+  const { headers } = answer;
+  const etag = headerValue(headers, 'etag');
+  if (answer.statusCode === 304) {
+    addVary(headers);
+    if (etag && !CODED_TAG.test(etag)) {
+      const coded = context.coding && (context.outcome?.representationBytes ?? 0) > COMPRESS_OVER_BYTES;
+      const wouldSend = coded && context.coding ? codedTag(etag, context.coding) : etag;
+      headers.etag = notModifiedTag(context.ifNoneMatchSent ?? '', etag, wouldSend);
+    }
+    return;
+  }
+  if (answer.body === undefined) return;
+  addVary(headers);
+  if (!context.coding || headerValue(headers, 'content-encoding')) return;
+  const bytes = Buffer.from(answer.body, answer.isBase64Encoded ? 'base64' : 'utf8');
+  if (bytes.length <= COMPRESS_OVER_BYTES) return;
+  answer.body = compress(bytes, context.coding).toString('base64');
+  answer.isBase64Encoded = true;
+  headers['content-encoding'] = context.coding;
+  if (etag) headers.etag = codedTag(etag, context.coding);
+}
