@@ -665,8 +665,8 @@ export interface components {
                 } | null;
             }[];
             themeSettings: components["schemas"]["Theme"];
-            /** @description Cuprice-compatible: the visible plans again, each with its assigned features' details, in the shape Cuprice's clients (its React SDK) read. */
-            pricingPlans: {
+            /** @description Cuprice-compatible: the visible plans again, each with its assigned features' details, in the shape Cuprice's clients (its React SDK) read. Absent when the answer would be too large with it; `plans` and `features` are always there. */
+            pricingPlans?: {
                 id: number;
                 name: string;
                 description: string;
@@ -686,11 +686,13 @@ export interface components {
                     feature: {
                         id: number;
                         name: string;
-                        description: string;
+                        /** @description Absent, with countableData, when the answer would be too large with them. */
+                        description?: string;
                         /** @enum {string} */
                         featureType: "Standart" | "Limits" | "Usage Based";
                         basePrice: number;
-                        countableData: {
+                        /** @description Absent, with description, when the answer would be too large with them. */
+                        countableData?: {
                             usageCount: number;
                             condition: string;
                             countPrice: number;

@@ -70,11 +70,21 @@ export interface ShareFeature {
  * The Cuprice-compatible part of the share data: the shape Cuprice's own clients (its React
  * SDK) read, so a pricing page built for Cuprice renders from this service unchanged.
  */
+export interface CupriceFeature {
+  id: number;
+  name: string;
+  /** Absent, with countableData, when the answer would be too large with them. */
+  description?: string;
+  featureType: FeatureType;
+  basePrice: number;
+  countableData?: CountableData | null;
+}
+
 export interface CupricePlanFeature {
   /** The assignment's own id. */
   id: number;
   multiplier: number;
-  feature: Pick<ShareFeature, 'id' | 'name' | 'description' | 'featureType' | 'basePrice' | 'countableData'>;
+  feature: CupriceFeature;
 }
 
 /** A visible plan as Cuprice's clients read it; `order` is its position among them, in id order. */
@@ -108,6 +118,6 @@ export interface ShareView {
   plans: SharePlan[];
   features: ShareFeature[];
   themeSettings: ThemeSettings;
-  /** The visible plans again, in the shape Cuprice's clients read. */
-  pricingPlans: CupricePlan[];
+  /** The visible plans again, in the shape Cuprice's clients read; absent when the answer would be too large with them. */
+  pricingPlans?: CupricePlan[];
 }

@@ -199,6 +199,19 @@ describe('GET /api/share/{shareId}', () => {
     ]);
     // Every feature, countable or not, carries what a Cuprice custom plan reads.
     for (const feature of share.features) expect(feature).toHaveProperty('countableData');
+
+    // The same content in every coding, under one tag: which form it carries depends on the
+    // project alone, never on Accept-Encoding.
+    const path = `/api/share/${project.shareId}`;
+    const identity = await anonymous.get(path, { headers: { 'accept-encoding': 'identity' } });
+    expect(identity.headers.get('content-encoding')).toBeNull();
+    expect(identity.body).toEqual(share);
+    for (const coding of ['br', 'gzip']) {
+      const coded = await anonymous.get(path, { headers: { 'accept-encoding': coding } });
+      expect(coded.headers.get('content-encoding')).toBe(coding);
+      expect(coded.body).toEqual(share);
+      expect(coded.headers.get('etag')).toBe(identity.headers.get('etag')?.replace(/"$/, `-${coding}"`));
+    }
   });
 
   test('leaks nothing of the owner: no slug, owner, URLs, hidden plan or counts', async () => {

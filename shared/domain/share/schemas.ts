@@ -68,13 +68,22 @@ export const ShareView = z.strictObject({
           z.strictObject({
             id: z.number().describe("The assignment's own id."),
             multiplier: z.number(),
-            feature: ShareFeature.omit({ isCountable: true }),
+            feature: ShareFeature.omit({ isCountable: true }).extend({
+              description: z
+                .string()
+                .optional()
+                .describe('Absent, with countableData, when the answer would be too large with them.'),
+              countableData: CountableData.nullable()
+                .optional()
+                .describe('Absent, with description, when the answer would be too large with them.'),
+            }),
           }),
         ),
       }),
     )
+    .optional()
     .describe(
-      "Cuprice-compatible: the visible plans again, each with its assigned features' details, in the shape Cuprice's clients (its React SDK) read.",
+      "Cuprice-compatible: the visible plans again, each with its assigned features' details, in the shape Cuprice's clients (its React SDK) read. Absent when the answer would be too large with it; `plans` and `features` are always there.",
     ),
 });
 

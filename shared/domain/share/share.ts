@@ -5,7 +5,7 @@ import { countableData } from '../features/view.ts';
 import { paymentsConnected } from '../payments/payment-key.ts';
 import { assignmentsByPlan } from '../plans/view.ts';
 import { readTheme } from '../projects/theme.ts';
-import { cupricePlans } from './cuprice.ts';
+import { withCupricePlans } from './cuprice.ts';
 import type { ShareView } from './schemas.ts';
 
 const shareIdPattern = /^[A-Za-z0-9_-]{16,64}$/;
@@ -35,15 +35,18 @@ export async function getShareData(shareId: string): Promise<ShareView> {
   return toShareView(await loadSharedProject(shareId));
 }
 
-/** The public pricing data of a project as read. */
-export function toShareView(partition: ProjectPartition): ShareView {
+/**
+ * The public pricing data of a project as read; `answerBytesMax` bounds its Cuprice-compatible
+ * part (shared/domain/share/cuprice.ts).
+ */
+export function toShareView(partition: ProjectPartition, answerBytesMax?: number): ShareView {
   const { project } = partition;
   const features = [...partition.features].sort((a, b) => a.featureId - b.featureId);
   const joined = assignmentsByPlan(partition);
   const plans = partition.plans.filter((plan) => plan.isVisible).sort((a, b) => a.planId - b.planId);
   const countable = new Map(features.map((feature) => [feature.featureId, countableData(feature)]));
 
-  return {
+  const base = {
     id: project.projectId,
     name: project.name,
     description: project.description,
@@ -90,6 +93,6 @@ export function toShareView(partition: ProjectPartition): ShareView {
       countableData: countable.get(feature.featureId) ?? null,
     })),
     themeSettings: readTheme(project.theme),
-    pricingPlans: cupricePlans(plans, features, countable, (planId) => joined.get(planId) ?? []),
   };
+  return withCupricePlans(base, plans, features, countable, (planId) => joined.get(planId) ?? [], answerBytesMax);
 }
