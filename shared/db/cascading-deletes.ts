@@ -7,7 +7,6 @@ import { getProjectItem } from './projects.ts';
 import { db } from './service.ts';
 import { countedWrite } from './transactions.ts';
 import type { ProjectKey, ProjectScope } from './types.ts';
-import { versionIs } from './versions.ts';
 
 /** A feature or a plan: what an assignment names. */
 export type AssignmentParent = { featureId: number } | { planId: number };
@@ -19,7 +18,7 @@ type Missing<P extends AssignmentParent> = P extends { planId: number } ? 'plan_
  */
 export interface RecordedDelete {
   change: NewChangeEntryItem;
-  version: number | undefined;
+  version: number;
   revision: number | undefined;
 }
 
@@ -45,7 +44,7 @@ export async function deleteWithAssignments<P extends AssignmentParent>(
   // The share id tells this project's items from those a deleted project with the same slug
   // left in the partition for its sweep: those are not this project's to delete or uncount.
   const project = await getProjectItem(key);
-  if (!project || project.deletingAt) return 'project_gone';
+  if (!project) return 'project_gone';
   const scope = { ...key, shareId: project.shareId };
   const ours = { shareId: project.shareId };
   const read = recorded ? { version: recorded.version } : undefined;
@@ -63,14 +62,14 @@ export async function deleteWithAssignments<P extends AssignmentParent>(
               .delete({ ...key, planId: parent.planId })
               .where(
                 ({ planId, shareId, version }, operations) =>
-                  `${operations.exists(planId)} AND ${operations.eq(shareId, ours.shareId)}${read ? ` AND ${versionIs(read.version, version, operations)}` : ''}`,
+                  `${operations.exists(planId)} AND ${operations.eq(shareId, ours.shareId)}${read ? ` AND ${operations.eq(version, read.version)}` : ''}`,
               )
               .commit()
           : feature
               .delete({ ...key, featureId: parent.featureId })
               .where(
                 ({ featureId, shareId, version }, operations) =>
-                  `${operations.exists(featureId)} AND ${operations.eq(shareId, ours.shareId)}${read ? ` AND ${versionIs(read.version, version, operations)}` : ''}`,
+                  `${operations.exists(featureId)} AND ${operations.eq(shareId, ours.shareId)}${read ? ` AND ${operations.eq(version, read.version)}` : ''}`,
               )
               .commit(),
         // No assignment of the feature commits after this (plan-assignments.ts, featuresUnchanged).

@@ -52,7 +52,7 @@ export async function saveCustomerItem(
   const outcome = await writeTransaction(({ project: projects, customer }) => [
     projects
       .check(project)
-      .where(({ projectId, deletingAt }, { exists, notExists }) => `${exists(projectId)} AND ${notExists(deletingAt)}`)
+      .where(({ projectId }, { exists }) => exists(projectId))
       .commit(),
     customer
       .put({ ...item, version: (expectedVersion ?? 0) + 1 })

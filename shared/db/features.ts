@@ -2,7 +2,6 @@ import { deleteWithAssignments, type RecordedDelete } from './cascading-deletes.
 import type { NewChangeEntryItem } from './changes.ts';
 import { countedWrite } from './transactions.ts';
 import type { FeatureItem, NewFeatureItem, ProjectKey, ProjectScope } from './types.ts';
-import { versionIs } from './versions.ts';
 
 /**
  * Creates a feature and counts it on the project in one transaction, so `_count` is exact
@@ -18,7 +17,7 @@ export async function insertFeature(
     counter: 'featureCount',
     delta: 1,
     max: maxFeatures,
-    actions: ({ feature }) => [feature.create({ ...item, version: 1 }).commit()],
+    actions: ({ feature }) => [feature.create(item).commit()],
     changes: [change],
   });
   if (outcome === 'committed') return 'created';
@@ -62,7 +61,7 @@ export async function updateFeatureItem(
         .patch({ ...key, featureId: read.featureId })
         .set(changes)
         .add({ version: 1 })
-        .where((attributes, operations) => versionIs(read.version, attributes.version, operations))
+        .where((attributes, operations) => operations.eq(attributes.version, read.version))
         .commit(),
     ],
     changes: [change],

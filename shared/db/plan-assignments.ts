@@ -194,10 +194,8 @@ export function featuresUnchanged(entities: TransactionEntities, scope: ProjectS
   return entities.featureHead
     .check(key)
     .where(
-      (attributes, { exists, eq, notExists }) =>
-        `${exists(attributes.projectId)} AND ${eq(attributes.shareId, shareId)} AND ${
-          featureDeletes === 0 ? notExists(attributes.featureDeletes) : eq(attributes.featureDeletes, featureDeletes)
-        }`,
+      (attributes, { exists, eq }) =>
+        `${exists(attributes.projectId)} AND ${eq(attributes.shareId, shareId)} AND ${eq(attributes.featureDeletes, featureDeletes)}`,
     )
     .commit();
 }

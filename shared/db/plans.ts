@@ -15,7 +15,6 @@ import {
 import { readFeatureList, readPlan } from './project-parts.ts';
 import { countedWrite } from './transactions.ts';
 import type { NewPlanItem, PlanAssignment, PlanItem, ProjectKey, ProjectScope } from './types.ts';
-import { versionIs } from './versions.ts';
 
 export type { NewAssignment };
 
@@ -112,7 +111,7 @@ export async function insertAssignments(
         const present = new Set(list.features.map((f) => f.featureId));
         const missing = pending.find((a) => !present.has(a.featureId));
         if (missing) return { missingFeatureId: missing.featureId };
-        deletes = list.head.featureDeletes ?? 0;
+        deletes = list.head.featureDeletes;
       }
       if (outcome.failedAt.includes(1)) {
         const stored = await readPlan(key, planId);
@@ -183,7 +182,7 @@ export async function updatePlanItem(
         .patch({ ...key, planId: read.planId })
         .set(changes)
         .add({ version: 1 })
-        .where(({ version }, operations) => versionIs(read.version, version, operations))
+        .where(({ version }, operations) => operations.eq(version, read.version))
         .commit(),
     ],
   });

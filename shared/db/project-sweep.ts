@@ -11,7 +11,6 @@ import { db } from './service.ts';
 import { writeTransaction } from './transactions.ts';
 import type { ProjectEntity, ProjectKey } from './types.ts';
 import { sweepUsage } from './usage.ts';
-import { versionIs } from './versions.ts';
 
 export type { ProjectSweepItem };
 
@@ -76,7 +75,7 @@ export async function retireProject(
         .where((attributes, operations) =>
           revision === undefined
             ? operations.eq(attributes.shareId, project.shareId)
-            : `${operations.eq(attributes.shareId, project.shareId)} AND ${versionIs(revision, attributes.revision, operations)}`,
+            : `${operations.eq(attributes.shareId, project.shareId)} AND ${operations.eq(attributes.revision, revision)}`,
         )
         .commit(),
       projectSweep.create(sweep).commit(),

@@ -6,7 +6,6 @@ import { queryAll, queryTemplate } from './raw-query.ts';
 import { db, type PricingService } from './service.ts';
 import { writeTransaction } from './transactions.ts';
 import type { ProjectKey, ProjectPartition } from './types.ts';
-import { versionIs } from './versions.ts';
 
 /** A collection Query's items by entity alias, each member's list (empty when it has none). */
 type CollectionData = Record<string, unknown[]>;
@@ -178,8 +177,7 @@ export async function updateProjectItem(
           .where((attributes, operations) =>
             [
               operations.eq(attributes.version, read.version),
-              operations.notExists(attributes.deletingAt),
-              ...(revision === undefined ? [] : [versionIs(revision, attributes.revision, operations)]),
+              ...(revision === undefined ? [] : [operations.eq(attributes.revision, revision)]),
             ].join(' AND '),
           )
           .commit(),

@@ -106,8 +106,7 @@ function failedConditions(outcome: TransactionOutcome, from = 0): number[] {
 }
 
 /**
- * A transaction's check that the project is there with this share id and no delete has
- * marked it: for a write that must not outlive the project yet changes nothing of it (a
+ * A transaction's check that the project is there with this share id: for a write that must not outlive the project yet changes nothing of it (a
  * counted write patches the project item on the same condition instead). A delete takes
  * the project item out in its own transaction, so such a write commits before it or not at
  * all, and the project's sweep never meets an item created behind it.
@@ -115,9 +114,7 @@ function failedConditions(outcome: TransactionOutcome, from = 0): number[] {
 export const projectIsLive = ({ project }: TransactionEntities, { shareId, ...key }: ProjectScope) =>
   project
     .check(key)
-    .where(
-      (attributes, { eq, notExists }) => `${eq(attributes.shareId, shareId)} AND ${notExists(attributes.deletingAt)}`,
-    )
+    .where((attributes, { eq }) => eq(attributes.shareId, shareId))
     .commit();
 
 export type CountedWriteOutcome = 'committed' | 'project_gone' | 'limit_reached' | 'stale' | { failedAt: number[] };
@@ -132,7 +129,7 @@ export interface CountedWrite {
   /** The per-project limit a create must stay under; deletes have none. */
   max?: number;
   /**
-   * The project's revision the caller read (0: none stored yet): the write commits only while
+   * The project's revision the caller read: the write commits only while
    * it is still that ('stale' otherwise). How `If-Match` is made atomic.
    */
   revision?: number | undefined;
@@ -150,9 +147,9 @@ export interface CountedWrite {
  * - adds 1 to its `revision`, so a write guarded by the revision a reader saw (`revision`,
  *   If-Match) fails when anything in the project changed since;
  * - puts the write's change-log entry (`changes`), so an entry never lacks its write.
- * The project patch is refused once the project is deleted (its item is gone, or
- * marked `deletingAt` by an older delete) or its slug belongs to a newer project (another
- * share id), which is what keeps the project sweep from racing new children. Which condition failed comes
+ * The project patch is refused once the project is deleted (its item is gone) or its slug
+ * belongs to a newer project (another share id), which is what keeps the project sweep from
+ * racing new children. Which condition failed comes
  * back as a tag: 'project_gone', 'stale', 'limit_reached', or the positions of the failed actions.
  */
 export async function countedWrite({
@@ -170,11 +167,10 @@ export async function countedWrite({
       entities.project
         .patch(key)
         .add({ revision: 1, ...(counter && delta ? { [counter]: delta } : {}) })
-        .where((attributes, { notExists, eq, lt }) => {
-          const conditions = [notExists(attributes.deletingAt), eq(attributes.shareId, shareId)];
+        .where((attributes, { eq, lt }) => {
+          const conditions = [eq(attributes.shareId, shareId)];
           if (counter && max !== undefined) conditions.push(lt(attributes[counter], max));
-          if (revision !== undefined)
-            conditions.push(revision === 0 ? notExists(attributes.revision) : eq(attributes.revision, revision));
+          if (revision !== undefined) conditions.push(eq(attributes.revision, revision));
           return conditions.join(' AND ');
         })
         .commit({ response: 'all_old' }),
@@ -185,8 +181,8 @@ export async function countedWrite({
   if (outcome.committed) return 'committed';
   if (outcome.reasons[0]?.code === 'ConditionalCheckFailed') {
     const project = outcome.reasons[0].item;
-    if (!project || project.deletingAt || project.shareId !== shareId) return 'project_gone';
-    if (revision !== undefined && (project.revision ?? 0) !== revision) return 'stale';
+    if (!project || project.shareId !== shareId) return 'project_gone';
+    if (revision !== undefined && project.revision !== revision) return 'stale';
     return 'limit_reached';
   }
   return { failedAt: failedConditions(outcome, 1) };

@@ -40,7 +40,6 @@ export function projectFields(item: ProjectItem): Fields {
     planCount: _plans,
     version: _version,
     revision: _revision,
-    deletingAt: _deleting,
     paymentKeySealed,
     webhookSecretSealed,
     ...fields
@@ -137,7 +136,7 @@ const toChangeView = (item: ChangeEntryItem): ChangeView => ({
 export async function listChanges(key: ProjectKey, query: PageQuery): Promise<z.infer<typeof ChangesView>> {
   const start = changePages.start(query);
   const project = slugPattern.test(key.slug) ? await getProjectItem(key) : undefined;
-  if (!project || project.deletingAt) throw projectNotFound(key.slug);
+  if (!project) throw projectNotFound(key.slug);
   const now = Math.floor(Date.now() / 1000);
   const page = await changePages.fill(
     start,

@@ -53,7 +53,7 @@ export function pagedList<T, K>(key: z.ZodType<K>, keyOf: (item: T) => K) {
     },
 
     /**
-     * Fills the page. Items `keep` refuses (a project being deleted, an expired entry) are
+     * Fills the page. Items `keep` refuses (an expired entry) are
      * skipped, and the read goes on until the page is full or nothing is left, so
      * `nextCursor` is null exactly on the last page. One read per page unless items are skipped.
      */

@@ -52,11 +52,10 @@ export interface Writer {
 
 /**
  * The project revision to guard a write with, from the project as read: when the caller
- * sent If-Match, that revision (0 while none is stored); none otherwise, so the write
- * commits whatever else changed.
+ * sent If-Match, that revision; none otherwise, so the write commits whatever else changed.
  */
-export const revisionGuard = (writer: Writer, revision: number | undefined): number | undefined =>
-  writer.ifMatch === undefined ? undefined : (revision ?? 0);
+export const revisionGuard = (writer: Writer, revision: number): number | undefined =>
+  writer.ifMatch === undefined ? undefined : revision;
 
 /** Rounds of a write with If-Match: each compares it again, so few are needed (docs/decisions.md, "ETag and If-Match"). */
 const GUARDED_ATTEMPTS = 5;

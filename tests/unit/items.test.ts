@@ -84,7 +84,7 @@ describe('item mapper (shared/db/items.ts) against ElectroDB parse', () => {
   test('optional attributes absent: a second layout, still what ElectroDB returns', () => {
     const { project } = entities;
     const full = storedItem(project);
-    const { checkoutSuccessUrl: _a, revision: _b, paymentKeySealed: _c, ...sparse } = full;
+    const { checkoutSuccessUrl: _a, signupUrl: _b, paymentKeySealed: _c, ...sparse } = full;
     const samples = [full, sparse, full, sparse, reversed(sparse)];
     expect(itemsOf(project, samples)).toStrictEqual(parsed(project, samples));
   });

@@ -19,8 +19,8 @@ export const FeatureHead = new Entity({
     // How many features were ever deleted: every feature delete adds 1 in its transaction, and
     // every write that assigns features checks it is still what it read beside the features,
     // so no assignment of a feature can commit after the feature's delete (one check, not one
-    // per feature). Absent: none.
-    featureDeletes: { type: 'number' },
+    // per feature).
+    featureDeletes: { type: 'number', required: true, default: 0 },
   },
   indexes: projectScopeIndexes([]),
 });

@@ -19,8 +19,8 @@ export const Feature = new Entity({
     countPrice: { type: 'number', required: true },
     eventAggregationMethod: { type: aggregationMethods, required: true },
     // Each update adds 1 and names the version it read, so the change log's `before` is exactly
-    // what it replaced. Absent on features from before it: read as 0.
-    version: { type: 'number' },
+    // what it replaced.
+    version: { type: 'number', required: true, default: 1 },
     ...timestamps,
   },
   indexes: projectScopeIndexes(['featureId']),

@@ -62,11 +62,8 @@ export const Project = new Entity({
     version: { type: 'number', required: true, default: 1 },
     // Every write in the project (its own fields, or any feature, plan or plan feature) adds
     // 1 in the same transaction: a write guarded by the revision a reader saw (If-Match)
-    // fails if anything changed since. Absent on projects from before it: read as 0.
-    revision: { type: 'number' },
-    // Set when a delete starts: from then on the project is invisible and no child item can
-    // be created, so the cascade can sweep the partition without racing writers.
-    deletingAt: { type: 'string' },
+    // fails if anything changed since.
+    revision: { type: 'number', required: true, default: 1 },
     ...timestamps,
   },
   indexes: {

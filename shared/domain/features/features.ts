@@ -22,7 +22,7 @@ export async function createFeature(key: ProjectKey, input: CreateFeatureInput, 
   // Only the project item is needed (it must exist, and its share id goes on the feature):
   // one GetItem, not the whole partition. The create transaction re-checks it anyway.
   const project = slugPattern.test(key.slug) ? await getProjectItem(key) : undefined;
-  if (!project || project.deletingAt) throw projectNotFound(key.slug);
+  if (!project) throw projectNotFound(key.slug);
   const [featureId] = await allocateIds('feature');
   if (featureId === undefined) throw new Error('No feature id allocated');
   const now = new Date().toISOString();
@@ -34,6 +34,7 @@ export async function createFeature(key: ProjectKey, input: CreateFeatureInput, 
     ...key,
     shareId: project.shareId,
     featureId,
+    version: 1,
     createdAt: now,
     updatedAt: now,
   };
@@ -73,7 +74,7 @@ export async function updateFeature(
     );
     if (changed.length === 0) return toFeatureView(feature);
     const changes = { ...Object.fromEntries(changed), updatedAt: new Date().toISOString() };
-    const after: FeatureItem = { ...feature, ...changes, version: (feature.version ?? 0) + 1 };
+    const after: FeatureItem = { ...feature, ...changes, version: feature.version + 1 };
     const entry = childChange(projectId, writer, { type: 'feature', id: featureId }, feature, after);
     const outcome = await updateFeatureItem(scope, feature, changes, entry, undefined);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
@@ -91,14 +92,12 @@ export async function deleteFeature(key: ProjectKey, featureId: number, writer: 
     const { projectId, features } = await loadFeatures(key);
     const feature = features.find((f) => f.featureId === featureId);
     if (feature) checkIfMatch(writer.ifMatch, toFeatureView(feature));
-    const entry = feature
-      ? childChange(projectId, writer, { type: 'feature', id: featureId }, feature, null)
-      : undefined;
-    const outcome = await deleteFeatureItem(
-      key,
-      featureId,
-      entry && { change: entry, version: feature?.version, revision: undefined },
-    );
+    const recorded = feature && {
+      change: childChange(projectId, writer, { type: 'feature', id: featureId }, feature, null),
+      version: feature.version,
+      revision: undefined,
+    };
+    const outcome = await deleteFeatureItem(key, featureId, recorded);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     if (outcome === 'feature_missing') throw featureNotFound(featureId);
     return outcome === 'stale' ? 'stale' : 'deleted';

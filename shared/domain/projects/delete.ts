@@ -29,7 +29,7 @@ export async function deleteProject(
     // the delete is then guarded by.
     const partition = await loadProject(key);
     checkIfMatch(ifMatch.header, toProjectView(partition, ifMatch.publicBaseUrl));
-    return retireProject(key, partition.project.revision ?? 0);
+    return retireProject(key, partition.project.revision);
   });
   if (retired === 'not_found') throw projectNotFound(key.slug);
   try {

@@ -6,16 +6,14 @@ import { toProjectSummaryView } from './view.ts';
 
 const projectPages = pagedList(idKey, (item: ProjectItem) => item.projectId);
 
-/** One page of the owner's projects in id order; projects being deleted are not listed. */
+/** One page of the owner's projects in id order. */
 export async function listProjectsPage(
   ownerId: string,
   query: PageQuery,
   publicBaseUrl: string,
 ): Promise<{ projects: ProjectSummaryView[]; nextCursor: string | null }> {
-  const page = await projectPages.fill(
-    projectPages.start(query),
-    (after, count) => listOwnerProjectsAfter(ownerId, after ?? 0, count),
-    (item) => !item.deletingAt,
+  const page = await projectPages.fill(projectPages.start(query), (after, count) =>
+    listOwnerProjectsAfter(ownerId, after ?? 0, count),
   );
   return { projects: page.items.map((item) => toProjectSummaryView(item, publicBaseUrl)), nextCursor: page.nextCursor };
 }

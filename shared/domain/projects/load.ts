@@ -9,13 +9,12 @@ export type { ProjectKey };
 
 /**
  * The caller's project with everything in it, in one Query. Another owner's project is
- * simply not in this owner's key space, so it is a 404 like a missing one. A project whose
- * delete has started is gone too.
+ * simply not in this owner's key space, so it is a 404 like a missing one.
  */
 export async function loadProject(key: ProjectKey): Promise<ProjectPartition> {
   if (!slugPattern.test(key.slug)) throw projectNotFound(key.slug);
   const partition = await readProjectPartition(key);
-  if (!partition || partition.project.deletingAt) throw projectNotFound(key.slug);
+  if (!partition) throw projectNotFound(key.slug);
   return partition;
 }
 
@@ -46,10 +45,10 @@ const scopeOf = ({
   shareId,
   projectId,
   featureDeletes,
-}: ProjectScope & { projectId: number; featureDeletes?: number | undefined }) => ({
+}: ProjectScope & { projectId: number; featureDeletes: number }) => ({
   scope: { ownerId, slug, shareId },
   projectId,
-  featureDeletes: featureDeletes ?? 0,
+  featureDeletes,
 });
 
 /**
@@ -60,8 +59,8 @@ const scopeOf = ({
 export async function readRevisionGuard(key: ProjectKey, ifMatch: string | undefined): Promise<number | undefined> {
   if (ifMatch === undefined) return undefined;
   const project = slugPattern.test(key.slug) ? await getProjectItem(key) : undefined;
-  if (!project || project.deletingAt) throw projectNotFound(key.slug);
-  return project.revision ?? 0;
+  if (!project) throw projectNotFound(key.slug);
+  return project.revision;
 }
 
 /**

@@ -1,9 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { NewChangeEntryItem } from '#db/changes.ts';
 import { allocateIds } from '#db/ids.ts';
-import { retireProject } from '#db/project-sweep.ts';
 import {
-  getProjectItem,
   insertProject,
   listOwnerProjects,
   type ProjectChanges,
@@ -46,10 +44,7 @@ const newShareId = () => randomToken(26, LOWER_ALNUM);
 
 export async function listProjects(ownerId: string, publicBaseUrl: string): Promise<ProjectSummaryView[]> {
   const items = await listOwnerProjects(ownerId);
-  return items
-    .filter((item) => !item.deletingAt)
-    .sort((a, b) => a.projectId - b.projectId)
-    .map((item) => toProjectSummaryView(item, publicBaseUrl));
+  return items.sort((a, b) => a.projectId - b.projectId).map((item) => toProjectSummaryView(item, publicBaseUrl));
 }
 
 export async function getProject(key: ProjectKey, publicBaseUrl: string): Promise<ProjectView> {
@@ -92,7 +87,7 @@ export async function createProject(
     return { item: created, change: { ...entry, after: projectFields(created as ProjectItem) } };
   };
   const project = slug
-    ? await createWithExplicitSlug(ownerId, slug, recorded)
+    ? await createWithExplicitSlug(slug, recorded)
     : await createWithDerivedSlug(ownerId, slugify(fields.name), recorded);
   return toProjectView({ project, features: [], plans: [], planFeatures: [] }, publicBaseUrl);
 }
@@ -101,17 +96,9 @@ export async function createProject(
 type Recorded = { item: NewProjectItem; change: NewChangeEntryItem };
 const insertRecorded = ({ item, change }: Recorded) => insertProject(item, change);
 
-async function createWithExplicitSlug(ownerId: string, slug: string, item: (slug: string) => Recorded) {
+async function createWithExplicitSlug(slug: string, item: (slug: string) => Recorded) {
   const created = await insertRecorded(item(slug));
   if (created !== 'slug_taken') return created;
-  // A delete of an older version, cut short, still holds the slug: retire that project as a
-  // delete does now (its items are swept by the next resume of pending sweeps), then take the slug.
-  const existing = await getProjectItem({ ownerId, slug });
-  if (existing?.deletingAt) {
-    await retireProject({ ownerId, slug });
-    const retried = await insertRecorded(item(slug));
-    if (retried !== 'slug_taken') return retried;
-  }
   throw new ConflictError(
     `You already have a project with slug "${slug}": choose another slug or omit it to derive one.`,
   );
@@ -198,7 +185,7 @@ export async function updateProject(
       ...current,
       ...changes,
       version: current.version + 1,
-      revision: (current.revision ?? 0) + 1,
+      revision: current.revision + 1,
     };
     for (const field of remove) delete updated[field];
     const entry = changeEntry(

@@ -25,7 +25,7 @@ export async function loadSharedProject(shareId: string, { includeInactive = fal
   const notFound = new NotFoundError(`No ${includeInactive ? '' : 'active '}pricing page has this share id.`);
   if (!isShareIdShaped(shareId)) throw notFound;
   const partition = await readSharePartition(shareId);
-  if (!partition || partition.project.deletingAt) throw notFound;
+  if (!partition) throw notFound;
   if (!partition.project.isActive && !includeInactive) throw notFound;
   return partition;
 }

@@ -137,7 +137,7 @@ async function recordInto(
   // that gave up part way (a 503), which may have committed some transactions.
   const sweepIfGone = async () => {
     const project = await getProjectItem(key);
-    if (project && project.shareId === shareId && !project.deletingAt) return;
+    if (project && project.shareId === shareId) return;
     await deleteUsageItems(projectId, groups);
     throw projectNotFound(key.slug);
   };
