@@ -53,7 +53,7 @@ export const composeFromEnvironment = ({ clock = systemClock }: { clock?: Clock 
 
 const TEXT_CONTENT = /^(?:text\/|application\/(?:[^;]*\+)?(?:json|xml|x-www-form-urlencoded|javascript))/i;
 
-/** A body over decisions.md's limit: the server stops reading it and answers 413 at once. */
+/** A body over the API's limit: the server stops reading it and answers 413 at once. */
 const TOO_LARGE = Symbol('too large');
 
 /**

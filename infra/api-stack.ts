@@ -14,10 +14,12 @@ import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-clo
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { fallbackGroup, findRoute, type Route, type RouteKey, routes } from '../functions/routes.ts';
 import { groupSpecs, groupNames as groups } from '../shared/function-specs.ts';
+import { CDN_ORIGIN_HEADER } from '../shared/http/client-address.ts';
 import { type Group, methodsOf } from '../shared/routes.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { StageSettings, Throttle } from './stages.ts';
@@ -76,7 +78,7 @@ function acknowledgePublicOrKeyed(httpRoute: HttpRoute, route: Route): void {
     id: 'AwsSolutions-APIG4',
     reason:
       route.auth === 'public'
-        ? 'A public route by design (interface.md): the pricing widget calls it from any site without credentials.'
+        ? 'A public route by design: the pricing widget calls it from any site without credentials.'
         : 'API v1 authenticates in the function: a Bearer API key checked against its stored SHA-256 hash (401), then its permission (403); an API Gateway authorizer would repeat that check in a second function.',
   });
 }
@@ -92,6 +94,8 @@ function acknowledgePublicOrKeyed(httpRoute: HttpRoute, route: Route): void {
 export class ApiStack extends Stack {
   readonly api: HttpApi;
   readonly functions: Record<Group, ServiceFunction>;
+  /** What the CDN sends in CDN_ORIGIN_HEADER (infra/cdn-stack.ts), and the payments function compares. */
+  readonly cdnOriginSecret: Secret;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -186,6 +190,20 @@ export class ApiStack extends Stack {
     for (const httpRoute of httpRoutes) stage.node.addDependency(httpRoute);
 
     if (settings.alarms) this.addAlarms(stage);
+
+    // Public payment calls count per visitor address: through the CDN, read from
+    // X-Forwarded-For only on requests that carry this secret (shared/http/client-address.ts).
+    this.cdnOriginSecret = new Secret(this, 'CdnOriginSecret', {
+      description: `Pricing ${settings.stage}: the ${CDN_ORIGIN_HEADER} header CloudFront sends the API`,
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+      removalPolicy: settings.removalPolicy,
+    });
+    this.functions.payments.fn.addEnvironment('CDN_ORIGIN_SECRET', this.cdnOriginSecret.secretValue.unsafeUnwrap());
+    Validations.of(this.cdnOriginSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Not a credential: it only tells CloudFront’s requests from direct ones, for rate limits. Rotating it means redeploying the CDN and the API together, which a rotation Lambda cannot do.',
+    });
 
     // A project's webhookUrl (what its owner pastes into Stripe) starts with the API's own URL.
     // The $default stage serves at the API endpoint's root. (Fronted by a CDN, set it to that.)

@@ -14,12 +14,16 @@ import {
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { HttpOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { CDN_ORIGIN_HEADER } from '../shared/http/client-address.ts';
 import type { StageSettings } from './stages.ts';
 
 export interface CdnStackProps extends StackProps {
   settings: StageSettings;
   api: IHttpApi;
+  /** Sent to the API in CDN_ORIGIN_HEADER with every request: it came through CloudFront. */
+  originSecret: ISecret;
 }
 
 /**
@@ -69,6 +73,9 @@ export class CdnStack extends Stack {
       // Every edge asks this one cache, in the API's region, instead of the origin: a page asks
       // the API at most once per max-age window, however many edges serve it.
       originShieldRegion: this.region,
+      // Tells the API this request came through CloudFront, so its X-Forwarded-For names the
+      // visitor (shared/http/client-address.ts); CloudFront overwrites a viewer's own.
+      customHeaders: { [CDN_ORIGIN_HEADER]: props.originSecret.secretValue.unsafeUnwrap() },
     });
 
     const publicCache = (name: string, queryStrings: readonly string[]) =>

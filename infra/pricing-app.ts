@@ -50,6 +50,7 @@ export function buildPricingApp(app: App, options: PricingAppOptions) {
     env,
     settings,
     api: api.api,
+    originSecret: api.cdnOriginSecret,
     description: `Pricing plan service, stage ${settings.stage}: CloudFront in front of the public read path`,
   });
   Tags.of(app).add('service', 'pricing-plan-service');

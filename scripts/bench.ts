@@ -47,8 +47,8 @@ const DEFAULT_ITERATIONS = 200;
 const KEY_CACHE_TTL_SECONDS = 60;
 // Well inside the key cache's TTL, so no measured request is the one that refreshes it.
 const KEY_ROTATION_MS = (KEY_CACHE_TTL_SECONDS * 1000) / 2;
-/** The share read, the rate-limit counter and the checkout-session record (issue 11). */
-const PAYMENT_REQUESTS = 3;
+/** The share read, the rate limit's two windows (the client's, the project's) and the checkout-session record. */
+const PAYMENT_REQUESTS = 4;
 
 class BenchError extends Error {}
 
@@ -111,9 +111,9 @@ async function main(): Promise<number> {
       KEY_CACHE_TTL_SECONDS: String(KEY_CACHE_TTL_SECONDS),
       STRIPE_API_BASE: stripe.url,
     });
-    // Payment calls are limited per project (60 in any 60 s): the bench's clock moves 2 s on
-    // each reading, so its sequential checkouts stay inside the limit and measure its usual
-    // write (one conditional UpdateItem) rather than 429s.
+    // Payment calls are limited per client address and project (30 in any 60 s): the bench's
+    // clock moves 2 s on each reading, so its sequential checkouts stay inside the limit and
+    // measure the usual writes (one conditional UpdateItem per window) rather than 429s.
     let ticks = 0;
     const spacedClock = { now: () => Date.now() + 2000 * ticks++ };
     const app = compose(config, {

@@ -12,7 +12,8 @@ import { compose } from '#shared/composition.ts';
 import { ConfigError } from '#shared/config.ts';
 import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
-import { ensureLocalKeyFile, keyringFor, localKeyring } from '#shared/secrets/keyring.ts';
+import { keyringFor, localKeyring } from '#shared/secrets/keyring.ts';
+import { ensureLocalKeyFile } from '#shared/secrets/local-key-file.ts';
 import { writeWidget } from '../widget/build.ts';
 
 /**

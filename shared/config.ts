@@ -66,6 +66,10 @@ export const RuntimeEnv = z.object({
   WIDGET_FILE: optionalText,
   // The queue a project delete hands its sweep to (a stage's projects and sweeper functions).
   SWEEP_QUEUE_URL: optionalText,
+  // What the CDN sends in the x-pricing-cdn-origin header of every request it forwards (a
+  // stage sets both): a request that carries it came through CloudFront, whose
+  // X-Forwarded-For names the visitor (shared/http/client-address.ts). Unset: never trusted.
+  CDN_ORIGIN_SECRET: optionalText,
   // Another Stripe-compatible server (tests, local runs); unset means api.stripe.com.
   STRIPE_API_BASE: optionalUrl,
   // Per attempt. The SDK makes at most two (one retry after ≥ 0.5 s), so the worst case is

@@ -25,7 +25,7 @@ import { customersRoutes } from './routes.ts';
 
 const reads = (config: RuntimeConfig) => ({ cacheTtlMs: config.PROJECT_CACHE_TTL_SECONDS * 1000 });
 
-/** billing.md's Customers API: who bought what, and what each customer may use now. */
+/** The customers API: who bought what, and what each customer may use now. */
 const route = routesIn(customersRoutes);
 
 export const customers = defineGroup(customersRoutes, [

@@ -36,7 +36,8 @@ export const payments = defineGroup(paymentsRoutes, [
       responses: { 200: ReceiptView },
       errors: ['not_found', 'payments_not_configured', 'payment_provider_error', 'rate_limited'],
     },
-    run: async ({ query, ports }) => privately(await getReceipt(ports, query.shareId, query.session_id)),
+    run: async ({ query, ports, clientAddress }) =>
+      privately(await getReceipt(ports, query.shareId, query.session_id, { clientAddress })),
   }),
   route('POST /api/payments/checkout', {
     body: PlanCheckoutBody,
@@ -47,8 +48,8 @@ export const payments = defineGroup(paymentsRoutes, [
       responses: { 200: CheckoutView },
       errors: ['not_found', ...checkoutErrors],
     },
-    run: async ({ body, headers, ports }) =>
-      privately(await createPlanCheckout(ports, body, idempotencyKeyOf(headers))),
+    run: async ({ body, headers, ports, clientAddress }) =>
+      privately(await createPlanCheckout(ports, body, { clientAddress, idempotencyKey: idempotencyKeyOf(headers) })),
   }),
   route('POST /api/payments/checkout/custom', {
     body: CustomCheckoutBody,
@@ -59,8 +60,8 @@ export const payments = defineGroup(paymentsRoutes, [
       responses: { 200: CheckoutView },
       errors: ['not_found', ...checkoutErrors],
     },
-    run: async ({ body, headers, ports }) =>
-      privately(await createCustomCheckout(ports, body, idempotencyKeyOf(headers))),
+    run: async ({ body, headers, ports, clientAddress }) =>
+      privately(await createCustomCheckout(ports, body, { clientAddress, idempotencyKey: idempotencyKeyOf(headers) })),
   }),
   // CORS preflights: the widget calls these from its customers' origins.
   route('OPTIONS /api/payments/receipt', {

@@ -1,4 +1,4 @@
-/** Every bound of decisions.md, plus the numeric ceilings we chose (see docs/decisions.md). */
+/** Every bound of the API, in one place (the ones we chose: docs/decisions.md). */
 export const limits = {
   nameMax: 100,
   slugMax: 64,
@@ -28,8 +28,11 @@ export const limits = {
   stripeAmountMax: 99_999_999,
   idempotencyKeyMax: 200,
   emailMax: 254,
-  // Public payment calls (checkout, custom checkout, receipt) per project, across every
-  // function instance: at most this many in any window of this many seconds (429 past it).
-  publicPaymentCalls: 60,
+  // Public payment calls (checkout, custom checkout, receipt), across every function
+  // instance, in any window of this many seconds: at most this many per client address and
+  // project, so that no one client can use up a project's sales, and this many per project
+  // (429 past either).
+  publicPaymentCallsPerClient: 30,
+  publicPaymentCallsPerProject: 600,
   publicPaymentWindowSeconds: 60,
 } as const;

@@ -1,6 +1,6 @@
 // Assignments stored in their plan's item (docs/decisions.md, "Assignments in their plan"):
-// one map entry each (featureId → { i, m, c }), about 10 KB for a full plan, so a project of
-// 20,000 assignments reads in one page and a plan with its assignments is one item.
+// one map entry each (featureId → { i, m, c }), so a plan with its assignments is one item and
+// a whole project reads in few pages.
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { KEY_LAYOUT } from './entities/model.ts';

@@ -27,6 +27,12 @@ export interface WindowLimit {
   windowSeconds: number;
 }
 
+/** Whose calls one window counts: a project's, all of them or one scope's (a client address). */
+export interface WindowKey {
+  projectId: number;
+  scope: string;
+}
+
 /** Refused: the window is full; one more call will be admitted from `retryAtMs` on (if no one else takes it). */
 export interface LimitReached {
   outcome: 'limit_reached';
@@ -34,12 +40,13 @@ export interface LimitReached {
 }
 
 /** The last second this process saw a call admitted for a key: which write to try first. */
-const lastSeen = new Map<number, number>();
+const lastSeen = new Map<string, number>();
 const LAST_SEEN_MAX = 10_000;
 
-const remember = (projectId: number, second: number) => {
+const seenKey = ({ projectId, scope }: WindowKey) => `${projectId}#${scope}`;
+const remember = (key: WindowKey, second: number) => {
   if (lastSeen.size >= LAST_SEEN_MAX) lastSeen.clear();
-  lastSeen.set(projectId, Math.max(second, lastSeen.get(projectId) ?? second));
+  lastSeen.set(seenKey(key), Math.max(second, lastSeen.get(seenKey(key)) ?? second));
 };
 
 const counter = (second: number) => `w${second}`;
@@ -94,7 +101,7 @@ const expiresAt = (second: number, windowSeconds: number) => second + windowSeco
  * only within CLOCK_MARGIN of it, which its counters cover; further behind, it is refused
  * and the caller reads the clock again.
  */
-function countInWindow(projectId: number, second: number, { limit, windowSeconds }: WindowLimit, late = false) {
+function countInWindow(key: WindowKey, second: number, { limit, windowSeconds }: WindowLimit, late = false) {
   const { client, table } = rawTable();
   const oldest = second - windowSeconds;
   const counted = countedIn(second, windowSeconds).map(counter);
@@ -103,7 +110,7 @@ function countInWindow(projectId: number, second: number, { limit, windowSeconds
   return client.send(
     new UpdateCommand({
       TableName: table,
-      Key: db().entities.rateLimit.get({ projectId }).params().Key,
+      Key: db().entities.rateLimit.get(key).params().Key,
       // A call in the last window (else the counters may be stale: see startWindow), none
       // admitted at a later second (or, late, past the margin), and room in the window.
       ConditionExpression: `lastSecond BETWEEN :recent AND :newest AND (attribute_not_exists(${counter(oldest)}) OR ${counter(oldest)} < :limit)`,
@@ -125,11 +132,11 @@ function countInWindow(projectId: number, second: number, { limit, windowSeconds
 }
 
 /** After a pause (or the first call ever): a fresh item holding this one call, unless a call came meanwhile. */
-function startWindow(projectId: number, second: number, { windowSeconds }: WindowLimit) {
+function startWindow(key: WindowKey, second: number, { windowSeconds }: WindowLimit) {
   const { client, table } = rawTable();
   const oldest = second - windowSeconds;
   const { Item } = db()
-    .entities.rateLimit.put({ projectId, expiresAt: expiresAt(second, windowSeconds) })
+    .entities.rateLimit.put({ ...key, expiresAt: expiresAt(second, windowSeconds) })
     .params();
   const counters = Object.fromEntries(countedIn(second, windowSeconds).map((s) => [counter(s), 1]));
   return client.send(
@@ -146,46 +153,47 @@ function startWindow(projectId: number, second: number, { windowSeconds }: Windo
 
 /** The first write was refused; from what it saw (`item`), the second one to try, if any. */
 function secondAttempt(
-  projectId: number,
+  key: WindowKey,
   item: Record<string, unknown> | undefined,
   second: number,
   spec: WindowLimit,
 ): Promise<unknown> | undefined {
   const last = numberOf(item, 'lastSecond');
   if (last === undefined || last < second - spec.windowSeconds - CLOCK_MARGIN - 1) {
-    return startWindow(projectId, second, spec);
+    return startWindow(key, second, spec);
   }
   if ((numberOf(item, counter(second - spec.windowSeconds)) ?? 0) >= spec.limit) return undefined;
-  if (last <= second) return countInWindow(projectId, second, spec);
-  if (last <= second + CLOCK_MARGIN) return countInWindow(projectId, second, spec, true);
+  if (last <= second) return countInWindow(key, second, spec);
+  if (last <= second + CLOCK_MARGIN) return countInWindow(key, second, spec, true);
   return undefined;
 }
 
 /**
- * Counts one call against `projectId`'s window at the time `now()` gives: 'admitted', or the
+ * Counts one call in `key`'s window at the time `now()` gives: 'admitted', or the
  * window is full and when it next has room.
  */
 export async function admitCall(
-  projectId: number,
+  key: WindowKey,
   now: () => number,
   spec: WindowLimit,
 ): Promise<'admitted' | LimitReached> {
   const first = Math.floor(now() / 1000);
-  const recent = (lastSeen.get(projectId) ?? Number.NEGATIVE_INFINITY) >= first - spec.windowSeconds - CLOCK_MARGIN - 1;
-  let result = await attempt(recent ? countInWindow(projectId, first, spec) : startWindow(projectId, first, spec));
+  const recent =
+    (lastSeen.get(seenKey(key)) ?? Number.NEGATIVE_INFINITY) >= first - spec.windowSeconds - CLOCK_MARGIN - 1;
+  let result = await attempt(recent ? countInWindow(key, first, spec) : startWindow(key, first, spec));
   let second = first;
   if (result !== 'admitted') {
     // A wrong guess, a late clock reading or a full window: at most one more write, at the time now.
     const nowMs = now();
     second = Math.floor(nowMs / 1000);
-    const retry = secondAttempt(projectId, result.refused, second, spec);
+    const retry = secondAttempt(key, result.refused, second, spec);
     if (retry) result = await attempt(retry);
   }
   if (result === 'admitted') {
-    remember(projectId, second);
+    remember(key, second);
     return 'admitted';
   }
   const last = numberOf(result.refused, 'lastSecond');
-  if (last !== undefined) remember(projectId, last);
+  if (last !== undefined) remember(key, last);
   return { outcome: 'limit_reached', retryAtMs: retryAt(result.refused, second, spec) };
 }

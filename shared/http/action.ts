@@ -35,6 +35,8 @@ export interface ActionRequest<R extends RouteDefinition, B, Q> {
   /** The body exactly as received (a webhook's signature covers these bytes); '' when none. */
   rawBody: string;
   headers: Record<string, string | undefined>;
+  /** The sender's address (shared/http/client-address.ts). */
+  clientAddress: string;
   ports: GroupPorts<R['group']>;
   config: RuntimeConfig;
 }

@@ -16,6 +16,7 @@ import {
   requestLog,
   sharedHeaders,
 } from './answer-middlewares.ts';
+import { clientAddressOf } from './client-address.ts';
 import { contentCoding } from './compression.ts';
 import { projectKey } from './params.ts';
 import {
@@ -81,6 +82,7 @@ export function createGroupHandler<G extends Group>(
         project: projectKey(context.principal, context.parsedPath ?? {}),
         query: context.parsedQuery,
         headers: event.headers ?? {},
+        clientAddress: clientAddressOf(event, app.config),
         body: context.parsedBody,
         rawBody: rawBodyOf(event),
         ports: app.ports,

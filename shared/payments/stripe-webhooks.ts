@@ -28,14 +28,16 @@ async function verify(rawBody: string, signature: string | undefined, secret: st
     // A payload that verifies but is not JSON (the SDK parses it after checking).
     throw new InvalidSignatureError('The signed payload is not a Stripe event.');
   }
-  const object = (event as { data?: { object?: unknown } }).data?.object;
-  if (typeof event.id !== 'string' || typeof event.type !== 'string' || typeof event.created !== 'number') {
+  // Signed is not the same as well formed: `null`, an array or a number verify too.
+  const fields = (event && typeof event === 'object' && !Array.isArray(event) ? event : {}) as Partial<Stripe.Event>;
+  if (typeof fields.id !== 'string' || typeof fields.type !== 'string' || typeof fields.created !== 'number') {
     throw new InvalidSignatureError('The signed payload is not a Stripe event.');
   }
+  const object = (fields as { data?: { object?: unknown } }).data?.object;
   return {
-    id: event.id,
-    type: event.type,
-    created: event.created,
+    id: fields.id,
+    type: fields.type,
+    created: fields.created,
     object: object && typeof object === 'object' ? (object as Record<string, unknown>) : {},
   };
 }

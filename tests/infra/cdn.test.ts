@@ -1,7 +1,10 @@
+import type { CfnResource } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { routes } from '../../functions/routes.ts';
 import { CDN_MAX_TTL, cachedPaths, passThroughPaths, uncachedPublicPaths } from '../../infra/cdn-stack.ts';
+import { groupNames } from '../../shared/function-specs.ts';
+import { CDN_ORIGIN_HEADER } from '../../shared/http/client-address.ts';
 import { type CfnTemplate, only, resourcesOfType, type SynthesizedStage, synthStage } from '../fixtures/cdk.ts';
 
 /**
@@ -92,6 +95,29 @@ describe('the CDN: one distribution per stage in front of the API', () => {
   test('no cache policy of the stack keys on or forwards Authorization', () => {
     for (const [, policy] of resourcesOfType(cdn, 'AWS::CloudFront::CachePolicy')) {
       expect(JSON.stringify(policy.Properties).toLowerCase()).not.toContain('authorization');
+    }
+  });
+
+  test('every request to the API carries the stage’s origin secret, which only the payments function holds', () => {
+    const origin = only(distributionConfig().Origins as Record<string, any>[]);
+    const header = only(origin.OriginCustomHeaders as { HeaderName: string; HeaderValue: unknown }[]);
+    expect(header.HeaderName).toBe(CDN_ORIGIN_HEADER);
+    const api = Template.fromStack(dev.built.api).toJSON() as CfnTemplate;
+    const [secretId, secret] = only(resourcesOfType(api, 'AWS::SecretsManager::Secret'));
+    expect(secret.Properties?.GenerateSecretString).toMatchObject({ PasswordLength: 48, ExcludePunctuation: true });
+    // A dynamic reference to that secret, resolved by CloudFormation at deploy: never in the template.
+    expect(JSON.stringify(header.HeaderValue)).toContain('{{resolve:secretsmanager:');
+    expect(JSON.stringify(header.HeaderValue)).toContain(secretId);
+    for (const group of groupNames) {
+      const { fn: lambda } = dev.built.api.functions[group];
+      const fn = api.Resources[dev.built.api.getLogicalId(lambda.node.defaultChild as CfnResource)];
+      const variables = fn?.Properties?.Environment?.Variables ?? {};
+      if (group === 'payments') {
+        expect(JSON.stringify(variables.CDN_ORIGIN_SECRET)).toContain('{{resolve:secretsmanager:');
+        expect(JSON.stringify(variables.CDN_ORIGIN_SECRET)).toContain(secretId);
+      } else {
+        expect(variables, group).not.toHaveProperty('CDN_ORIGIN_SECRET');
+      }
     }
   });
 

@@ -848,7 +848,7 @@ describe('when Stripe fails', () => {
 });
 
 describe('cost', () => {
-  test('checkout, custom checkout and receipt each read the project with one DynamoDB request, plus one for the rate limit and one for the session record', async () => {
+  test('checkout, custom checkout and receipt each read the project with one DynamoDB request, plus one per rate-limit window and one for the session record', async () => {
     const { project, plans } = await shop();
     const feature = await makeFeature(api, project.slug, { name: 'SSO', basePrice: 20 });
     const plan = await checkout({ shareId: project.shareId, planId: plans.team.id });
@@ -857,9 +857,10 @@ describe('cost', () => {
     const read = await receipt(plan.body.sessionId, project.shareId);
     for (const response of [plan, custom, read]) {
       expect(response.status, response.text).toBe(200);
-      // The project (one Query), the rate limit (one conditional write) and the session
-      // record (a checkout writes it, a receipt reads it).
-      expect(logLineOf(response)).toMatchObject({ group: 'payments', status: 200, dynamoRequests: 3 });
+      // The project (one Query), the rate limit (one conditional write for the client's
+      // window, one for the project's) and the session record (a checkout writes it, a
+      // receipt reads it).
+      expect(logLineOf(response)).toMatchObject({ group: 'payments', status: 200, dynamoRequests: 4 });
     }
   });
 });

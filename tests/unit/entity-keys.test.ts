@@ -152,9 +152,14 @@ describe('key shapes (ElectroDB .params(), no I/O)', () => {
   });
 
   test('payment records: one partition per project id, under the prefix IAM grants the payments function', () => {
-    expect(RateLimit.get({ projectId: 7 }).params(table).Key).toEqual({
+    // One window per scope: the whole project's, and each client address's on it.
+    expect(RateLimit.get({ projectId: 7, scope: 'project' }).params(table).Key).toEqual({
       pk: '$pricing#projectId_000000000007',
-      sk: '$rateLimit_1',
+      sk: '$rateLimit_1#scope_project',
+    });
+    expect(RateLimit.get({ projectId: 7, scope: 'client#2001:db8::1' }).params(table).Key).toEqual({
+      pk: '$pricing#projectId_000000000007',
+      sk: '$rateLimit_1#scope_client#2001:db8::1',
     });
     const session = CheckoutSession.put({
       projectId: 7,
@@ -167,7 +172,7 @@ describe('key shapes (ElectroDB .params(), no I/O)', () => {
       pk: '$pricing#projectId_000000000007',
       sk: '$checkoutSession_1#sessionId_cs_test_AbC',
     });
-    for (const pk of [RateLimit.get({ projectId: 7 }).params(table).Key.pk, session.Item.pk]) {
+    for (const pk of [RateLimit.get({ projectId: 7, scope: 'project' }).params(table).Key.pk, session.Item.pk]) {
       expect(pk.startsWith(paymentRecordsKeyPrefix)).toBe(true);
     }
   });

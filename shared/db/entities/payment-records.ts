@@ -13,17 +13,20 @@ import { idAttribute } from './project-scope.ts';
 const paymentRecordsPk = { field: 'pk', composite: ['projectId'], casing: 'none' } as const;
 
 /**
- * One item per project: the counts of its rate limit's window (attributes named after
- * each second, written by shared/db/rate-limits.ts with expressions ElectroDB cannot build).
+ * One item per window a project's calls count in (`scope`: the whole project, or one client
+ * address): the counts of the window (attributes named after each second, written by
+ * shared/db/rate-limits.ts with expressions ElectroDB cannot build).
  */
 export const RateLimit = new Entity({
   model: entityModel('rateLimit'),
   attributes: {
     projectId: idAttribute,
+    // Client addresses are case-insensitive (IPv6 hex) but arrive in one spelling per source.
+    scope: { type: 'string', required: true, readOnly: true },
     expiresAt: { type: 'number' },
   },
   indexes: {
-    byProject: { pk: paymentRecordsPk, sk: { field: 'sk', composite: [], casing: 'none' } },
+    byProject: { pk: paymentRecordsPk, sk: { field: 'sk', composite: ['scope'], casing: 'none' } },
   },
 });
 

@@ -25,7 +25,7 @@ export const Plan = new Entity({
   indexes: projectScopeIndexes(['planId']),
 });
 
-/** One assignment as its plan stores it; the short names keep a full plan near 10 KB. */
+/** One assignment as its plan stores it; short names, since a plan holds up to its limit of them in one item. */
 export interface AssignedEntry {
   /** planFeatureId */
   i: number;

@@ -73,8 +73,11 @@ export const SubscriptionView = z.strictObject({
 });
 export type SubscriptionView = z.infer<typeof SubscriptionView>;
 
-/** What is stored: the view, and the Stripe `created` of the event it came from (for ordering). */
-export type StoredSubscription = SubscriptionView & { eventCreated: number };
+/**
+ * What is stored: the view, and the Stripe `created` and type of the event it came from (for
+ * ordering; a manual grant has no type).
+ */
+export type StoredSubscription = SubscriptionView & { eventCreated: number; eventType?: string };
 
 export const CustomerView = z.strictObject({
   customerId: z.string(),

@@ -68,7 +68,7 @@ export function toCustomerView(item: CustomerItem): CustomerView {
   const stored = storedSubscription(item);
   let subscription: CustomerView['subscription'] = null;
   if (stored) {
-    const { eventCreated: _ordering, ...view } = stored;
+    const { eventCreated: _created, eventType: _type, ...view } = stored;
     subscription = view;
   }
   return {

@@ -19,6 +19,12 @@ const roundForDisplay = (value: number) => Number(value.toPrecision(12));
 /** A checkout opens the project's key and calls its payment account, counted on the clock. */
 export type CheckoutPorts = Pick<Ports, 'keyring' | 'payments' | 'clock'>;
 
+/** Who asks: the address its calls count against, and its Idempotency-Key when it sent one. */
+export interface Caller {
+  clientAddress: string;
+  idempotencyKey?: string | undefined;
+}
+
 interface Purchase {
   project: ProjectItem;
   interval: BillingInterval;
@@ -35,7 +41,7 @@ interface Purchase {
   customerEmail: string | undefined;
   /** The owner's id for the buyer; goes to Stripe as client_reference_id and metadata.customerId. */
   customerId: string | undefined;
-  idempotencyKey: string | undefined;
+  caller: Caller;
 }
 
 /** Amounts Stripe cannot take are the caller's problem (nothing to pay, too many seats), not Stripe's failure. */
@@ -78,7 +84,7 @@ async function checkout(ports: CheckoutPorts, purchase: Purchase): Promise<Check
   const { project } = purchase;
   const unitAmount = minorAmount(purchase);
   const redirects = checkoutRedirects(project);
-  await countPublicPaymentCall(ports.clock, project.projectId);
+  await countPublicPaymentCall(ports.clock, project.projectId, purchase.caller.clientAddress);
   const secretKey = await openPaymentKey(ports.keyring, project);
   const session = await ports.payments.createCheckoutSession(secretKey, {
     currency: project.currency,
@@ -91,7 +97,9 @@ async function checkout(ports: CheckoutPorts, purchase: Purchase): Promise<Check
     ...(purchase.customerEmail ? { customerEmail: purchase.customerEmail } : {}),
     ...(purchase.customerId ? { clientReferenceId: purchase.customerId } : {}),
     // Two projects may share one Stripe account: the project id keeps their keys apart.
-    ...(purchase.idempotencyKey ? { idempotencyKey: `project-${project.projectId}:${purchase.idempotencyKey}` } : {}),
+    ...(purchase.caller.idempotencyKey
+      ? { idempotencyKey: `project-${project.projectId}:${purchase.caller.idempotencyKey}` }
+      : {}),
   });
   await rememberCheckoutSession(ports.clock, project.projectId, session.id);
   return { sessionId: session.id, url: session.url };
@@ -101,7 +109,7 @@ async function checkout(ports: CheckoutPorts, purchase: Purchase): Promise<Check
 export async function createPlanCheckout(
   ports: CheckoutPorts,
   input: PlanCheckoutInput,
-  idempotencyKey?: string,
+  caller: Caller,
 ): Promise<CheckoutView> {
   const { project, plans } = await loadSharedProject(input.shareId);
   const plan = plans.find((p) => p.planId === input.planId && p.isVisible);
@@ -139,7 +147,7 @@ export async function createPlanCheckout(
     },
     customerEmail: input.customerEmail,
     customerId: input.customerId,
-    idempotencyKey,
+    caller,
   });
 }
 
@@ -168,7 +176,7 @@ function chosenFeatures(features: FeatureItem[], input: CustomCheckoutInput) {
 export async function createCustomCheckout(
   ports: CheckoutPorts,
   input: CustomCheckoutInput,
-  idempotencyKey?: string,
+  caller: Caller,
 ): Promise<CheckoutView> {
   const { project, features } = await loadSharedProject(input.shareId);
   const chosen = chosenFeatures(features, input);
@@ -202,6 +210,6 @@ export async function createCustomCheckout(
     metadata: { ...base, ...detailEntries },
     customerEmail: input.customerEmail,
     customerId: input.customerId,
-    idempotencyKey,
+    caller,
   });
 }

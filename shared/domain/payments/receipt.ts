@@ -2,7 +2,7 @@ import { fromMinorUnits } from '#contract/pricing.ts';
 import { echo, NotFoundError, PaymentProviderError } from '../errors.ts';
 import { loadSharedProject } from '../share/share.ts';
 import { openPaymentKey, requirePaymentsConnected } from './account.ts';
-import { type CheckoutPorts, CUSTOM_PLAN_NAME } from './checkout.ts';
+import { type Caller, type CheckoutPorts, CUSTOM_PLAN_NAME } from './checkout.ts';
 import { hasFeatureDetails } from './feature-details.ts';
 import { countPublicPaymentCall } from './rate-limit.ts';
 import type { ReceiptView } from './schemas.ts';
@@ -18,13 +18,18 @@ const sessionIdPattern = /^[A-Za-z0-9_]{1,255}$/;
  * Only sessions this service created for the project are looked up at Stripe (any other id
  * is a 404 that costs no Stripe call), and each lookup counts in the project's rate limit.
  */
-export async function getReceipt(ports: CheckoutPorts, shareId: string, sessionId: string): Promise<ReceiptView> {
+export async function getReceipt(
+  ports: CheckoutPorts,
+  shareId: string,
+  sessionId: string,
+  caller: Pick<Caller, 'clientAddress'>,
+): Promise<ReceiptView> {
   const { project, plans } = await loadSharedProject(shareId, { includeInactive: true });
   const notFound = new NotFoundError(`No completed checkout session "${echo(sessionId)}" on this pricing page.`);
   if (!sessionIdPattern.test(sessionId)) throw notFound;
   requirePaymentsConnected(project);
   if (!(await isOwnCheckoutSession(ports.clock, project.projectId, sessionId))) throw notFound;
-  await countPublicPaymentCall(ports.clock, project.projectId);
+  await countPublicPaymentCall(ports.clock, project.projectId, caller.clientAddress);
   const secretKey = await openPaymentKey(ports.keyring, project);
   const session = await ports.payments.retrieveCheckoutSession(secretKey, sessionId);
   if (!session || session.metadata.projectId !== String(project.projectId)) throw notFound;

@@ -7,8 +7,8 @@ import {
 import { readFeatureDetails } from '../payments/feature-details.ts';
 
 /**
- * Reading the verified payload as delivered (billing.md: the subscription is not read again
- * from Stripe). Stripe objects are untrusted shapes here even once signed: every field is
+ * Reading the verified payload as delivered (the subscription is not read again from Stripe,
+ * which would cost a call per event and a Stripe outage per webhook). Stripe objects are untrusted shapes here even once signed: every field is
  * checked, and anything unexpected reads as absent, never as a crash.
  */
 

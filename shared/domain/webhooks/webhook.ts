@@ -34,32 +34,58 @@ type Skip = 'duplicate' | 'stale';
 const seen = (current: CustomerItem | undefined, event: WebhookEvent) => current?.eventIds?.includes(event.id) ?? false;
 
 /**
- * Whether a subscription event changes what is stored. Older than what the stored subscription
- * came from: no. Another subscription (a plan change made a new one): its end, or its fall out
- * of access, leaves the current one alone. Within one second of the same subscription,
- * `created` never overrides, and nothing overrides its cancellation.
+ * Stripe stamps events in whole seconds and delivers them in any order: within one second the
+ * type says which came later in the subscription's life (a checkout's completion, then the
+ * subscription's creation, its updates, its end).
  */
-function subscriptionIsNewer(stored: StoredSubscription | null, next: StoredSubscription, event: WebhookEvent) {
-  if (!stored) return true;
-  if (event.created < stored.eventCreated) return false;
+const ORDER_IN_A_SECOND: Readonly<Record<string, number>> = {
+  'checkout.session.completed': 0,
+  'customer.subscription.created': 1,
+  'customer.subscription.updated': 2,
+  'customer.subscription.deleted': 3,
+};
+
+/** The fields one event may carry and another of the same second lack. */
+const FILLABLE = ['billingInterval', 'currentPeriodStart', 'currentPeriodEnd'] as const;
+
+/**
+ * Two events of one subscription in one second, merged: the later one's values where it has
+ * them, the earlier one's where it has none. Undefined when `next` adds nothing to `stored`.
+ */
+function mergeSameSecond(stored: StoredSubscription, next: StoredSubscription): StoredSubscription | undefined {
+  const order = (subscription: StoredSubscription) => ORDER_IN_A_SECOND[subscription.eventType ?? ''] ?? -1;
+  const nextIsLater = order(next) > order(stored);
+  const [later, earlier] = nextIsLater ? [next, stored] : [stored, next];
+  const merged = { ...later };
+  for (const field of FILLABLE) merged[field] ??= earlier[field] as never;
+  const changed = nextIsLater || FILLABLE.some((field) => merged[field] !== stored[field]);
+  return changed ? merged : undefined;
+}
+
+/**
+ * What a subscription event leaves stored, or undefined when it changes nothing. Older than
+ * what the stored subscription came from: nothing. Another subscription (a plan change made
+ * a new one): its end, or its fall out of access, leaves the current one alone. The same
+ * subscription in the same second: the two merge.
+ */
+function subscriptionAfter(stored: StoredSubscription | null, next: StoredSubscription, event: WebhookEvent) {
+  if (!stored) return next;
+  if (event.created < stored.eventCreated) return undefined;
   if (stored.stripeSubscriptionId !== next.stripeSubscriptionId) {
-    return !(
-      event.type === 'customer.subscription.deleted' ||
-      (!grantsAccess(next.status) && grantsAccess(stored.status))
-    );
+    const keep =
+      event.type === 'customer.subscription.deleted' || (!grantsAccess(next.status) && grantsAccess(stored.status));
+    return keep ? undefined : next;
   }
-  if (event.created === stored.eventCreated) {
-    return event.type !== 'customer.subscription.created' && stored.status !== 'canceled';
-  }
-  return true;
+  return event.created === stored.eventCreated ? mergeSameSecond(stored, next) : next;
 }
 
 function decideSubscription(event: WebhookEvent, next: StoredSubscription) {
   return (current: CustomerItem | undefined): Decision<Skip> => {
     if (seen(current, event)) return { skip: 'duplicate' };
-    if (!subscriptionIsNewer(storedSubscription(current), next, event)) return { skip: 'stale' };
+    const subscription = subscriptionAfter(storedSubscription(current), next, event);
+    if (!subscription) return { skip: 'stale' };
     const stripeCustomerId = stripeCustomerIdOf(event.object);
-    return { subscription: next, eventId: event.id, ...(stripeCustomerId ? { stripeCustomerId } : {}) };
+    return { subscription, eventId: event.id, ...(stripeCustomerId ? { stripeCustomerId } : {}) };
   };
 }
 
@@ -97,11 +123,12 @@ async function apply(project: ProjectItem, event: WebhookEvent): Promise<Webhook
   if (!customerId) return 'ignored';
   let decide: (current: CustomerItem | undefined) => Decision<Skip>;
   if (isSession) {
-    decide = decideSession(event, subscriptionFromSession(object, event.created));
+    const next = subscriptionFromSession(object, event.created);
+    decide = decideSession(event, next && { ...next, eventType: event.type });
   } else {
     const next = subscriptionFrom(object, event.created, event.type === 'customer.subscription.deleted');
     if (!next) return 'ignored';
-    decide = decideSubscription(event, next);
+    decide = decideSubscription(event, { ...next, eventType: event.type });
   }
   const { outcome } = await changeCustomer(project, customerId, decide);
   if (outcome === 'saved') return 'applied';
