@@ -466,6 +466,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{slug}/customers/{customerId}/entitlements/{featureId}/consume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check and consume in one call: allowed and recorded, or refused and nothing recorded
+         * @description Records `amount` (default 1) of a count or sum feature as a usage event with this `eventId` if the customer has access and the month's usage plus `amount` stays within the limit; otherwise answers `allowed: false` and records nothing, so the event id may be sent again later. Exact under any number of concurrent callers. A resent event id (or one counted through /events) answers allowed again and records nothing. `entitlement` is the feature as it stands after the call, in the event's UTC month.
+         */
+        post: operations["consume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects/{slug}/events": {
         parameters: {
             query?: never;
@@ -3381,6 +3401,58 @@ export interface operations {
             400: components["responses"]["validation_error"];
             401: components["responses"]["unauthorized"];
             404: components["responses"]["not_found"];
+            500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    consume: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description Your own id for the customer (the widget's customer-id); an unknown one is not an error. */
+                customerId: string;
+                /** @description The feature's id; one that names no feature of the project is 404. */
+                featureId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    eventId: string;
+                    /** @description How much to consume; default 1 (a count feature takes 1 only) */
+                    amount?: number;
+                    /** @description ISO 8601 date-time with Z or an offset; default now */
+                    timestamp?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        allowed: boolean;
+                        entitlement: components["schemas"]["Entitlement"];
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict"];
+            413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
             503: components["responses"]["unavailable"];
         };

@@ -28,22 +28,22 @@ export function buildPricingApp(app: App, options: PricingAppOptions) {
     terminationProtection: settings.protective,
   });
   new CfnOutput(data, 'TableName', { value: data.table.tableName, description: 'For npm run cli (TABLE_NAME)' });
-  const sweep = new SweepStack(app, `Pricing-${settings.stage}-Sweep`, {
+  // What both stacks of functions take: the table, and how to bundle.
+  const functions = {
     env,
     settings,
     table: data.table,
     projectRoot: options.projectRoot,
     bundleAwsSdk: options.bundleAwsSdk ?? true,
+  };
+  const sweep = new SweepStack(app, `Pricing-${settings.stage}-Sweep`, {
+    ...functions,
     description: `Pricing plan service, stage ${settings.stage}: the queue and function that sweep deleted projects`,
   });
   const api = new ApiStack(app, `Pricing-${settings.stage}-Api`, {
-    env,
-    settings,
-    table: data.table,
+    ...functions,
     paymentKey: data.paymentKey,
     sweepQueue: sweep.queue,
-    projectRoot: options.projectRoot,
-    bundleAwsSdk: options.bundleAwsSdk ?? true,
     description: `Pricing plan service, stage ${settings.stage}: HTTP API and one function per endpoint group`,
   });
   const cdn = new CdnStack(app, `Pricing-${settings.stage}-Cdn`, {

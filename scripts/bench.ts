@@ -21,6 +21,7 @@ import { localKeyring } from '#shared/secrets/keyring.ts';
 import { WIDGET_GZIP_BUDGET, widgetSize } from '../widget/build.ts';
 import { billingRows, type Row, summarize } from './bench-billing.ts';
 import { compressionRows } from './bench-compression.ts';
+import { consumeRows } from './bench-consume.ts';
 import { printScaleTable } from './bench-scale.ts';
 import { entitlementReads, usageRows } from './bench-usage.ts';
 
@@ -52,11 +53,11 @@ const PAYMENT_REQUESTS = 4;
 
 class BenchError extends Error {}
 
-function benchOnly(): 'warm' | 'scale' | undefined {
+function benchOnly(): 'warm' | 'scale' | 'consume' | undefined {
   const raw = process.env.BENCH_ONLY;
   if (raw === undefined || raw.trim() === '') return undefined;
-  if (raw === 'warm' || raw === 'scale') return raw;
-  throw new BenchError(`BENCH_ONLY must be "warm", "scale" or unset (got "${raw}")`);
+  if (raw === 'warm' || raw === 'scale' || raw === 'consume') return raw;
+  throw new BenchError(`BENCH_ONLY must be "warm", "scale", "consume" or unset (got "${raw}")`);
 }
 
 function iterationCount(): number {
@@ -138,6 +139,22 @@ async function main(): Promise<number> {
     };
 
     const warmOnly = benchOnly() === 'warm';
+    const consume = () =>
+      consumeRows({
+        client,
+        table: TABLE_NAME,
+        serverUrl: server.url,
+        key,
+        ownerId: OWNER_ID,
+        iterations,
+        cacheTtlMs: config.PROJECT_CACHE_TTL_SECONDS * 1000,
+      });
+    if (benchOnly() === 'consume') {
+      const consumed = await consume();
+      printTable(consumed.rows);
+      for (const note of consumed.notes) console.log(note);
+      return 0;
+    }
     // Seed through the API, as a customer's script would.
     const seedStart = performance.now();
     const project = await call('POST', '/api/v1/projects', 201, {
@@ -345,7 +362,7 @@ async function main(): Promise<number> {
       projectKey: { ownerId: OWNER_ID, slug: project.slug },
       projectId: project.id,
       customerId: 'bench-user',
-      featureIds,
+      features: featureIds.map((featureId) => ({ featureId, method: 'count' as const })),
       iterations,
       cacheTtlMs: config.PROJECT_CACHE_TTL_SECONDS * 1000,
     });
@@ -365,6 +382,8 @@ async function main(): Promise<number> {
       dynamoPid: dynamo.pid,
     });
     rows.push(...usage.rows);
+    const consumed = await consume();
+    rows.push(...consumed.rows);
 
     printTable(rows);
     await warm();
@@ -382,6 +401,7 @@ async function main(): Promise<number> {
       `entitlements read (${FEATURES} countable features, ${PLANS} plans): ${bigReads.note}; webhook p50 ${extra.webhook.p50.toFixed(2)} ms`,
     );
     for (const note of usage.notes) console.log(note);
+    for (const note of consumed.notes) console.log(note);
     const measured = rows.slice(0, endpoints.length);
     const allowed = (label: string) => endpoints.find((e) => e.label === label)?.allowed ?? 1;
     const over = measured.filter((r) => r.requestsMax > allowed(r.label));

@@ -113,19 +113,12 @@ export const groupSpecs = {
   plans: { ...baseTableOnly },
   // The committed OpenAPI document (docs/openapi.json), bundled gzipped (functions/docs/openapi-gzip.ts):
   // no table, no keys.
-  docs: {
-    table: 'none',
-    paymentRecords: 'none',
-    indexes: [],
-    paymentKeys: 'none',
-    ports: [],
-    timeoutSeconds: 10,
-    assets: [],
-  },
+  docs: { ...baseTableOnly, table: 'none' },
   // Auth, project reads (Query projectData), customers (GetItem, Query of the project's
   // customer partition, the grant's TransactWriteItems with a ConditionCheck, DeleteItem),
-  // entitlements with usage (BatchGetItem) and usage events (BatchGetItem, TransactWriteItems
-  // of Puts and Updates, BatchWriteItem for deletes): the base table only, no key.
+  // entitlements with usage (BatchGetItem), usage events (BatchGetItem, TransactWriteItems
+  // of Puts and Updates, BatchWriteItem for deletes) and consumes (BatchGetItem,
+  // TransactWriteItems with ConditionChecks): the base table only, no key.
   customers: { ...baseTableOnly },
 } as const satisfies Record<Group, GroupSpec>;
 

@@ -161,7 +161,7 @@ function buildReader<E extends AnyEntity>(entity: E): ItemReader<E> {
     model: { entity: string; version: string };
     attributes: Record<string, Definition>;
   };
-  // The DocumentClient's conversion, then ElectroDB's parse.
+  // The fallback for an attribute the readers below do not mirror.
   const parse = (items: StoredItem[]) =>
     entity.parse({ Items: items.map((item) => unmarshall(item)) }).data as Native[];
   const read: Readers = Object.create(null);

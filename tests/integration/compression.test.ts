@@ -139,6 +139,11 @@ const calls: Record<RouteKey, () => Call> = {
     ...customer(`/c1/entitlements/${featureIds[0]}`),
     pathParameters: { slug, customerId: 'c1', featureId: String(featureIds[0]) },
   }),
+  'POST /api/v1/projects/{slug}/customers/{customerId}/entitlements/{featureId}/consume': () => ({
+    ...customer(`/c1/entitlements/${featureIds[0]}/consume`),
+    pathParameters: { slug, customerId: 'c1', featureId: String(featureIds[0]) },
+    body: { eventId: `e-${Math.random()}` },
+  }),
   'POST /api/v1/projects/{slug}/events': () => ({
     path: `/api/v1/projects/${slug}/events`,
     pathParameters: { slug },

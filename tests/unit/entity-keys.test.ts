@@ -59,12 +59,12 @@ describe('key shapes (ElectroDB .params(), no I/O)', () => {
 
   test('usage: aggregates and markers beside the customers, event ids in 16 shards; raw writes use the same keys', () => {
     const aggregate = { projectId: 7, customerId: 'User_42@x', month: '2026-11', featureId: 5 };
-    expect(keysOf(UsageAggregate.create({ ...aggregate, amount: 1 }).params(table))).toEqual({
+    expect(keysOf(UsageAggregate.create({ ...aggregate, method: 'sum', amount: 1 }).params(table))).toEqual({
       pk: '$pricing#projectId_000000000007',
-      sk: '$usage_1#customerId_User_42@x#month_2026-11#featureId_000000000005',
+      sk: '$usage_1#customerId_User_42@x#month_2026-11#featureId_000000000005#method_sum',
     });
-    expect(usageKeys.aggregate(7, 'User_42@x', '2026-11', 5)).toEqual(
-      keysOf(UsageAggregate.create({ ...aggregate, amount: 1 }).params(table)),
+    expect(usageKeys.aggregate(7, 'User_42@x', '2026-11', { featureId: 5, method: 'unique_count' })).toEqual(
+      keysOf(UsageAggregate.create({ ...aggregate, method: 'unique_count', amount: 1 }).params(table)),
     );
     const marker = { ...aggregate, property: 'p#1' };
     expect(keysOf(UsageUnique.create(marker).params(table))).toEqual({

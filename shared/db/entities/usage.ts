@@ -1,4 +1,5 @@
 import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
+import { aggregationMethods } from '#contract/enums.ts';
 import { entityModel } from './model.ts';
 import { idAttribute } from './project-scope.ts';
 
@@ -6,7 +7,9 @@ import { idAttribute } from './project-scope.ts';
  * Usage metering. Three entities, none in the project's
  * partition (a project's v1 reads stay one Query whatever its traffic):
  *
- * - `usage`: one aggregate per customer, feature and UTC month, in the project's customer
+ * - `usage`: one aggregate per customer, feature, UTC month and aggregation method (a
+ *   feature switched to another method starts that method's aggregate, and finds its old one
+ *   again when switched back: no aggregate mixes two methods), in the project's customer
  *   partition (beside the customers, under its own sort-key prefix, so a page of the customer
  *   list never reads one). An entitlement read gets the customer and this month's aggregates
  *   of every countable feature in one BatchGetItem: every key is known.
@@ -31,6 +34,7 @@ export const UsageAggregate = new Entity({
     /** The UTC month, `YYYY-MM`. */
     month: { type: 'string', required: true, readOnly: true },
     featureId: idAttribute,
+    method: { type: aggregationMethods, required: true, readOnly: true },
     /** The aggregate: a count, a sum, a max, a number of distinct properties or the latest value. */
     amount: { type: 'number' },
     /** `latest`: the timestamp (epoch ms) of the event whose value `amount` is. */
@@ -41,7 +45,7 @@ export const UsageAggregate = new Entity({
   indexes: {
     byCustomer: {
       pk: { field: 'pk', composite: ['projectId'], casing: 'none' },
-      sk: { field: 'sk', composite: ['customerId', 'month', 'featureId'], casing: 'none' },
+      sk: { field: 'sk', composite: ['customerId', 'month', 'featureId', 'method'], casing: 'none' },
     },
   },
 });

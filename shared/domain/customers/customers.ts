@@ -1,7 +1,8 @@
 import * as z from 'zod';
+import type { AggregationMethod } from '#contract/enums.ts';
 import { deleteCustomerItem, getCustomerItem, listCustomerItems } from '#db/customers.ts';
-import type { CustomerItem, ProjectKey } from '#db/types.ts';
-import { deleteCustomerUsage, readCustomerWithUsage } from '#db/usage.ts';
+import type { CustomerItem, FeatureItem, ProjectKey } from '#db/types.ts';
+import { deleteCustomerUsage, type MeteredFeature, readCustomerWithUsage } from '#db/usage.ts';
 import { echo, featureNotFound, NotFoundError, projectNotFound, ValidationError } from '../errors.ts';
 import { type PageQuery, pagedList } from '../pages.ts';
 import { findPlan, loadProject } from '../projects/load.ts';
@@ -102,15 +103,17 @@ export async function deleteCustomer(key: ProjectKey, customerId: string): Promi
   if (!removed && usageItems === 0) throw customerNotFound(customerId);
 }
 
-/** The ids of the project's countable features, kept with the cached definition. */
-const countableIds = new WeakMap<object, number[]>();
-function countableFeatureIds(partition: { features: readonly { featureId: number; isCountable: boolean }[] }) {
-  let ids = countableIds.get(partition);
-  if (!ids) {
-    ids = partition.features.filter((f) => f.isCountable).map((f) => f.featureId);
-    countableIds.set(partition, ids);
+/** The project's countable features as their aggregates are keyed, kept with the cached definition. */
+const meteredOf = new WeakMap<object, MeteredFeature[]>();
+export function meteredFeatures(partition: { features: readonly FeatureItem[] }): MeteredFeature[] {
+  let metered = meteredOf.get(partition);
+  if (!metered) {
+    metered = partition.features
+      .filter((f) => f.isCountable)
+      .map((f) => ({ featureId: f.featureId, method: f.eventAggregationMethod as AggregationMethod }));
+    meteredOf.set(partition, metered);
   }
-  return ids;
+  return metered;
 }
 
 async function entitlementsOf(key: ProjectKey, customerId: string, options: ReadOptions) {
@@ -123,7 +126,7 @@ async function entitlementsOf(key: ProjectKey, customerId: string, options: Read
     partition.project.projectId,
     customerId,
     utcMonth(now.getTime()),
-    countableFeatureIds(partition),
+    meteredFeatures(partition),
   );
   return { partition, view: computeEntitlements(partition, customerId, storedSubscription(customer), usage, now) };
 }

@@ -106,6 +106,17 @@ function entitlement(feature: FeatureItem, grant: Grant, usage: number, resetsAt
   };
 }
 
+/** One feature's entitlement, computed alone (a consume needs no other). */
+export function featureEntitlement(
+  definition: ProjectDefinition,
+  feature: FeatureItem,
+  subscription: StoredSubscription | null | undefined,
+  usage: number,
+  now: Date,
+): EntitlementView {
+  return entitlement(feature, currentGrant(definition, subscription), usage, nextMonthStart(now));
+}
+
 /** One entitlement per feature of the project, in feature id order. */
 export function computeEntitlements(
   definition: ProjectDefinition,
