@@ -1,17 +1,24 @@
 import { describe, expect, test } from 'vitest';
-import { ApiKey } from '#db/entities/api-key.ts';
-import { ChangeEntry } from '#db/entities/change-entry.ts';
-import { Counter } from '#db/entities/counter.ts';
-import { Customer } from '#db/entities/customer.ts';
-import { Feature } from '#db/entities/feature.ts';
-import { FeatureHead } from '#db/entities/feature-head.ts';
-import { CheckoutSession, RateLimit } from '#db/entities/payment-records.ts';
-import { Plan } from '#db/entities/plan.ts';
-import { Project } from '#db/entities/project.ts';
-import { UsageAggregate, UsageEvent, UsageUnique } from '#db/entities/usage.ts';
+import { entities } from '#db/service.ts';
 import { paymentRecordsKeyPrefix } from '#db/table.ts';
 import { eventShard, usageKeys } from '#db/usage-item-keys.ts';
 import { apiKeyItem, featureItem, planItem, projectItem } from '../fixtures/factories.ts';
+
+const {
+  apiKey: ApiKey,
+  changeEntry: ChangeEntry,
+  counter: Counter,
+  customer: Customer,
+  feature: Feature,
+  featureHead: FeatureHead,
+  checkoutSession: CheckoutSession,
+  rateLimit: RateLimit,
+  plan: Plan,
+  project: Project,
+  usage: UsageAggregate,
+  usageEvent: UsageEvent,
+  usageUnique: UsageUnique,
+} = entities;
 
 /**
  * The physical keys each entity writes, pinned. Stored items are found by these strings:

@@ -1,9 +1,9 @@
-import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
-import { entityModel } from './model.ts';
+import type { CreateEntityItem, EntityItem } from 'electrodb';
+import { defineEntity, entityModel } from './model.ts';
 import { offerAttributes } from './offer.ts';
 import { idAttribute, projectScopeAttributes, projectScopeIndexes, timestamps } from './project-scope.ts';
 
-export const Plan = new Entity({
+export const planEntity = defineEntity({
   model: entityModel('plan'),
   attributes: {
     ...projectScopeAttributes,
@@ -38,8 +38,9 @@ export interface AssignedEntry {
 /** A plan's assignments by feature id (as a string: a DynamoDB map's key). */
 export type AssignedEntries = Record<string, AssignedEntry>;
 
-export type PlanItem = Omit<EntityItem<typeof Plan>, 'assigned'> & { assigned: AssignedEntries };
-export type NewPlanItem = Omit<CreateEntityItem<typeof Plan>, 'assigned'> & { assigned: AssignedEntries };
+export type PlanEntity = ReturnType<typeof planEntity>;
+export type PlanItem = Omit<EntityItem<PlanEntity>, 'assigned'> & { assigned: AssignedEntries };
+export type NewPlanItem = Omit<CreateEntityItem<PlanEntity>, 'assigned'> & { assigned: AssignedEntries };
 
 /** One assignment of a feature to a plan, as read from the plan's `assigned` map. */
 export interface PlanAssignment {

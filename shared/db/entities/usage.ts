@@ -1,6 +1,6 @@
-import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
+import type { CreateEntityItem, EntityItem } from 'electrodb';
 import { aggregationMethods } from '#contract/enums.ts';
-import { entityModel } from './model.ts';
+import { defineEntity, entityModel } from './model.ts';
 import { idAttribute } from './project-scope.ts';
 
 /**
@@ -26,7 +26,7 @@ import { idAttribute } from './project-scope.ts';
  */
 export const USAGE_EVENT_SHARDS = 16;
 
-export const UsageAggregate = new Entity({
+export const usageAggregateEntity = defineEntity({
   model: entityModel('usage'),
   attributes: {
     projectId: idAttribute,
@@ -50,7 +50,7 @@ export const UsageAggregate = new Entity({
   },
 });
 
-export const UsageUnique = new Entity({
+export const usageUniqueEntity = defineEntity({
   model: entityModel('usageunique'),
   attributes: {
     projectId: idAttribute,
@@ -68,7 +68,7 @@ export const UsageUnique = new Entity({
   },
 });
 
-export const UsageEvent = new Entity({
+export const usageEventEntity = defineEntity({
   model: entityModel('usageevent'),
   attributes: {
     projectId: idAttribute,
@@ -84,5 +84,6 @@ export const UsageEvent = new Entity({
   },
 });
 
-export type UsageAggregateItem = EntityItem<typeof UsageAggregate>;
-export type NewUsageAggregateItem = CreateEntityItem<typeof UsageAggregate>;
+export type UsageAggregateEntity = ReturnType<typeof usageAggregateEntity>;
+export type UsageAggregateItem = EntityItem<UsageAggregateEntity>;
+export type NewUsageAggregateItem = CreateEntityItem<UsageAggregateEntity>;
