@@ -726,6 +726,43 @@ export interface components {
                 } | null;
             }[];
             themeSettings: components["schemas"]["Theme"];
+            /** @description Cuprice-compatible: the visible plans again, each with its assigned features' details, in the shape Cuprice's clients (its React SDK) read. Absent when the answer would be too large with it; `plans` and `features` are always there. */
+            pricingPlans?: {
+                id: number;
+                name: string;
+                description: string;
+                /** @description Position among the visible plans, in id order, from 0. */
+                order: number;
+                isVisible: boolean;
+                isPopular: boolean;
+                isFree: boolean;
+                basePrice: number;
+                freemiumDay: number;
+                isPerUserPricing: boolean;
+                perUserMultiplier: number;
+                planFeatures: {
+                    /** @description The assignment's own id. */
+                    id: number;
+                    multiplier: number;
+                    feature: {
+                        id: number;
+                        name: string;
+                        /** @description Absent, with countableData, when the answer would be too large with them. */
+                        description?: string;
+                        /** @enum {string} */
+                        featureType: "Standart" | "Limits" | "Usage Based";
+                        basePrice: number;
+                        /** @description Absent, with description, when the answer would be too large with them. */
+                        countableData?: {
+                            usageCount: number;
+                            condition: string;
+                            countPrice: number;
+                            /** @enum {string} */
+                            eventAggregationMethod: "count" | "sum" | "max" | "unique_count" | "latest";
+                        } | null;
+                    };
+                }[];
+            }[];
         };
         Checkout: {
             sessionId: string;
@@ -1093,7 +1130,53 @@ export interface operations {
                      *         "popularBadgePosition": "top",
                      *         "textColor": null,
                      *         "mutedTextColor": null
-                     *       }
+                     *       },
+                     *       "pricingPlans": [
+                     *         {
+                     *           "id": 2,
+                     *           "name": "Pro",
+                     *           "description": "",
+                     *           "order": 0,
+                     *           "isVisible": true,
+                     *           "isPopular": true,
+                     *           "isFree": false,
+                     *           "basePrice": 29,
+                     *           "freemiumDay": 14,
+                     *           "isPerUserPricing": false,
+                     *           "perUserMultiplier": 1,
+                     *           "planFeatures": [
+                     *             {
+                     *               "id": 3,
+                     *               "multiplier": 1,
+                     *               "feature": {
+                     *                 "id": 1,
+                     *                 "name": "SSO",
+                     *                 "description": "",
+                     *                 "featureType": "Standart",
+                     *                 "basePrice": 10,
+                     *                 "countableData": null
+                     *               }
+                     *             },
+                     *             {
+                     *               "id": 4,
+                     *               "multiplier": 10,
+                     *               "feature": {
+                     *                 "id": 2,
+                     *                 "name": "Events",
+                     *                 "description": "Tracked events per month",
+                     *                 "featureType": "Limits",
+                     *                 "basePrice": 0,
+                     *                 "countableData": {
+                     *                   "usageCount": 10000,
+                     *                   "condition": "Up to",
+                     *                   "countPrice": 0,
+                     *                   "eventAggregationMethod": "count"
+                     *                 }
+                     *               }
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ShareView"];

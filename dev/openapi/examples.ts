@@ -54,6 +54,22 @@ const detail = (feature: ExampleFeature) => ({
   description: feature.description,
   isCountable: feature.isCountable,
 });
+/** A feature as the share answer's Cuprice-compatible planFeatures carry it. */
+const cupriceFeature = ({
+  id,
+  name,
+  description,
+  featureType,
+  basePrice,
+  countableData,
+}: typeof events | typeof sso) => ({
+  id,
+  name,
+  description,
+  featureType,
+  basePrice,
+  countableData,
+});
 
 const pro = {
   id: 2,
@@ -191,6 +207,25 @@ export const examples: Record<string, { request?: unknown; response?: unknown }>
       ],
       features: [sso, events].map(({ createdAt: _c, updatedAt: _u, ...feature }) => feature),
       themeSettings: theme,
+      pricingPlans: [
+        {
+          id: 2,
+          name: 'Pro',
+          description: '',
+          order: 0,
+          isVisible: true,
+          isPopular: true,
+          isFree: false,
+          basePrice: 29,
+          freemiumDay: 14,
+          isPerUserPricing: false,
+          perUserMultiplier: 1,
+          planFeatures: [
+            { id: 3, multiplier: 1, feature: cupriceFeature(sso) },
+            { id: 4, multiplier: 10, feature: cupriceFeature(events) },
+          ],
+        },
+      ],
     },
   },
   createPlanCheckout: {
