@@ -236,6 +236,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{slug}/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's webhook endpoints, without their secrets */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Add a webhook endpoint (at most 10 a project); its signing secret is shown only here
+         * @description `url`: absolute https, at most 2,048 characters, not a private, loopback or link-local host. `events`: the types it receives (all when left out). Deliveries are signed as Standard Webhooks specifies.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/webhook-endpoints/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a webhook endpoint: nothing more is sent to it */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/webhook-endpoints/{endpointId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new signing secret, shown only here
+         * @description Every later attempt, resends of older events included, is signed with the new secret only.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/webhook-endpoints/{endpointId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An endpoint's deliveries, newest first, kept 30 days: a page with ?limit (1-100, default 50) and ?cursor */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a delivery again now, whatever its status */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects/{slug}/features": {
         parameters: {
             query?: never;
@@ -835,7 +927,7 @@ export interface components {
             action: "create" | "update" | "delete";
             resource: {
                 /** @enum {string} */
-                type: "project" | "feature" | "plan" | "planFeature";
+                type: "project" | "feature" | "plan" | "planFeature" | "webhookEndpoint";
                 id: number;
             };
             before: {
@@ -2236,6 +2328,251 @@ export interface operations {
             400: components["responses"]["validation_error"];
             401: components["responses"]["unauthorized"];
             404: components["responses"]["not_found"];
+            500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhookEndpoints: {
+                            id: number;
+                            url: string;
+                            events: ("subscription.created" | "subscription.updated" | "subscription.canceled" | "customer.deleted" | "usage.limit_approaching" | "usage.limit_reached" | "plan.version_created")[];
+                            description: string;
+                            createdAt: string;
+                            disabledAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
+            500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url: string;
+                    events?: string[];
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        url: string;
+                        events: ("subscription.created" | "subscription.updated" | "subscription.canceled" | "customer.deleted" | "usage.limit_approaching" | "usage.limit_reached" | "plan.version_created")[];
+                        description: string;
+                        createdAt: string;
+                        disabledAt: string | null;
+                        secret: string;
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict_or_limit_exceeded"];
+            413: components["responses"]["payload_too_large"];
+            500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description The webhook endpoint's id; one that names no endpoint of the project is 404. */
+                endpointId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description The webhook endpoint's id; one that names no endpoint of the project is 404. */
+                endpointId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        secret: string;
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict"];
+            500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: string;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description The webhook endpoint's id; one that names no endpoint of the project is 404. */
+                endpointId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: {
+                            id: string;
+                            eventId: string;
+                            /** @enum {string} */
+                            type: "subscription.created" | "subscription.updated" | "subscription.canceled" | "customer.deleted" | "usage.limit_approaching" | "usage.limit_reached" | "plan.version_created";
+                            /** @enum {string} */
+                            status: "pending" | "succeeded" | "failed";
+                            attempts: number;
+                            lastResponseStatus: number | null;
+                            lastAttemptAt: string | null;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
+            500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description The webhook endpoint's id; one that names no endpoint of the project is 404. */
+                endpointId: number;
+                /** @description The delivery's id (`dlv_…`), from the endpoint's deliveries; an unknown one is 404. */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        accepted: true;
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict"];
             500: components["responses"]["internal_error"];
             503: components["responses"]["unavailable"];
         };

@@ -13,6 +13,8 @@ const port = z.coerce
   .max(65535, 'must be between 1 and 65535');
 
 const LocalEnv = RuntimeEnv.extend({
+  // A local run's webhook receivers are on this machine: plain http to loopback is allowed.
+  WEBHOOK_URLS: z.enum(['public', 'loopback'], { error: 'must be public or loopback' }).default('loopback'),
   PORT: port.default(3000),
   DYNAMODB_PORT: port.default(8000),
   DATA_DIR: z.string().min(1, 'must be a directory path or :memory:').default('.data'),

@@ -70,6 +70,10 @@ export const RuntimeEnv = z.object({
   // stage sets both): a request that carries it came through CloudFront, whose
   // X-Forwarded-For names the visitor (shared/http/client-address.ts). Unset: never trusted.
   CDN_ORIGIN_SECRET: optionalText,
+  // Where webhook endpoints may point (shared/domain/webhooks-out/url-rules.ts): `public`
+  // https hosts only (every deployed stage), or also plain http to a loopback host (`loopback`:
+  // npm start and the tests, whose receivers listen on 127.0.0.1).
+  WEBHOOK_URLS: z.enum(['public', 'loopback'], { error: 'must be public or loopback' }).default('public'),
   // Another Stripe-compatible server (tests, local runs); unset means api.stripe.com.
   STRIPE_API_BASE: optionalUrl,
   // Per attempt. The SDK makes at most two (one retry after ≥ 0.5 s), so the worst case is

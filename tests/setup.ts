@@ -8,3 +8,5 @@ process.env.TABLE_NAME = 'pricing-test';
 process.env.LOG_LEVEL ??= 'silent';
 process.env.PAYMENT_KEY_FILE ??= inject('paymentKeyFile');
 process.env.WIDGET_FILE ??= inject('widgetFile');
+// The tests' webhook receivers listen on 127.0.0.1 over plain http.
+process.env.WEBHOOK_URLS ??= 'loopback';

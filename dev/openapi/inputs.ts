@@ -32,6 +32,14 @@ const pathParameterDocs: Record<keyof typeof pathParameters, { schema: JsonSchem
     schema: { type: 'string' },
     description: "Your own id for the customer (the widget's customer-id); an unknown one is not an error.",
   },
+  endpointId: {
+    schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+    description: "The webhook endpoint's id; one that names no endpoint of the project is 404.",
+  },
+  deliveryId: {
+    schema: { type: 'string' },
+    description: "The delivery's id (`dlv_…`), from the endpoint's deliveries; an unknown one is 404.",
+  },
 };
 
 export const jsonSchemaOptions = { target: 'draft-2020-12', unrepresentable: 'any' } as const;

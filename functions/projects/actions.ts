@@ -10,6 +10,7 @@ import { publicBaseUrl } from '#http/base-url.ts';
 import { tagged, writerOf } from '#http/etag.ts';
 import { SuccessView, success } from '#http/responses.ts';
 import { projectsRoutes } from './routes.ts';
+import { webhookEndpointActions } from './webhook-endpoint-actions.ts';
 
 const route = routesIn(projectsRoutes);
 
@@ -111,4 +112,5 @@ export const projects = defineGroup(projectsRoutes, [
       return success();
     },
   }),
+  ...webhookEndpointActions,
 ]);

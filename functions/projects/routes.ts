@@ -8,4 +8,30 @@ export const projectsRoutes = [
   { method: 'PUT', path: '/api/v1/projects/{slug}', group: 'projects', auth: 'write' },
   { method: 'DELETE', path: '/api/v1/projects/{slug}', group: 'projects', auth: 'write' },
   { method: 'GET', path: '/api/v1/projects/{slug}/changes', group: 'projects', auth: 'read' },
+  { method: 'GET', path: '/api/v1/projects/{slug}/webhook-endpoints', group: 'projects', auth: 'read' },
+  { method: 'POST', path: '/api/v1/projects/{slug}/webhook-endpoints', group: 'projects', auth: 'write' },
+  {
+    method: 'DELETE',
+    path: '/api/v1/projects/{slug}/webhook-endpoints/{endpointId}',
+    group: 'projects',
+    auth: 'write',
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/projects/{slug}/webhook-endpoints/{endpointId}/rotate-secret',
+    group: 'projects',
+    auth: 'write',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/projects/{slug}/webhook-endpoints/{endpointId}/deliveries',
+    group: 'projects',
+    auth: 'read',
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/projects/{slug}/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry',
+    group: 'projects',
+    auth: 'write',
+  },
 ] as const satisfies readonly GroupRoute<'projects'>[];

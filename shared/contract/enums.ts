@@ -31,4 +31,20 @@ export type BadgePosition = (typeof badgePositions)[number];
 
 /** What a change-log entry records: its action, and the type of the resource it changed. */
 export const changeActions = ['create', 'update', 'delete'] as const;
-export const changeResourceTypes = ['project', 'feature', 'plan', 'planFeature'] as const;
+export const changeResourceTypes = ['project', 'feature', 'plan', 'planFeature', 'webhookEndpoint'] as const;
+
+/** The events a project's webhook endpoints can receive (lifecycle.md §4). */
+export const webhookEventTypes = [
+  'subscription.created',
+  'subscription.updated',
+  'subscription.canceled',
+  'customer.deleted',
+  'usage.limit_approaching',
+  'usage.limit_reached',
+  'plan.version_created',
+] as const;
+export type WebhookEventType = (typeof webhookEventTypes)[number];
+
+/** Where a delivery stands: `pending` while attempts remain. */
+export const webhookDeliveryStatuses = ['pending', 'succeeded', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof webhookDeliveryStatuses)[number];

@@ -12,6 +12,7 @@ import { db } from './service.ts';
 import { writeTransaction } from './transactions.ts';
 import type { ProjectEntity, ProjectKey } from './types.ts';
 import { sweepUsage } from './usage.ts';
+import { sweepWebhooksOut } from './webhooks-out.ts';
 
 export type { ProjectSweepItem };
 
@@ -47,6 +48,11 @@ export const outsidePartitionSweeps: OutsideSweep[] = [
   // Its plans' stored versions, beside the customers.
   async (project) => {
     await sweepPlanVersions(project.projectId);
+    return 'done';
+  },
+  // Its webhook endpoints, deliveries and events not dispatched yet, in their own partition.
+  async (project) => {
+    await sweepWebhooksOut(project.projectId);
     return 'done';
   },
 ];

@@ -16,6 +16,7 @@ import { planVersionEntity } from './entities/plan-version.ts';
 import { projectEntity } from './entities/project.ts';
 import { projectSweepEntity } from './entities/project-sweep.ts';
 import { usageAggregateEntity, usageEventEntity, usageUniqueEntity } from './entities/usage.ts';
+import { webhookDeliveryEntity, webhookEndpointEntity, webhookEventEntity } from './entities/webhooks-out.ts';
 
 /** Every entity of the table by alias, as the definition its Entity is built from. */
 export const entityDefinitions = {
@@ -35,6 +36,9 @@ export const entityDefinitions = {
   usageUnique: usageUniqueEntity,
   usageEvent: usageEventEntity,
   planVersion: planVersionEntity,
+  webhookEndpoint: webhookEndpointEntity,
+  webhookEvent: webhookEventEntity,
+  webhookDelivery: webhookDeliveryEntity,
 };
 
 type Definitions = typeof entityDefinitions;
@@ -65,6 +69,9 @@ export const entityPlaces = {
   usageUnique: 'ownPartition',
   usageEvent: 'ownPartition',
   planVersion: 'ownPartition',
+  webhookEndpoint: 'ownPartition',
+  webhookEvent: 'ownPartition',
+  webhookDelivery: 'ownPartition',
   apiKey: { kept: "an owner's, not a project's" },
   counter: { kept: 'one id counter per kind of resource, for every project' },
   idempotencyRecord: { kept: "an owner's request; the table's TTL removes it" },

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { type DomainError, featureNotFound, planNotFound } from '#domain/errors.ts';
+import { type DomainError, echo, featureNotFound, NotFoundError, planNotFound } from '#domain/errors.ts';
 import { pathIdString } from '#domain/fields.ts';
 import type { Principal } from '#domain/keys/keys.ts';
 import type { ProjectKey } from '#domain/projects/load.ts';
@@ -17,6 +17,12 @@ export const pathParameters = {
   featureId: { schema: pathIdString, notFound: featureNotFound },
   // Checked by the customer use cases: a malformed one is a 404 on reads, a 400 on a grant.
   customerId: { schema: z.string(), notFound: undefined },
+  endpointId: {
+    schema: pathIdString,
+    notFound: (raw: string) => new NotFoundError(`Webhook endpoint ${echo(raw)} not found.`),
+  },
+  // A delivery's id (`dlv_…`): checked by the use case, a malformed one is a 404.
+  deliveryId: { schema: z.string(), notFound: undefined },
 } satisfies Record<
   string,
   { schema: z.ZodType<unknown, string>; notFound: ((raw: string) => DomainError) | undefined }

@@ -57,6 +57,11 @@ interface Call {
   body?: unknown;
 }
 
+const hooks = (rest: string, endpointId?: string): Call => ({
+  path: `/api/v1/projects/${slug}/webhook-endpoints${rest}`,
+  pathParameters: endpointId ? { slug, endpointId } : { slug },
+});
+
 /** One request per route of the table: a route left out is a compile error. */
 const calls: Record<RouteKey, () => Call> = {
   'GET /api/share/{shareId}': () => ({ path: `/api/share/${shareId}`, pathParameters: { shareId } }),
@@ -88,6 +93,16 @@ const calls: Record<RouteKey, () => Call> = {
     pathParameters: { slug: 'nothing-here' },
   }),
   'GET /api/v1/projects/{slug}/changes': () => ({ path: `/api/v1/projects/${slug}/changes`, pathParameters: { slug } }),
+  'GET /api/v1/projects/{slug}/webhook-endpoints': () => hooks(''),
+  'POST /api/v1/projects/{slug}/webhook-endpoints': () => ({ ...hooks(''), body: { url: 'https://example.com/h' } }),
+  'DELETE /api/v1/projects/{slug}/webhook-endpoints/{endpointId}': () => hooks('/999999', '999999'),
+  'POST /api/v1/projects/{slug}/webhook-endpoints/{endpointId}/rotate-secret': () =>
+    hooks('/999999/rotate-secret', '999999'),
+  'GET /api/v1/projects/{slug}/webhook-endpoints/{endpointId}/deliveries': () => hooks('/999999/deliveries', '999999'),
+  'POST /api/v1/projects/{slug}/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry': () => ({
+    ...hooks('/999999/deliveries/dlv_x/retry', '999999'),
+    pathParameters: { slug, endpointId: '999999', deliveryId: 'dlv_x' },
+  }),
   'GET /api/v1/projects/{slug}/features': () => ({
     path: `/api/v1/projects/${slug}/features`,
     pathParameters: { slug },

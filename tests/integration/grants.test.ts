@@ -333,6 +333,30 @@ describe('every DynamoDB call a function makes is granted by its spec', () => {
       api.delete(`/api/v1/projects/grants/plans/${copy.body.id}`),
     );
     await hit('GET /api/v1/projects/{slug}/changes', () => api.get('/api/v1/projects/grants/changes'));
+    const hooks = '/api/v1/projects/grants/webhook-endpoints';
+    const endpoint = await hit(
+      'POST /api/v1/projects/{slug}/webhook-endpoints',
+      () => api.post(hooks, { url: 'https://example.com/hooks' }),
+      [201],
+    );
+    await hit('GET /api/v1/projects/{slug}/webhook-endpoints', () => api.get(hooks));
+    await hit('POST /api/v1/projects/{slug}/webhook-endpoints/{endpointId}/rotate-secret', () =>
+      api.post(`${hooks}/${endpoint.body.id}/rotate-secret`),
+    );
+    const deliveries = await hit('GET /api/v1/projects/{slug}/webhook-endpoints/{endpointId}/deliveries', () =>
+      api.get(`${hooks}/${endpoint.body.id}/deliveries?limit=5`),
+    );
+    await hit(
+      'POST /api/v1/projects/{slug}/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry',
+      () =>
+        api.post(
+          `${hooks}/${endpoint.body.id}/deliveries/${deliveries.body.deliveries[0]?.id ?? 'dlv_0000000000000000000000000'}/retry`,
+        ),
+      [202, 404],
+    );
+    await hit('DELETE /api/v1/projects/{slug}/webhook-endpoints/{endpointId}', () =>
+      api.delete(`${hooks}/${endpoint.body.id}`),
+    );
     await hit('DELETE /api/v1/projects/{slug}', () => api.delete('/api/v1/projects/grants'));
 
     // The workers, each as its triggers invoke it; a new one does not compile until it runs here.

@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { getProjectItem } from '#db/projects.ts';
+import { db } from '#db/service.ts';
+import { deliveryIdOf, newEventId } from '#domain/webhooks-out/event-ids.ts';
 import { routes } from '#functions/routes.ts';
 import { type Group, routeKey } from '#shared/routes.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
@@ -10,9 +13,30 @@ const committed = JSON.parse(readFileSync(new URL('../../docs/openapi.json', imp
 const server = useLocalServer();
 let api: ApiClient;
 let reader: ApiClient;
+let ownerId: string;
+
+/** A delivery as the dispatcher stores one, so that a retry has something to send again. */
+async function storedDelivery(owner: string, slug: string, endpointId: number): Promise<string> {
+  const project = await getProjectItem({ ownerId: owner, slug });
+  const eventId = newEventId();
+  await db()
+    .entities.webhookDelivery.create({
+      projectId: project?.projectId ?? 0,
+      endpointId,
+      eventId,
+      type: 'customer.deleted',
+      body: '{}',
+      status: 'failed',
+      attempts: 9,
+      expiresAt: Math.floor(Date.now() / 1000) + 3600,
+    })
+    .go();
+  return deliveryIdOf(eventId);
+}
 
 beforeAll(async () => {
   const owner = await newOwner('openapi');
+  ownerId = owner.ownerId;
   api = server.client(owner.writeKey);
   reader = server.client(owner.readKey);
 });
@@ -92,6 +116,15 @@ describe('real answers match the document', () => {
     expect((await server.client(null).get('/health')).status).toBe(200);
     expect((await api.delete(`${base}/plans/${copy.body.id}`)).status).toBe(200);
     expect((await api.delete(`${base}/features/${sso.id}`)).status).toBe(200);
+    const endpoint = await api.post(`${base}/webhook-endpoints`, { url: 'https://example.com/hooks' });
+    expect(endpoint.status).toBe(201);
+    const hook = `${base}/webhook-endpoints/${endpoint.body.id}`;
+    expect((await reader.get(`${base}/webhook-endpoints`)).status).toBe(200);
+    expect((await api.post(`${hook}/rotate-secret`)).status).toBe(200);
+    expect((await reader.get(`${hook}/deliveries?limit=1`)).status).toBe(200);
+    const delivery = await storedDelivery(ownerId, project.slug, endpoint.body.id);
+    expect((await api.post(`${hook}/deliveries/${delivery}/retry`)).status).toBe(202);
+    expect((await api.delete(hook)).status).toBe(200);
     const log = await reader.get(`${base}/changes?limit=2`);
     expect(log.status).toBe(200);
     const again = await reader.get(`${base}/changes?limit=2`, {

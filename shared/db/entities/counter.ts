@@ -1,7 +1,7 @@
 import type { CreateEntityItem, EntityItem } from 'electrodb';
 import { defineEntity, entityModel } from './model.ts';
 
-export const counterNames = ['project', 'feature', 'plan', 'planFeature'] as const;
+export const counterNames = ['project', 'feature', 'plan', 'planFeature', 'webhookEndpoint'] as const;
 
 /** One atomic counter per resource kind: ids are allocated with ADD and never reused. */
 export const counterEntity = defineEntity({

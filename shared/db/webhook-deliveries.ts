@@ -1,0 +1,101 @@
+// The outbox's events and the deliveries they become (shared/db/entities/webhooks-out.ts).
+
+import type { NewWebhookEventItem, WebhookDeliveryItem, WebhookEventItem } from './entities/webhooks-out.ts';
+import { isConditionalCheckFailed } from './errors.ts';
+import { db } from './service.ts';
+import type { TransactionEntities } from './transactions.ts';
+
+export type { NewWebhookEventItem, WebhookDeliveryItem, WebhookEventItem };
+
+/** The outbox put of an event, one action of the transaction of the change it reports. */
+export const putEvent = ({ webhookEvent }: TransactionEntities, event: NewWebhookEventItem) =>
+  webhookEvent.create(event).commit();
+
+/**
+ * Up to `count` deliveries of the endpoint, newest first, older than the one of event `after`
+ * (from the newest when undefined): one Query. `more` says whether older ones follow.
+ */
+export async function readDeliveries(
+  projectId: number,
+  endpointId: number,
+  after: string | undefined,
+  count: number,
+): Promise<{ items: WebhookDeliveryItem[]; more: boolean }> {
+  const query = db().entities.webhookDelivery.query.byEndpoint({ projectId, endpointId });
+  const { data, cursor } = await (after === undefined ? query : query.lt({ eventId: after })).go({
+    order: 'desc',
+    limit: count,
+    consistent: true,
+  });
+  return { items: data, more: cursor !== null };
+}
+
+export async function getDelivery(
+  projectId: number,
+  endpointId: number,
+  eventId: string,
+): Promise<WebhookDeliveryItem | undefined> {
+  const { data } = await db().entities.webhookDelivery.get({ projectId, endpointId, eventId }).go({ consistent: true });
+  return data ?? undefined;
+}
+
+/** Puts an outbox item on its own (a manual resend); the stream hands it on as any other. */
+export async function putOutboxItem(event: NewWebhookEventItem): Promise<void> {
+  await db().entities.webhookEvent.create(event).go();
+}
+
+/** The outbox items still waiting for their dispatch (local runs: what a killed process left). */
+export async function readOutbox(projectId: number): Promise<WebhookEventItem[]> {
+  const { data } = await db()
+    .entities.webhookEvent.query.byProject({ projectId })
+    .go({ pages: 'all', consistent: true });
+  return data;
+}
+
+/** Takes an event out of the outbox once its deliveries are written and handed on. */
+export async function removeOutboxItem(projectId: number, eventId: string): Promise<void> {
+  await db().entities.webhookEvent.delete({ projectId, eventId }).go();
+}
+
+/**
+ * Writes the event's delivery to one endpoint unless it exists (a redelivered stream record
+ * writes nothing twice): the delivery as stored either way.
+ */
+export async function ensureDelivery(item: WebhookDeliveryItem): Promise<WebhookDeliveryItem> {
+  try {
+    await db().entities.webhookDelivery.create(item).go();
+    return item;
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+    return (await getDelivery(item.projectId, item.endpointId, item.eventId)) ?? item;
+  }
+}
+
+/** Sets a delivery back to pending for a manual resend (its attempts go on counting). */
+export async function reopenDelivery(delivery: Pick<WebhookDeliveryItem, 'projectId' | 'endpointId' | 'eventId'>) {
+  try {
+    await db().entities.webhookDelivery.patch(delivery).set({ status: 'pending' }).go();
+    return 'reopened' as const;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return 'gone' as const;
+    throw error;
+  }
+}
+
+/** Records one attempt's outcome. */
+export async function recordAttempt(
+  delivery: Pick<WebhookDeliveryItem, 'projectId' | 'endpointId' | 'eventId'>,
+  attempt: Pick<WebhookDeliveryItem, 'status' | 'attempts' | 'lastAttemptAt'> & { lastResponseStatus: number | null },
+): Promise<void> {
+  const { lastResponseStatus, ...rest } = attempt;
+  const update = db().entities.webhookDelivery.patch(delivery).set(rest);
+  try {
+    await (lastResponseStatus === null
+      ? update.remove(['lastResponseStatus'])
+      : update.set({ lastResponseStatus })
+    ).go();
+  } catch (error) {
+    // The delivery went with its project or expired: nothing to record.
+    if (!isConditionalCheckFailed(error)) throw error;
+  }
+}
