@@ -379,6 +379,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{slug}/plans/{planId}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a plan's versions with the customers holding each
+         * @description Newest first; the current version is always listed. `customers` counts the subscriptions (trialing, active, past_due) that hold the version.
+         */
+        get: operations["listPlanVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/plans/{planId}/migrate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a plan's customers to another version (dryRun: preview what it does to each)
+         * @description `dryRun: true` answers 200 with each customer's monthly price before and after, the features it loses and the limits its usage this month already passes, and changes nothing. Otherwise 202: customers move `now` or at `period_end` (Stripe subscriptions get the new price at once, prorated for `now`); large migrations continue in the background. Resending finishes what a cut-short one left.
+         */
+        post: operations["migratePlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -460,6 +500,26 @@ export interface paths {
         get: operations["getEntitlement"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/customers/{customerId}/entitlements/{featureId}/consume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check and consume in one call: allowed and recorded, or refused and nothing recorded
+         * @description Records `amount` (default 1) of a count or sum feature as a usage event with this `eventId` if the customer has access and the month's usage plus `amount` stays within the limit; otherwise answers `allowed: false` and records nothing, so the event id may be sent again later. Exact under any number of concurrent callers. A resent event id (or one counted through /events) answers allowed again and records nothing. `entitlement` is the feature as it stands after the call, in the event's UTC month.
+         */
+        post: operations["consume"];
         delete?: never;
         options?: never;
         head?: never;
@@ -564,6 +624,7 @@ export interface components {
             freemiumDay: number;
             isPerUserPricing: boolean;
             perUserMultiplier: number;
+            version: number;
             planFeatures: components["schemas"]["PlanFeature"][];
             createdAt: string;
             updatedAt: string;
@@ -665,6 +726,43 @@ export interface components {
                 } | null;
             }[];
             themeSettings: components["schemas"]["Theme"];
+            /** @description Cuprice-compatible: the visible plans again, each with its assigned features' details, in the shape Cuprice's clients (its React SDK) read. Absent when the answer would be too large with it; `plans` and `features` are always there. */
+            pricingPlans?: {
+                id: number;
+                name: string;
+                description: string;
+                /** @description Position among the visible plans, in id order, from 0. */
+                order: number;
+                isVisible: boolean;
+                isPopular: boolean;
+                isFree: boolean;
+                basePrice: number;
+                freemiumDay: number;
+                isPerUserPricing: boolean;
+                perUserMultiplier: number;
+                planFeatures: {
+                    /** @description The assignment's own id. */
+                    id: number;
+                    multiplier: number;
+                    feature: {
+                        id: number;
+                        name: string;
+                        /** @description Absent, with countableData, when the answer would be too large with them. */
+                        description?: string;
+                        /** @enum {string} */
+                        featureType: "Standart" | "Limits" | "Usage Based";
+                        basePrice: number;
+                        /** @description Absent, with description, when the answer would be too large with them. */
+                        countableData?: {
+                            usageCount: number;
+                            condition: string;
+                            countPrice: number;
+                            /** @enum {string} */
+                            eventAggregationMethod: "count" | "sum" | "max" | "unique_count" | "latest";
+                        } | null;
+                    };
+                }[];
+            }[];
         };
         Checkout: {
             sessionId: string;
@@ -694,6 +792,8 @@ export interface components {
         };
         Subscription: {
             planId: number | null;
+            planVersion: number | null;
+            pendingVersion: number | null;
             customPlan: boolean;
             features: {
                 featureId: number;
@@ -774,6 +874,16 @@ export interface components {
         };
         /** @description Conflict: `conflict`, `limit_exceeded` */
         conflict_or_limit_exceeded: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Conflict: `conflict`, `payments_not_configured` */
+        conflict_or_payments_not_configured: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -1020,7 +1130,53 @@ export interface operations {
                      *         "popularBadgePosition": "top",
                      *         "textColor": null,
                      *         "mutedTextColor": null
-                     *       }
+                     *       },
+                     *       "pricingPlans": [
+                     *         {
+                     *           "id": 2,
+                     *           "name": "Pro",
+                     *           "description": "",
+                     *           "order": 0,
+                     *           "isVisible": true,
+                     *           "isPopular": true,
+                     *           "isFree": false,
+                     *           "basePrice": 29,
+                     *           "freemiumDay": 14,
+                     *           "isPerUserPricing": false,
+                     *           "perUserMultiplier": 1,
+                     *           "planFeatures": [
+                     *             {
+                     *               "id": 3,
+                     *               "multiplier": 1,
+                     *               "feature": {
+                     *                 "id": 1,
+                     *                 "name": "SSO",
+                     *                 "description": "",
+                     *                 "featureType": "Standart",
+                     *                 "basePrice": 10,
+                     *                 "countableData": null
+                     *               }
+                     *             },
+                     *             {
+                     *               "id": 4,
+                     *               "multiplier": 10,
+                     *               "feature": {
+                     *                 "id": 2,
+                     *                 "name": "Events",
+                     *                 "description": "Tracked events per month",
+                     *                 "featureType": "Limits",
+                     *                 "basePrice": 0,
+                     *                 "countableData": {
+                     *                   "usageCount": 10000,
+                     *                   "condition": "Up to",
+                     *                   "countPrice": 0,
+                     *                   "eventAggregationMethod": "count"
+                     *                 }
+                     *               }
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ShareView"];
@@ -1380,6 +1536,7 @@ export interface operations {
                      *       "subscriptionId": "sub_1Q2w3E",
                      *       "metadata": {
                      *         "planId": "2",
+                     *         "planVersion": "1",
                      *         "projectId": "1",
                      *         "seats": "4"
                      *       }
@@ -1752,6 +1909,7 @@ export interface operations {
                      *           "freemiumDay": 14,
                      *           "isPerUserPricing": false,
                      *           "perUserMultiplier": 1,
+                     *           "version": 1,
                      *           "planFeatures": [
                      *             {
                      *               "id": 2,
@@ -1952,6 +2110,7 @@ export interface operations {
                      *           "freemiumDay": 14,
                      *           "isPerUserPricing": false,
                      *           "perUserMultiplier": 1,
+                     *           "version": 1,
                      *           "planFeatures": [
                      *             {
                      *               "id": 2,
@@ -2388,6 +2547,7 @@ export interface operations {
                      *           "freemiumDay": 14,
                      *           "isPerUserPricing": false,
                      *           "perUserMultiplier": 1,
+                     *           "version": 1,
                      *           "planFeatures": [
                      *             {
                      *               "id": 2,
@@ -2507,6 +2667,7 @@ export interface operations {
                      *       "freemiumDay": 14,
                      *       "isPerUserPricing": false,
                      *       "perUserMultiplier": 1,
+                     *       "version": 1,
                      *       "planFeatures": [
                      *         {
                      *           "id": 2,
@@ -2603,6 +2764,7 @@ export interface operations {
                      *       "freemiumDay": 14,
                      *       "isPerUserPricing": true,
                      *       "perUserMultiplier": 0.5,
+                     *       "version": 1,
                      *       "planFeatures": [
                      *         {
                      *           "id": 2,
@@ -2732,6 +2894,7 @@ export interface operations {
                      *       "freemiumDay": 14,
                      *       "isPerUserPricing": false,
                      *       "perUserMultiplier": 1,
+                     *       "version": 1,
                      *       "planFeatures": [
                      *         {
                      *           "id": 2,
@@ -3052,6 +3215,136 @@ export interface operations {
             503: components["responses"]["unavailable"];
         };
     };
+    listPlanVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description The plan's id; one that names no plan of the project is 404. */
+                planId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        versions: {
+                            version: number;
+                            createdAt: string;
+                            basePrice: number;
+                            isFree: boolean;
+                            freemiumDay: number;
+                            isPerUserPricing: boolean;
+                            perUserMultiplier: number;
+                            features: {
+                                featureId: number;
+                                name: string;
+                                multiplier: number;
+                                limit: number | null;
+                            }[];
+                            customers: number;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
+            500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    migratePlan: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description The plan's id; one that names no plan of the project is 404. */
+                planId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    fromVersions?: number[];
+                    toVersion?: number;
+                    /**
+                     * @default period_end
+                     * @enum {string}
+                     */
+                    at?: "now" | "period_end";
+                    /** @default false */
+                    dryRun?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        customers: {
+                            customerId: string;
+                            fromVersion: number;
+                            toVersion: number;
+                            monthlyBefore: number;
+                            monthlyAfter: number;
+                            lostFeatures: number[];
+                            overLimit: {
+                                featureId: number;
+                                usage: number;
+                                newLimit: number;
+                            }[];
+                        }[];
+                        totals: {
+                            customers: number;
+                            mrrBefore: number;
+                            mrrAfter: number;
+                        };
+                    };
+                };
+            };
+            /** @description OK */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        migrating: number;
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict_or_payments_not_configured"];
+            413: components["responses"]["payload_too_large"];
+            500: components["responses"]["internal_error"];
+            502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
     getOpenApiDocument: {
         parameters: {
             query?: never;
@@ -3298,6 +3591,58 @@ export interface operations {
             400: components["responses"]["validation_error"];
             401: components["responses"]["unauthorized"];
             404: components["responses"]["not_found"];
+            500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    consume: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description Your own id for the customer (the widget's customer-id); an unknown one is not an error. */
+                customerId: string;
+                /** @description The feature's id; one that names no feature of the project is 404. */
+                featureId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    eventId: string;
+                    /** @description How much to consume; default 1 (a count feature takes 1 only) */
+                    amount?: number;
+                    /** @description ISO 8601 date-time with Z or an offset; default now */
+                    timestamp?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        allowed: boolean;
+                        entitlement: components["schemas"]["Entitlement"];
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict"];
+            413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
             503: components["responses"]["unavailable"];
         };

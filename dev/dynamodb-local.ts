@@ -7,14 +7,14 @@ import { fileURLToPath } from 'node:url';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient, type LocalDynamoCredential } from '#db/client.ts';
 import { DataDirInUseError, type DataDirLock, lockDataDir } from './data-dir-lock.ts';
-import { adoptSharedDatabase, ensureLocalCredential, privateDir, restrictDataFiles } from './local-credential.ts';
+import { ensureLocalCredential, privateDir } from './local-credential.ts';
 
 export interface DynamoLocal {
   endpoint: string;
   /** The only credential that sees the data; its file is what DYNAMODB_CREDENTIAL_FILE names. */
   credential: LocalDynamoCredential;
   credentialFile: string;
-  /** Said once on stdout: shared (-sharedDb) data moved, or a leftover DynamoDB Local stopped. */
+  /** Said once on stdout: a leftover DynamoDB Local stopped. */
   notice: string | undefined;
   /** The Java process (its CPU time is what `npm run bench:dynamo-local` reads). */
   pid: number | undefined;
@@ -132,8 +132,7 @@ export async function startDynamoLocal({
   }
   const credentialFile = ensureLocalCredential({ dataDir, port });
   const { credential } = credentialFile;
-  const notice = [lock?.notice, path ? adoptSharedDatabase(path, credential) : undefined].filter(Boolean).join('\n');
-  if (path) restrictDataFiles(path);
+  const notice = lock?.notice;
 
   const { jar, libraryPath, cwd } = dynamoLocalJar();
   const classPath = [LOOPBACK_LAUNCHER, jar].join(delimiter);
@@ -200,7 +199,7 @@ export async function startDynamoLocal({
     endpoint,
     credential,
     credentialFile: credentialFile.path,
-    notice: notice || undefined,
+    notice,
     pid: child.pid,
     stop: async () => {
       process.removeListener('exit', killChild);

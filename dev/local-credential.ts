@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type LocalDynamoCredential, readLocalDynamoCredential } from '#db/client.ts';
@@ -20,8 +20,6 @@ import type { LocalConfig } from './local-config.ts';
 const CREDENTIAL_FILE_NAME = 'dynamodb-credential.json';
 /** The region is part of the database's name; fixed, so AWS_REGION never hides the data. */
 const LOCAL_REGION = 'us-east-1';
-/** What DynamoDB Local named its one database under -sharedDb (before this credential). */
-const SHARED_DB_FILE = 'shared-local-instance.db';
 const UPPER_ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 const ALNUM = `${UPPER_ALNUM}abcdefghijklmnopqrstuvwxyz`;
 
@@ -99,28 +97,6 @@ export function ensureLocalCredential({ dataDir, port }: { dataDir: string; port
   }
   chmodSync(path, 0o600);
   return { path, credential: readLocalDynamoCredential(path), created: false, discard: () => undefined };
-}
-
-/**
- * Data kept under -sharedDb sits in `shared-local-instance.db`, which no credential opens
- * any more: it becomes the database of the local credential (`<accessKeyId>_<region>.db`,
- * DynamoDB Local's naming). Returns the line to print, once, when it moved.
- */
-export function adoptSharedDatabase(dataDir: string, credential: LocalDynamoCredential): string | undefined {
-  const shared = join(dataDir, SHARED_DB_FILE);
-  const target = join(dataDir, `${credential.accessKeyId}_${credential.region}.db`);
-  if (!existsSync(shared) || existsSync(target)) return undefined;
-  renameSync(shared, target);
-  // The target's name holds the access key id, which is the whole credential: not printed.
-  return `Moved the data of ${shared} (DynamoDB Local's shared database) to the database of the local credential in ${join(dataDir, CREDENTIAL_FILE_NAME)}.`;
-}
-
-/** Database files made before DynamoDB Local ran under umask 077 (or by an older version) were 0644. */
-export function restrictDataFiles(dataDir: string): void {
-  chmodSync(dataDir, 0o700);
-  for (const name of readdirSync(dataDir)) {
-    if (name.endsWith('.db')) chmodSync(join(dataDir, name), 0o600);
-  }
 }
 
 /**

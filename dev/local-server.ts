@@ -17,6 +17,7 @@ import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import type { Group } from '#shared/routes.ts';
 import { keyringFor } from '#shared/secrets/keyring.ts';
+import { localMigrationsFor } from './local-migrations.ts';
 import { LocalSweeper, localSweeperFor } from './local-sweeper.ts';
 
 /** Routes every request as API Gateway does, by the whole table. */
@@ -48,12 +49,13 @@ export const composeFromEnvironment = ({ clock = systemClock }: { clock?: Clock 
     payments: stripeGatewayFor,
     clock: () => clock,
     sweeps: localSweeperFor,
+    migrations: localMigrationsFor,
     webhooks: stripeWebhookVerifier,
   });
 
 const TEXT_CONTENT = /^(?:text\/|application\/(?:[^;]*\+)?(?:json|xml|x-www-form-urlencoded|javascript))/i;
 
-/** A body over decisions.md's limit: the server stops reading it and answers 413 at once. */
+/** A body over the API's limit: the server stops reading it and answers 413 at once. */
 const TOO_LARGE = Symbol('too large');
 
 /**

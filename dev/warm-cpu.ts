@@ -8,7 +8,7 @@ import { createGroupHandler, type LambdaHandler } from '#http/group-handler.ts';
 import type { App } from '#shared/composition.ts';
 
 /**
- * The warm read path against its yardstick (`npm run bench`, issue 14 goal 4): a group's Lambda
+ * The warm read path against its yardstick (`npm run bench`): a group's Lambda
  * handler, called in this process with the event API Gateway would send, against a bare Query
  * of the same items through a DocumentClient with the service's own client configuration
  * (`createDocumentClient`: the SDK's logger middleware removed on both sides, so the ratio is
@@ -40,9 +40,8 @@ export interface WarmRow {
 
 const WARMUP_CALLS = 40;
 /**
- * Each case is measured for at least this long (and at least `iterations` pairs): a 50-item
- * read takes ~5 ms a pair against ~80 for the whole project, so the cheap reads get several
- * times the samples and their ratio moves less from run to run on a shared machine.
+ * Each case is measured for at least this long (and at least `iterations` pairs): a small
+ * read is far quicker than the whole project's, so the cheap reads get several times the samples and their ratio moves less from run to run on a shared machine.
  */
 const MIN_MEASURED_MS = 4000;
 
@@ -154,7 +153,7 @@ export async function throughput(
   return done / ((performance.now() - start) / 1000);
 }
 
-/** Goal 4 of issue 14 (handler CPU and p50 within 1.15× a bare Query) and the share path's throughput. */
+/** Handler CPU and p50 beside a bare Query (docs/decisions.md, "Warm reads"), and the share path's throughput. */
 export async function printWarm(run: {
   tableName: string;
   ownerId: string;

@@ -78,7 +78,7 @@ function acknowledgePublicOrKeyed(httpRoute: HttpRoute, route: Route): void {
     id: 'AwsSolutions-APIG4',
     reason:
       route.auth === 'public'
-        ? 'A public route by design (interface.md): the pricing widget calls it from any site without credentials.'
+        ? 'A public route by design: the pricing widget calls it from any site without credentials.'
         : 'API v1 authenticates in the function: a Bearer API key checked against its stored SHA-256 hash (401), then its permission (403); an API Gateway authorizer would repeat that check in a second function.',
   });
 }
@@ -113,7 +113,8 @@ export class ApiStack extends Stack {
         const { table, indexes, paymentKeys, paymentRecords, ports } = groupSpecs[group];
         fn.bindTable(props.table, table, indexes, paymentRecords);
         if (paymentKeys !== 'none') fn.bindPaymentKeys(props.paymentKey, paymentKeys);
-        if ((ports as readonly string[]).includes('sweeps')) fn.bindSweepQueue(props.sweepQueue);
+        if ((ports as readonly string[]).some((port) => port === 'sweeps' || port === 'migrations'))
+          fn.bindSweepQueue(props.sweepQueue);
         return [group, fn];
       }),
     ) as Record<Group, ServiceFunction>;

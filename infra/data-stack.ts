@@ -4,7 +4,8 @@ import { AccountRootPrincipal, AnyPrincipal, Effect, PolicyDocument, PolicyState
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../shared/db/table.ts';
-import { groupNames, groupSpecs } from '../shared/function-specs.ts';
+import { functionSpecs, type Worker } from '../shared/function-specs.ts';
+import type { Group } from '../shared/routes.ts';
 import { functionRoleName, paymentKeyActions } from './service-function.ts';
 import type { StageSettings } from './stages.ts';
 
@@ -50,8 +51,8 @@ export class DataStack extends Stack {
 
     /** One statement allowing the key operation of `use` to the roles of the groups whose spec asks for it. */
     const allowFunctionsTo = (use: keyof typeof paymentKeyActions, sid: string) => {
-      const arns = groupNames
-        .filter((group) => groupSpecs[group].paymentKeys === use)
+      const arns = (Object.keys(functionSpecs) as (Group | Worker)[])
+        .filter((group) => functionSpecs[group].paymentKeys === use)
         .map((group) =>
           this.formatArn({
             service: 'iam',

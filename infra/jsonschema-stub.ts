@@ -1,7 +1,7 @@
 /**
  * Stands in for `jsonschema` in the deployed bundles (infra/bundling.ts). ElectroDB uses it
  * only to check models: each Entity's at construction (as a beta model, then as v1) and, in
- * `new Service`, whether a member is a model or an Entity. Those checks were ~80% of building
+ * `new Service`, whether a member is a model or an Entity. Those checks are most of building
  * our entities at a cold start (docs/decisions.md, "Bundles and cold starts"). Our models are
  * fixed in code and pass the real check in every test run, which imports ElectroDB unbundled;
  * here the two questions get the answers the real check gives them: a plain object with a

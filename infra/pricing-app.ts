@@ -28,22 +28,23 @@ export function buildPricingApp(app: App, options: PricingAppOptions) {
     terminationProtection: settings.protective,
   });
   new CfnOutput(data, 'TableName', { value: data.table.tableName, description: 'For npm run cli (TABLE_NAME)' });
-  const sweep = new SweepStack(app, `Pricing-${settings.stage}-Sweep`, {
-    env,
-    settings,
-    table: data.table,
-    projectRoot: options.projectRoot,
-    bundleAwsSdk: options.bundleAwsSdk ?? true,
-    description: `Pricing plan service, stage ${settings.stage}: the queue and function that sweep deleted projects`,
-  });
-  const api = new ApiStack(app, `Pricing-${settings.stage}-Api`, {
+  // What both stacks of functions take: the table, and how to bundle.
+  const functions = {
     env,
     settings,
     table: data.table,
     paymentKey: data.paymentKey,
-    sweepQueue: sweep.queue,
     projectRoot: options.projectRoot,
     bundleAwsSdk: options.bundleAwsSdk ?? true,
+  };
+  const sweep = new SweepStack(app, `Pricing-${settings.stage}-Sweep`, {
+    ...functions,
+    description: `Pricing plan service, stage ${settings.stage}: the queue and function that sweep deleted projects`,
+  });
+  const api = new ApiStack(app, `Pricing-${settings.stage}-Api`, {
+    ...functions,
+    paymentKey: data.paymentKey,
+    sweepQueue: sweep.queue,
     description: `Pricing plan service, stage ${settings.stage}: HTTP API and one function per endpoint group`,
   });
   const cdn = new CdnStack(app, `Pricing-${settings.stage}-Cdn`, {

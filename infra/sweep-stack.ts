@@ -3,6 +3,7 @@ import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-clo
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -13,6 +14,8 @@ import type { StageSettings } from './stages.ts';
 export interface SweepStackProps extends StackProps {
   settings: StageSettings;
   table: ITable;
+  /** The payment-key KMS key: migrations the sweeper runs reprice Stripe subscriptions. */
+  paymentKey: IKey;
   projectRoot: string;
   bundleAwsSdk: boolean;
 }
@@ -59,6 +62,7 @@ export class SweepStack extends Stack {
       bundleAwsSdk: props.bundleAwsSdk,
     });
     this.sweeper.bindTable(props.table, spec.table, spec.indexes).bindSweepQueue(this.queue);
+    this.sweeper.bindPaymentKeys(props.paymentKey, spec.paymentKeys);
     // One sweep per invocation, so the time budget is that sweep's alone.
     this.sweeper.fn.addEventSource(new SqsEventSource(this.queue, { batchSize: 1 }));
     new Rule(this, 'ResumeSweeps', {

@@ -7,6 +7,7 @@ import { pendingSweeps } from '#db/project-sweep.ts';
 import { db } from '#db/service.ts';
 import { apiRequest } from '#dev/api-request.ts';
 import { freePort, startDynamoLocal } from '#dev/dynamodb-local.ts';
+import { localMigrationsFor } from '#dev/local-migrations.ts';
 import { startLocalServer } from '#dev/local-server.ts';
 import { LocalSweeper } from '#dev/local-sweeper.ts';
 import { featureDefaults } from '#domain/features/schemas.ts';
@@ -57,6 +58,7 @@ async function main(): Promise<void> {
       clock: () => systemClock,
       webhooks: stripeWebhookVerifier,
       sweeps: () => held,
+      migrations: localMigrationsFor,
     });
     await ensureTable(createDocumentClient({ endpoint: dynamo.endpoint, region, credentials }), TABLE_NAME);
     const server = await startLocalServer({ port: 0, app });

@@ -7,7 +7,7 @@ import { ensureTable } from '#db/ensure-table.ts';
 import { type DynamoLocal, freePort, startDynamoLocal } from '#dev/dynamodb-local.ts';
 import { startLocalServer } from '#dev/local-server.ts';
 import { createApiKey } from '#domain/keys/keys.ts';
-import { ensureLocalKeyFile } from '#shared/secrets/keyring.ts';
+import { ensureLocalKeyFile } from '#shared/secrets/local-key-file.ts';
 import { type Case, RAW_TRANSACT, rawWrites } from './bench-raw-writes.ts';
 import { describeSustained, sustainedUsage, usageProject } from './bench-usage.ts';
 

@@ -199,7 +199,7 @@ export async function printScaleTable(serverUrl: string, ownerId: string): Promi
   console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
   for (const row of rows) console.log(line(row));
 
-  // The part reads: at 20,000 assignments, requests within 1.5× of 1,000 (p50 printed, not judged: the machine is shared).
+  // The part reads: requests at the largest size within 1.5× of the smallest's (p50 printed, not judged: the machine is shared).
   const small = table[0]?.cells;
   const big = table.at(-1)?.cells;
   let ok = true;

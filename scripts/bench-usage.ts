@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { entitlementKeys } from '#db/usage-item-keys.ts';
+import { entitlementKeys, type MeteredFeature } from '#db/usage-item-keys.ts';
 import { apiRequest } from '#dev/api-request.ts';
 import { getEntitlements } from '#domain/customers/customers.ts';
 import { utcMonth } from '#domain/usage/record.ts';
@@ -207,7 +207,7 @@ export async function usageRows(options: {
     projectKey: { ownerId, slug: project.slug as string },
     projectId: project.id,
     customerId: 'user-3',
-    featureIds: features.map((f) => f.id),
+    features: features.map((f, i) => ({ featureId: f.id, method: METHODS[i] as (typeof METHODS)[number] })),
     iterations,
     cacheTtlMs: options.cacheTtlMs,
   });
@@ -234,14 +234,14 @@ export async function entitlementReads(options: {
   projectKey: { ownerId: string; slug: string };
   projectId: number;
   customerId: string;
-  featureIds: number[];
+  features: MeteredFeature[];
   iterations: number;
   cacheTtlMs: number;
 }): Promise<{ rows: Row[]; note: string }> {
   const { client, table, serverUrl, key, projectKey, customerId, iterations } = options;
   const path = `${serverUrl}/api/v1/projects/${projectKey.slug}/customers/${customerId}/entitlements`;
-  const keys = entitlementKeys(options.projectId, customerId, utcMonth(Date.now()), options.featureIds);
-  const size = `${options.featureIds.length} features`;
+  const keys = entitlementKeys(options.projectId, customerId, utcMonth(Date.now()), options.features);
+  const size = `${options.features.length} features`;
   const timed = async (label: string, work: () => Promise<unknown>) => {
     const latencies: number[] = [];
     const requests: number[] = [];

@@ -8,6 +8,7 @@ import { ensureTable } from '#db/ensure-table.ts';
 import { apiRequest } from '#dev/api-request.ts';
 import { freePort, startDynamoLocal } from '#dev/dynamodb-local.ts';
 import { startFakeStripe } from '#dev/fake-stripe/index.ts';
+import { localMigrationsFor } from '#dev/local-migrations.ts';
 import { startLocalServer } from '#dev/local-server.ts';
 import { localSweeperFor } from '#dev/local-sweeper.ts';
 import { printWarm } from '#dev/warm-cpu.ts';
@@ -21,8 +22,10 @@ import { localKeyring } from '#shared/secrets/keyring.ts';
 import { WIDGET_GZIP_BUDGET, widgetSize } from '../widget/build.ts';
 import { billingRows, type Row, summarize } from './bench-billing.ts';
 import { compressionRows } from './bench-compression.ts';
+import { consumeRows } from './bench-consume.ts';
 import { printScaleTable } from './bench-scale.ts';
 import { entitlementReads, usageRows } from './bench-usage.ts';
+import { versionRows } from './bench-versions.ts';
 
 /**
  * `npm run bench`: seeds one project of 50 features and 20 plans (1,000 assignments)
@@ -52,11 +55,11 @@ const PAYMENT_REQUESTS = 4;
 
 class BenchError extends Error {}
 
-function benchOnly(): 'warm' | 'scale' | undefined {
+function benchOnly(): 'warm' | 'scale' | 'consume' | undefined {
   const raw = process.env.BENCH_ONLY;
   if (raw === undefined || raw.trim() === '') return undefined;
-  if (raw === 'warm' || raw === 'scale') return raw;
-  throw new BenchError(`BENCH_ONLY must be "warm", "scale" or unset (got "${raw}")`);
+  if (raw === 'warm' || raw === 'scale' || raw === 'consume') return raw;
+  throw new BenchError(`BENCH_ONLY must be "warm", "scale", "consume" or unset (got "${raw}")`);
 }
 
 function iterationCount(): number {
@@ -121,6 +124,7 @@ async function main(): Promise<number> {
       payments: stripeGatewayFor,
       clock: () => spacedClock,
       sweeps: localSweeperFor,
+      migrations: localMigrationsFor,
       webhooks: stripeWebhookVerifier,
     });
     await ensureTable(client, TABLE_NAME);
@@ -138,6 +142,22 @@ async function main(): Promise<number> {
     };
 
     const warmOnly = benchOnly() === 'warm';
+    const consume = () =>
+      consumeRows({
+        client,
+        table: TABLE_NAME,
+        serverUrl: server.url,
+        key,
+        ownerId: OWNER_ID,
+        iterations,
+        cacheTtlMs: config.PROJECT_CACHE_TTL_SECONDS * 1000,
+      });
+    if (benchOnly() === 'consume') {
+      const consumed = await consume();
+      printTable(consumed.rows);
+      for (const note of consumed.notes) console.log(note);
+      return 0;
+    }
     // Seed through the API, as a customer's script would.
     const seedStart = performance.now();
     const project = await call('POST', '/api/v1/projects', 201, {
@@ -345,7 +365,7 @@ async function main(): Promise<number> {
       projectKey: { ownerId: OWNER_ID, slug: project.slug },
       projectId: project.id,
       customerId: 'bench-user',
-      featureIds,
+      features: featureIds.map((featureId) => ({ featureId, method: 'count' as const })),
       iterations,
       cacheTtlMs: config.PROJECT_CACHE_TTL_SECONDS * 1000,
     });
@@ -365,6 +385,11 @@ async function main(): Promise<number> {
       dynamoPid: dynamo.pid,
     });
     rows.push(...usage.rows);
+    const consumed = await consume();
+    rows.push(...consumed.rows);
+    const versions = await versionRows({ serverUrl: server.url, key: writeKey, iterations, customers: 1_000 });
+    rows.push(...versions.rows);
+    usage.notes.push(...versions.notes);
 
     printTable(rows);
     await warm();
@@ -382,6 +407,7 @@ async function main(): Promise<number> {
       `entitlements read (${FEATURES} countable features, ${PLANS} plans): ${bigReads.note}; webhook p50 ${extra.webhook.p50.toFixed(2)} ms`,
     );
     for (const note of usage.notes) console.log(note);
+    for (const note of consumed.notes) console.log(note);
     const measured = rows.slice(0, endpoints.length);
     const allowed = (label: string) => endpoints.find((e) => e.label === label)?.allowed ?? 1;
     const over = measured.filter((r) => r.requestsMax > allowed(r.label));

@@ -5,6 +5,7 @@ import { ensureTable } from '#db/ensure-table.ts';
 import { type DynamoLocal, DynamoLocalError, startDynamoLocal } from '#dev/dynamodb-local.ts';
 import { type FakeStripe, startFakeStripe } from '#dev/fake-stripe/index.ts';
 import { type LocalConfig, localConfig } from '#dev/local-config.ts';
+import { localMigrationsFor } from '#dev/local-migrations.ts';
 import { CLOSE_GRACE_MS, startLocalServer } from '#dev/local-server.ts';
 import { localSweeperFor } from '#dev/local-sweeper.ts';
 import { connectLocalWebhooks } from '#dev/local-webhooks.ts';
@@ -13,7 +14,8 @@ import { compose } from '#shared/composition.ts';
 import { ConfigError } from '#shared/config.ts';
 import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
-import { ensureLocalKeyFile, keyringFor, localKeyring } from '#shared/secrets/keyring.ts';
+import { keyringFor, localKeyring } from '#shared/secrets/keyring.ts';
+import { ensureLocalKeyFile } from '#shared/secrets/local-key-file.ts';
 import { writeWidget } from '../widget/build.ts';
 
 /**
@@ -48,6 +50,7 @@ async function main(): Promise<void> {
     payments: stripeGatewayFor,
     clock: () => systemClock,
     sweeps: localSweeperFor,
+    migrations: localMigrationsFor,
     webhooks: stripeWebhookVerifier,
   });
 

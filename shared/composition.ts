@@ -26,5 +26,7 @@ export function compose<P extends object>(config: RuntimeConfig, builders: PortB
   const ports = Object.fromEntries(
     Object.entries(builders).map(([name, build]) => [name, (build as (c: RuntimeConfig) => unknown)(config)]),
   ) as P;
+  // A port that runs work of its own with other ports (the local migration runner) takes them here.
+  for (const port of Object.values(ports)) (port as { bindPorts?: (all: P) => void }).bindPorts?.(ports);
   return { config, ports, authenticate: createAuthenticator({ ttlMs: config.KEY_CACHE_TTL_SECONDS * 1000 }) };
 }

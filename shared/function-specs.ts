@@ -110,22 +110,16 @@ export const groupSpecs = {
   features: { ...baseTableOnly },
   // Auth, project reads, counter, plan and assignment transactions (with ConditionCheckItem)
   // and sweeps: the base table only.
-  plans: { ...baseTableOnly },
+  // Migrations put new prices on Stripe subscriptions and hand large ones to the sweep queue.
+  plans: { ...baseTableOnly, paymentKeys: 'open', ports: ['keyring', 'payments', 'migrations'] },
   // The committed OpenAPI document (docs/openapi.json), bundled gzipped (functions/docs/openapi-gzip.ts):
   // no table, no keys.
-  docs: {
-    table: 'none',
-    paymentRecords: 'none',
-    indexes: [],
-    paymentKeys: 'none',
-    ports: [],
-    timeoutSeconds: 10,
-    assets: [],
-  },
+  docs: { ...baseTableOnly, table: 'none' },
   // Auth, project reads (Query projectData), customers (GetItem, Query of the project's
   // customer partition, the grant's TransactWriteItems with a ConditionCheck, DeleteItem),
-  // entitlements with usage (BatchGetItem) and usage events (BatchGetItem, TransactWriteItems
-  // of Puts and Updates, BatchWriteItem for deletes): the base table only, no key.
+  // entitlements with usage (BatchGetItem), usage events (BatchGetItem, TransactWriteItems
+  // of Puts and Updates, BatchWriteItem for deletes) and consumes (BatchGetItem,
+  // TransactWriteItems with ConditionChecks): the base table only, no key.
   customers: { ...baseTableOnly },
 } as const satisfies Record<Group, GroupSpec>;
 
@@ -140,12 +134,14 @@ export const workerSpecs = {
   // sweep record (GetItem) and the partition page by page (Query), deletes items
   // (BatchWriteItem) and at last the record (DeleteItem), and hands an unfinished sweep back
   // to the queue (SendMessage). It stops SWEEP_MARGIN_MS before this timeout, between batches.
+  // It also runs the plan migrations too large for a request (the same queue): those write
+  // customers (TransactWriteItems) and reprice Stripe subscriptions with the project's key.
   sweeper: {
-    table: 'readDelete',
+    table: 'readWrite',
     paymentRecords: 'none',
     indexes: [],
-    paymentKeys: 'none',
-    ports: ['sweeps'],
+    paymentKeys: 'open',
+    ports: ['sweeps', 'migrations', 'keyring', 'payments'],
     timeoutSeconds: 120,
     assets: [],
   },

@@ -28,7 +28,7 @@ export type RouteIn<R, K extends string> = K extends `${infer M} ${infer P}`
   : never;
 
 /**
- * decisions.md: every answer under these paths carries `Access-Control-Allow-Origin: *`,
+ * Every answer under these paths carries `Access-Control-Allow-Origin: *`,
  * whether a route matched or not (a 404 or 405 there must reach the widget's page as itself,
  * not as a CORS failure). Matched against the raw path of a request no route matched.
  */

@@ -5,7 +5,7 @@ import type { TestProject } from 'vitest/node';
 import { createDocumentClient, dynamoOptions } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
 import { freePort, startDynamoLocal } from '#dev/dynamodb-local.ts';
-import { ensureLocalKeyFile } from '#shared/secrets/keyring.ts';
+import { ensureLocalKeyFile } from '#shared/secrets/local-key-file.ts';
 import { writeWidget } from '../widget/build.ts';
 
 export const TEST_TABLE = 'pricing-test';

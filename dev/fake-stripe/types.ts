@@ -62,8 +62,8 @@ export interface FakeSubscription {
     has_more: false;
     url: string;
   };
-  /** Not part of the Stripe object: never sent. */
-  internal: { account: string };
+  /** Not part of the Stripe object: never sent. `prorations`: what price changes left to invoice. */
+  internal: { account: string; prorations?: FakeProration[] };
 }
 
 export interface FakeSession {
@@ -125,10 +125,25 @@ export interface FakeDelivery {
 }
 
 /** A change to a subscription, from the API or the dashboard. */
+export const prorationBehaviors = ['create_prorations', 'none', 'always_invoice'] as const;
+export type ProrationBehavior = (typeof prorationBehaviors)[number];
+
+/** A proration line Stripe would add to the next invoice: credit for the old price, charge for the new. */
+export interface FakeProration {
+  subscriptionItem: string;
+  /** In the minor unit; negative is a credit. */
+  amount: number;
+  behavior: ProrationBehavior;
+  at: number;
+}
+
 export interface SubscriptionChange {
   quantity?: number;
   metadata?: Record<string, string>;
   cancelAtPeriodEnd?: boolean;
+  /** A new price for the item (`items[0][price_data]`), prorated as `prorationBehavior` says. */
+  price?: FakePrice;
+  prorationBehavior?: ProrationBehavior;
 }
 
 export interface FakeFailure {
@@ -156,6 +171,8 @@ export interface FakeStripe {
   webhooksSettled(): Promise<void>;
   /** Changes a subscription as the dashboard does, and sends `customer.subscription.updated`. */
   updateSubscription(id: string, change: SubscriptionChange): unknown;
+  /** Starts its next period now (a renewal), and sends `customer.subscription.updated`. */
+  renewSubscription(id: string): unknown;
   /** Cancels a subscription now, and sends `customer.subscription.deleted`. */
   cancelSubscription(id: string): unknown;
   /** The SDK retries 5xx (and 409) up to maxNetworkRetries, so a final failure needs retries + 1. */

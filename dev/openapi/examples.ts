@@ -54,6 +54,22 @@ const detail = (feature: ExampleFeature) => ({
   description: feature.description,
   isCountable: feature.isCountable,
 });
+/** A feature as the share answer's Cuprice-compatible planFeatures carry it. */
+const cupriceFeature = ({
+  id,
+  name,
+  description,
+  featureType,
+  basePrice,
+  countableData,
+}: typeof events | typeof sso) => ({
+  id,
+  name,
+  description,
+  featureType,
+  basePrice,
+  countableData,
+});
 
 const pro = {
   id: 2,
@@ -66,6 +82,7 @@ const pro = {
   freemiumDay: 14,
   isPerUserPricing: false,
   perUserMultiplier: 1,
+  version: 1,
   planFeatures: [
     { id: 2, multiplier: 1, feature: summary(sso) },
     { id: 3, multiplier: 10, feature: summary(events) },
@@ -190,6 +207,25 @@ export const examples: Record<string, { request?: unknown; response?: unknown }>
       ],
       features: [sso, events].map(({ createdAt: _c, updatedAt: _u, ...feature }) => feature),
       themeSettings: theme,
+      pricingPlans: [
+        {
+          id: 2,
+          name: 'Pro',
+          description: '',
+          order: 0,
+          isVisible: true,
+          isPopular: true,
+          isFree: false,
+          basePrice: 29,
+          freemiumDay: 14,
+          isPerUserPricing: false,
+          perUserMultiplier: 1,
+          planFeatures: [
+            { id: 3, multiplier: 1, feature: cupriceFeature(sso) },
+            { id: 4, multiplier: 10, feature: cupriceFeature(events) },
+          ],
+        },
+      ],
     },
   },
   createPlanCheckout: {
@@ -215,7 +251,7 @@ export const examples: Record<string, { request?: unknown; response?: unknown }>
       customer: { email: 'ada@example.com' },
       billingInterval: 'year',
       subscriptionId: 'sub_1Q2w3E',
-      metadata: { planId: '2', projectId: '1', seats: '4' },
+      metadata: { planId: '2', planVersion: '1', projectId: '1', seats: '4' },
     },
   },
 };

@@ -25,8 +25,8 @@ export const documentModuleFile = 'functions/docs/openapi-gzip.ts';
 
 /**
  * The document the docs function serves, as a module: gzip (level 9) of the compact JSON, in
- * base64. 13 KB of string instead of 87 KB of object literal keeps the docs bundle within the
- * default budget, and the bytes are its gzip answer as they are (docs/decisions.md, "Bundles
+ * base64: a string a fraction of the size of the object literal keeps the docs bundle within
+ * the default budget, and the bytes are its gzip answer as they are (docs/decisions.md, "Bundles
  * and cold starts"). zlib's bytes may differ between builds of it (the document cannot):
  * tests/unit/openapi.test.ts compares what it inflates to.
  */

@@ -1,4 +1,5 @@
-import type { JsonSchema, OpenApiDocument } from './document.ts';
+import type { OpenApiDocument } from './document.ts';
+import type { JsonSchema } from './inputs.ts';
 
 /**
  * docs/api.md: every route and field, rendered from the OpenAPI document alone, so the

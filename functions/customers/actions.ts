@@ -16,8 +16,9 @@ import {
   GrantBody,
   ListCustomersQuery,
 } from '#domain/customers/schemas.ts';
+import { consume } from '#domain/usage/consume.ts';
 import { recordEvents } from '#domain/usage/record.ts';
-import { EventsBody, EventsResultView } from '#domain/usage/schemas.ts';
+import { ConsumeBody, ConsumeResultView, EventsBody, EventsResultView } from '#domain/usage/schemas.ts';
 import { defineGroup, routesIn } from '#http/action.ts';
 import { ok, SuccessView, success } from '#http/responses.ts';
 import type { RuntimeConfig } from '#shared/config.ts';
@@ -25,7 +26,7 @@ import { customersRoutes } from './routes.ts';
 
 const reads = (config: RuntimeConfig) => ({ cacheTtlMs: config.PROJECT_CACHE_TTL_SECONDS * 1000 });
 
-/** billing.md's Customers API: who bought what, and what each customer may use now. */
+/** The customers API: who bought what, and what each customer may use now. */
 const route = routesIn(customersRoutes);
 
 export const customers = defineGroup(customersRoutes, [
@@ -79,6 +80,23 @@ export const customers = defineGroup(customersRoutes, [
     },
     run: async ({ project, path, query, config }) =>
       ok(await getEntitlement(project, path.customerId, path.featureId, query.required, reads(config))),
+  }),
+  route('POST /api/v1/projects/{slug}/customers/{customerId}/entitlements/{featureId}/consume', {
+    body: ConsumeBody,
+    doc: {
+      operationId: 'consume',
+      summary: 'Check and consume in one call: allowed and recorded, or refused and nothing recorded',
+      description:
+        'Records `amount` (default 1) of a count or sum feature as a usage event with this `eventId` ' +
+        "if the customer has access and the month's usage plus `amount` stays within the limit; " +
+        'otherwise answers `allowed: false` and records nothing, so the event id may be sent again later. ' +
+        'Exact under any number of concurrent callers. A resent event id (or one counted through ' +
+        '/events) answers allowed again and records nothing. `entitlement` is the feature as it stands ' +
+        "after the call, in the event's UTC month.",
+      responses: { 200: ConsumeResultView },
+    },
+    run: async ({ project, path, body, config }) =>
+      ok(await consume(project, path.customerId, path.featureId, body, reads(config))),
   }),
   route('POST /api/v1/projects/{slug}/events', {
     body: EventsBody,

@@ -18,6 +18,12 @@ export const customersRoutes = [
     group: 'customers',
     auth: 'read',
   },
-  // Usage events (billing.md): aggregated per customer, feature and month, read back in entitlements.
+  {
+    method: 'POST',
+    path: '/api/v1/projects/{slug}/customers/{customerId}/entitlements/{featureId}/consume',
+    group: 'customers',
+    auth: 'write',
+  },
+  // Usage events: aggregated per customer, feature and month, read back in entitlements.
   { method: 'POST', path: '/api/v1/projects/{slug}/events', group: 'customers', auth: 'write' },
 ] as const satisfies readonly GroupRoute<'customers'>[];

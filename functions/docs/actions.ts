@@ -8,8 +8,7 @@ let asset: StaticAsset | undefined;
 /**
  * docs/openapi.json as served (compact JSON), which the bundle carries gzipped (`npm run
  * openapi` writes openapi-gzip.ts): those bytes are the gzip answer, inflated once, at the
- * first request, for the plain one and the ETag (under 1 ms; docs/decisions.md, "Bundles and
- * cold starts").
+ * first request, for the plain one and the ETag (docs/decisions.md, "Bundles and cold starts").
  */
 export function openApiAsset(): StaticAsset {
   asset ??= gzippedStaticAsset(Buffer.from(openApiGzipBase64, 'base64'));

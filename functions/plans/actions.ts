@@ -18,6 +18,9 @@ import {
   UpdatePlanBody,
   UpdatePlanFeatureBody,
 } from '#domain/plans/schemas.ts';
+import { listVersions } from '#domain/versions/list.ts';
+import { migratePlan } from '#domain/versions/migrate.ts';
+import { MigrateBody, MigrationPreview, MigrationStarted, VersionListView } from '#domain/versions/schemas.ts';
 import { defineGroup, routesIn } from '#http/action.ts';
 import { tagged, writerOf } from '#http/etag.ts';
 import { ok, SuccessView, success } from '#http/responses.ts';
@@ -139,5 +142,31 @@ export const plans = defineGroup(plansRoutes, [
         200,
         await updatePlanFeature(project, path.planId, path.featureId, body.multiplier, writerOf(principal, headers)),
       ),
+  }),
+  route('GET /api/v1/projects/{slug}/plans/{planId}/versions', {
+    doc: {
+      operationId: 'listPlanVersions',
+      summary: "List a plan's versions with the customers holding each",
+      description:
+        'Newest first; the current version is always listed. `customers` counts the subscriptions (trialing, active, past_due) that hold the version.',
+      responses: { 200: VersionListView },
+    },
+    run: async ({ project, path }) => ok(await listVersions(project, path.planId)),
+  }),
+  route('POST /api/v1/projects/{slug}/plans/{planId}/migrate', {
+    doc: {
+      operationId: 'migratePlan',
+      summary: "Move a plan's customers to another version (dryRun: preview what it does to each)",
+      description:
+        "`dryRun: true` answers 200 with each customer's monthly price before and after, the features it loses and the limits its usage this month already passes, and changes nothing. Otherwise 202: customers move `now` or at `period_end` (Stripe subscriptions get the new price at once, prorated for `now`); large migrations continue in the background. Resending finishes what a cut-short one left.",
+      responses: { 200: MigrationPreview, 202: MigrationStarted },
+      errors: ['conflict', 'payments_not_configured', 'payment_provider_error'],
+    },
+    body: MigrateBody,
+    optionalBody: true,
+    run: async ({ project, path, body, principal, headers, ports }) => {
+      const result = await migratePlan(ports, project, path.planId, body, writerOf(principal, headers));
+      return result.dryRun ? ok(result.preview) : { status: 202, body: result.started };
+    },
   }),
 ]);

@@ -24,7 +24,7 @@ export const projects = defineGroup(projectsRoutes, [
       etag: 'read',
     },
     query: PageQuery,
-    // Without `limit` or `cursor`, every project (interface.md); with either, a page.
+    // Without `limit` or `cursor`, every project (the unpaged list its clients expect); with either, a page.
     run: async ({ principal, query, config, headers }) =>
       tagged(
         200,

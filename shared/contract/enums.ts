@@ -4,7 +4,7 @@
  * entities, the domain schemas and the widget all read them from here.
  */
 
-/** 'Standart' is the spelling of interface.md; requests may also send 'Standard'. */
+/** 'Standart' is the API's own spelling, kept for its clients; requests may also send 'Standard'. */
 export const featureTypes = ['Standart', 'Limits', 'Usage Based'] as const;
 export type FeatureType = (typeof featureTypes)[number];
 

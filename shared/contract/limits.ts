@@ -1,4 +1,4 @@
-/** Every bound of decisions.md, plus the numeric ceilings we chose (see docs/decisions.md). */
+/** Every bound of the API, in one place (the ones we chose: docs/decisions.md). */
 export const limits = {
   nameMax: 100,
   slugMax: 64,
@@ -19,6 +19,9 @@ export const limits = {
   // The smallest positive number accepted anywhere (DynamoDB cannot store below 1e-130).
   smallestPositive: 1e-9,
   bodyBytesMax: 256 * 1024,
+  // Every answer as Lambda serialises it (the body as a JSON string), a megabyte under
+  // Lambda's 6 MB response limit; the share answer sizes its Cuprice-compatible part to it.
+  answerBytesMax: 5_000_000,
   // Checkout: seats per purchase, Stripe's largest unit_amount (8 digits in minor units),
   // and the length of an Idempotency-Key (Stripe takes 255; we prefix the project).
   seatsMax: 100_000,

@@ -1,5 +1,5 @@
 /**
- * The price math of decisions.md, and nothing else: no I/O, nothing from outside the
+ * The price math, and nothing else: no I/O, nothing from outside the
  * contract, so the widget can bundle the very same functions and show exactly what checkout
  * will charge.
  */

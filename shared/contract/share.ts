@@ -66,6 +66,43 @@ export interface ShareFeature {
   countableData: CountableData | null;
 }
 
+/**
+ * The Cuprice-compatible part of the share data: the shape Cuprice's own clients (its React
+ * SDK) read, so a pricing page built for Cuprice renders from this service unchanged.
+ */
+export interface CupriceFeature {
+  id: number;
+  name: string;
+  /** Absent, with countableData, when the answer would be too large with them. */
+  description?: string;
+  featureType: FeatureType;
+  basePrice: number;
+  countableData?: CountableData | null;
+}
+
+export interface CupricePlanFeature {
+  /** The assignment's own id. */
+  id: number;
+  multiplier: number;
+  feature: CupriceFeature;
+}
+
+/** A visible plan as Cuprice's clients read it; `order` is its position among them, in id order. */
+export interface CupricePlan {
+  id: number;
+  name: string;
+  description: string;
+  order: number;
+  isVisible: boolean;
+  isPopular: boolean;
+  isFree: boolean;
+  basePrice: number;
+  freemiumDay: number;
+  isPerUserPricing: boolean;
+  perUserMultiplier: number;
+  planFeatures: CupricePlanFeature[];
+}
+
 /** The public face of a project: nothing of the owner, no keys, no hidden plans, no URLs. */
 export interface ShareView {
   id: number;
@@ -81,4 +118,6 @@ export interface ShareView {
   plans: SharePlan[];
   features: ShareFeature[];
   themeSettings: ThemeSettings;
+  /** The visible plans again, in the shape Cuprice's clients read; absent when the answer would be too large with them. */
+  pricingPlans?: CupricePlan[];
 }

@@ -2,7 +2,8 @@
 // (its entries in every plan are swept after its transaction).
 import type { NewChangeEntryItem } from './changes.ts';
 import { isStorageBusy } from './contention.ts';
-import { countFeatureDelete, removeEntries } from './plan-assignments.ts';
+import { bumpPlan, countFeatureDelete, removeEntries } from './plan-assignments.ts';
+import { freezeVersion, type NewPlanVersionItem, type PlanStep } from './plan-versions.ts';
 import { getProjectItem } from './projects.ts';
 import { db } from './service.ts';
 import { countedWrite } from './transactions.ts';
@@ -20,6 +21,10 @@ export interface RecordedDelete {
   change: NewChangeEntryItem;
   version: number;
   revision: number | undefined;
+  /** A plan's delete freezes the version its customers hold (shared/db/plan-versions.ts). */
+  frozen?: NewPlanVersionItem;
+  /** A feature's delete moves the version of each plan that has it. */
+  plans?: PlanStep[];
 }
 
 /**
@@ -74,6 +79,11 @@ export async function deleteWithAssignments<P extends AssignmentParent>(
               .commit(),
         // No assignment of the feature commits after this (plan-assignments.ts, featuresUnchanged).
         ...('planId' in parent ? [] : [countFeatureDelete(entities, scope)]),
+        ...(recorded?.frozen ? [freezeVersion(entities, recorded.frozen)] : []),
+        ...(recorded?.plans ?? []).flatMap(({ planId, step }) => [
+          bumpPlan(scope, planId, step),
+          freezeVersion(entities, step.frozen),
+        ]),
       ];
     },
   });

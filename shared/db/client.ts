@@ -70,7 +70,7 @@ export function createDynamoClient({ endpoint, region, credentials }: DynamoOpti
     maxAttempts: 4,
   });
   // The SDK's logger middleware copies every output for a logger we never give it, a
-  // share of every warm read's CPU (docs/decisions.md). Our request log line carries what we need.
+  // share of every warm read's CPU (docs/decisions.md, "Warm reads"). Our request log line carries what we need.
   client.middlewareStack.remove('loggerMiddleware');
   // One count per logical API call (retries are not counted again): the number `npm run
   // bench` reports and the request log line carries.

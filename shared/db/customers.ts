@@ -1,13 +1,17 @@
 import { createConversions } from 'electrodb';
 import { deleteEveryPage } from './batch.ts';
-import { Customer } from './entities/customer.ts';
 import { ifConditionFails } from './errors.ts';
 import { db } from './service.ts';
 import { writeTransaction } from './transactions.ts';
 import type { CustomerItem, ProjectKey } from './types.ts';
 
-/** Keys and cursors from composite attributes, without I/O. */
-const conversions = createConversions(Customer);
+/** Keys and cursors from composite attributes, without I/O (built at the first listing). */
+const customerConversions = () => createConversions(db().entities.customer);
+let conversions: ReturnType<typeof customerConversions> | undefined;
+const conversionsOf = () => {
+  conversions ??= customerConversions();
+  return conversions;
+};
 
 /** A project's customer by id (one GetItem), or undefined. */
 export async function getCustomerItem(
@@ -29,7 +33,7 @@ export async function listCustomerItems(
   after: string | undefined,
   count: number,
 ): Promise<{ items: CustomerItem[]; more: boolean }> {
-  const cursor = after === undefined ? null : conversions.fromComposite.toCursor({ projectId, customerId: after });
+  const cursor = after === undefined ? null : conversionsOf().fromComposite.toCursor({ projectId, customerId: after });
   const { data, cursor: next } = await db()
     .entities.customer.query.byProject({ projectId })
     .go({ limit: count, cursor });

@@ -1,5 +1,7 @@
 import { deleteWithAssignments, type RecordedDelete } from './cascading-deletes.ts';
 import type { NewChangeEntryItem } from './changes.ts';
+import { bumpPlan } from './plan-assignments.ts';
+import { freezeVersion, type PlanStep } from './plan-versions.ts';
 import { countedWrite } from './transactions.ts';
 import type { FeatureItem, NewFeatureItem, ProjectKey, ProjectScope } from './types.ts';
 
@@ -51,18 +53,21 @@ export async function updateFeatureItem(
   changes: FeatureChanges,
   change: NewChangeEntryItem,
   revision: number | undefined,
+  // The plans whose priced content the change moves: each moves its version in this transaction.
+  plans: PlanStep[] = [],
 ): Promise<'updated' | 'stale' | 'project_gone'> {
   const { shareId: _share, ...key } = scope;
   const outcome = await countedWrite({
     scope,
     revision,
-    actions: ({ feature }) => [
-      feature
+    actions: (entities) => [
+      entities.feature
         .patch({ ...key, featureId: read.featureId })
         .set(changes)
         .add({ version: 1 })
         .where((attributes, operations) => operations.eq(attributes.version, read.version))
         .commit(),
+      ...plans.flatMap(({ planId, step }) => [bumpPlan(scope, planId, step), freezeVersion(entities, step.frozen)]),
     ],
     changes: [change],
   });

@@ -1,8 +1,8 @@
 // Stored items read straight from a Query's low-level output (DynamoDB's AttributeValues), as
 // the DocumentClient and ElectroDB's own parse would give them, without either's per-item
-// machinery: at 1,000 items ElectroDB's was a quarter of a warm read's CPU, and the
-// DocumentClient's generic conversion builds every item one attribute at a time (objects V8
-// then keeps as dictionaries) to be read a second time (issue 14 goal 4, `npm run bench`). The
+// machinery, which dominates a warm read's CPU on large pages: the DocumentClient's generic
+// conversion builds every item one attribute at a time (objects V8 then keeps as dictionaries)
+// to be read a second time (`npm run bench` measures it; docs/decisions.md, "Warm reads"). The
 // readers are derived from each entity's own schema, so an attribute added to an entity is read
 // without an edit here; an attribute this module does not mirror exactly (a getter, a renamed
 // field, a hidden one, a list or a set) makes the entity fall back to the DocumentClient's
@@ -161,7 +161,7 @@ function buildReader<E extends AnyEntity>(entity: E): ItemReader<E> {
     model: { entity: string; version: string };
     attributes: Record<string, Definition>;
   };
-  // The DocumentClient's conversion, then ElectroDB's parse.
+  // The fallback for an attribute the readers below do not mirror.
   const parse = (items: StoredItem[]) =>
     entity.parse({ Items: items.map((item) => unmarshall(item)) }).data as Native[];
   const read: Readers = Object.create(null);

@@ -1,11 +1,12 @@
 // Assignments stored in their plan's item (docs/decisions.md, "Assignments in their plan"):
-// one map entry each (featureId → { i, m, c }), about 10 KB for a full plan, so a project of
-// 20,000 assignments reads in one page and a plan with its assignments is one item.
+// one map entry each (featureId → { i, m, c }), so a plan with its assignments is one item and
+// a whole project reads in few pages.
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { KEY_LAYOUT } from './entities/model.ts';
 import type { AssignedEntries, AssignedEntry, PlanAssignment, PlanItem } from './entities/plan.ts';
 import { anything, type StoredItem } from './items.ts';
+import { type PricedStep, pricedClauses } from './plan-versions.ts';
 import { db, rawTable } from './service.ts';
 import type { TransactionAction, TransactionEntities } from './transactions.ts';
 import type { ProjectKey, ProjectScope } from './types.ts';
@@ -107,11 +108,20 @@ export const entriesOf = (assignments: NewAssignment[], createdAt: string): Assi
 function planUpdateParams(
   scope: ProjectScope,
   planId: number,
-  update: { set?: string[]; remove?: string[]; condition: string[] },
-  names: Record<string, string>,
-  values: Record<string, unknown>,
+  own: { set?: string[]; remove?: string[]; condition: string[] },
+  ownNames: Record<string, string>,
+  ownValues: Record<string, unknown>,
+  priced?: PricedStep,
 ) {
   const { shareId, ...key } = scope;
+  const step = priced ? pricedClauses(priced) : undefined;
+  const update = {
+    set: [...(own.set ?? []), ...(step?.set ?? [])],
+    remove: own.remove,
+    condition: [...own.condition, ...(step?.condition ?? [])],
+  };
+  const names = { ...ownNames, ...step?.names };
+  const values = { ...ownValues, ...step?.values };
   const clauses = update.set?.length ? [`SET ${update.set.join(', ')}`] : [];
   if (update.remove?.length) clauses.push(`REMOVE ${update.remove.join(', ')}`);
   return {
@@ -136,10 +146,23 @@ const planUpdate = (...args: Parameters<typeof planUpdateParams>) =>
   planUpdateParams(...args) as unknown as TransactionAction;
 
 /**
+ * A plan's version step alone, for a write elsewhere that changes the plan's priced content
+ * (a feature's limit fields, a feature's delete): the plan item changes nothing else.
+ */
+export const bumpPlan = (scope: ProjectScope, planId: number, step: PricedStep) =>
+  planUpdate(scope, planId, { condition: [] }, {}, {}, step);
+
+/**
  * Adds entries to a plan while it has none of these features. At most ADD_BATCH at once: the
  * condition names each, and DynamoDB takes 4 KB.
  */
-export function addEntries(scope: ProjectScope, planId: number, assignments: NewAssignment[], createdAt: string) {
+export function addEntries(
+  scope: ProjectScope,
+  planId: number,
+  assignments: NewAssignment[],
+  createdAt: string,
+  priced?: PricedStep,
+) {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const set: string[] = [];
@@ -150,7 +173,7 @@ export function addEntries(scope: ProjectScope, planId: number, assignments: New
     set.push(`#assigned.#f${n} = :e${n}`);
     condition.push(`attribute_not_exists(#assigned.#f${n})`);
   });
-  return planUpdate(scope, planId, { set, condition }, names, values);
+  return planUpdate(scope, planId, { set, condition }, names, values, priced);
 }
 
 /** How many entries one add writes at most (its condition names each: DynamoDB takes 4 KB). */
@@ -166,6 +189,7 @@ export function writeEntry(
   planId: number,
   read: { featureId: number; planFeatureId: number; multiplier: number },
   multiplier: number | null,
+  priced?: PricedStep,
 ) {
   const condition = ['#assigned.#f.#i = :id', '#assigned.#f.#m = :read'];
   return planUpdate(
@@ -180,6 +204,7 @@ export function writeEntry(
       ':read': read.multiplier,
       ...(multiplier === null ? {} : { ':multiplier': multiplier }),
     },
+    priced,
   );
 }
 

@@ -12,6 +12,7 @@ import {
   removeEntries,
   writeEntry,
 } from './plan-assignments.ts';
+import { freezeVersion, type PricedStep } from './plan-versions.ts';
 import { readFeatureList, readPlan } from './project-parts.ts';
 import { countedWrite } from './transactions.ts';
 import type { NewPlanItem, PlanAssignment, PlanItem, ProjectKey, ProjectScope } from './types.ts';
@@ -75,7 +76,9 @@ export async function insertAssignments(
   records: NewChangeEntryItem[],
   // The time the change-log entries record, so a later write's `before` is their `after`.
   createdAt = new Date().toISOString(),
-): Promise<InsertAssignmentsResult | 'plan_missing' | 'project_gone' | MissingFeature> {
+  // The plan's version step: taken by the first batch, so one request moves the version once.
+  priced?: PricedStep,
+): Promise<InsertAssignmentsResult | 'plan_missing' | 'project_gone' | 'stale' | MissingFeature> {
   const key = { ownerId: scope.ownerId, slug: scope.slug };
   const recordOf = new Map(assignments.map((a, i) => [a, records[i] as NewChangeEntryItem]));
   const added: NewAssignment[] = [];
@@ -86,11 +89,13 @@ export async function insertAssignments(
   try {
     for (let failures = 0; pending.length > 0; ) {
       const batch = pending.slice(0, ADD_BATCH);
+      const step = added.length === 0 ? priced : undefined;
       const outcome = await countedWrite({
         scope,
         actions: (entities) => [
           featuresUnchanged(entities, scope, deletes),
-          addEntries(scope, planId, batch, createdAt),
+          addEntries(scope, planId, batch, createdAt, step),
+          ...(step ? [freezeVersion(entities, step.frozen)] : []),
         ],
         changes: batch.map((a) => recordOf.get(a) as NewChangeEntryItem),
       });
@@ -116,6 +121,8 @@ export async function insertAssignments(
       if (outcome.failedAt.includes(1)) {
         const stored = await readPlan(key, planId);
         if (stored?.shareId !== scope.shareId) return 'plan_missing';
+        // A priced write came first: the version step was read from a plan that is no more.
+        if (step && stored.pricedVersion !== step.read) return 'stale';
         const has = new Set(assignmentsIn(stored).map((a) => a.featureId));
         const taken = pending.filter((a) => has.has(a.featureId));
         alreadyAssigned.push(...taken);
@@ -171,19 +178,33 @@ export async function updatePlanItem(
   changes: PlanChanges,
   record: NewChangeEntryItem,
   revision: number | undefined,
+  priced?: PricedStep,
 ): Promise<RecordedOutcome<'updated'>> {
   const { shareId: _share, ...key } = scope;
   const outcome = await countedWrite({
     scope,
     revision,
     changes: [record],
-    actions: ({ plan }) => [
-      plan
+    actions: (entities) => [
+      entities.plan
         .patch({ ...key, planId: read.planId })
-        .set(changes)
+        .set(priced ? { ...changes, pricedVersion: priced.next, pricedAt: priced.at } : changes)
         .add({ version: 1 })
-        .where(({ version }, operations) => operations.eq(version, read.version))
+        .where(({ version, pricedVersion }, operations) =>
+          [
+            operations.eq(version, read.version),
+            // A plan that never moved has no pricedVersion (version 1).
+            ...(priced
+              ? [
+                  priced.read === undefined
+                    ? operations.notExists(pricedVersion)
+                    : operations.eq(pricedVersion, priced.read),
+                ]
+              : []),
+          ].join(' AND '),
+        )
         .commit(),
+      ...(priced ? [freezeVersion(entities, priced.frozen)] : []),
     ],
   });
   return recorded(outcome, 'updated');
@@ -204,12 +225,16 @@ export async function writeAssignment(
   multiplier: number | null,
   record: NewChangeEntryItem,
   revision: number | undefined,
+  priced?: PricedStep,
 ): Promise<RecordedOutcome<'written'>> {
   const outcome = await countedWrite({
     scope,
     revision,
     changes: [record],
-    actions: () => [writeEntry(scope, read.planId, read, multiplier)],
+    actions: (entities) => [
+      writeEntry(scope, read.planId, read, multiplier, priced),
+      ...(priced ? [freezeVersion(entities, priced.frozen)] : []),
+    ],
   });
   return recorded(outcome, 'written');
 }

@@ -6,6 +6,7 @@ import { deleteAll } from './batch.ts';
 import { sweepChanges } from './changes.ts';
 import { sweepCustomers } from './customers.ts';
 import type { ProjectSweepItem } from './entities/project-sweep.ts';
+import { sweepPlanVersions } from './plan-versions.ts';
 import { getProjectItem } from './projects.ts';
 import { db } from './service.ts';
 import { writeTransaction } from './transactions.ts';
@@ -41,6 +42,11 @@ export const outsidePartitionSweeps: OutsideSweep[] = [
   // Its usage: aggregates and unique markers beside the customers, event ids in their shards.
   async (project) => {
     await sweepUsage(project.projectId);
+    return 'done';
+  },
+  // Its plans' stored versions, beside the customers.
+  async (project) => {
+    await sweepPlanVersions(project.projectId);
     return 'done';
   },
 ];

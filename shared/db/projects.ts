@@ -36,7 +36,7 @@ function toPartition(
 /** The Service's entities in a collection, by alias. */
 const membersOf = (service: PricingService, collection: string): Record<string, AnyEntity> =>
   Object.fromEntries(
-    Object.entries(service.entities).filter(([, entity]) =>
+    Object.entries(service.collectionEntities).filter(([, entity]) =>
       Object.values(entity.schema.indexes as Record<string, { collection?: string | string[] }>).some((index) =>
         [index.collection].flat().includes(collection),
       ),

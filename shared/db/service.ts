@@ -1,68 +1,159 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { Service } from 'electrodb';
+import { createWriteTransaction, type EntityConfiguration, Service } from 'electrodb';
 import { type RuntimeConfig, runtimeConfig } from '#shared/config.ts';
 import { createDynamoClient, documentClientOn, dynamoOptions } from './client.ts';
-import { ApiKey } from './entities/api-key.ts';
-import { ChangeEntry } from './entities/change-entry.ts';
-import { Counter } from './entities/counter.ts';
-import { Customer } from './entities/customer.ts';
-import { Feature } from './entities/feature.ts';
-import { FeatureHead } from './entities/feature-head.ts';
-import { IdempotencyRecord } from './entities/idempotency.ts';
-import { CheckoutSession, RateLimit } from './entities/payment-records.ts';
-import { Plan } from './entities/plan.ts';
-import { Project } from './entities/project.ts';
-import { ProjectSweep } from './entities/project-sweep.ts';
-import { UsageAggregate, UsageEvent, UsageUnique } from './entities/usage.ts';
+import { apiKeyEntity } from './entities/api-key.ts';
+import { changeEntryEntity } from './entities/change-entry.ts';
+import { counterEntity } from './entities/counter.ts';
+import { customerEntity } from './entities/customer.ts';
+import { featureEntity } from './entities/feature.ts';
+import { featureHeadEntity } from './entities/feature-head.ts';
+import { idempotencyRecordEntity } from './entities/idempotency.ts';
+import { checkoutSessionEntity, rateLimitEntity } from './entities/payment-records.ts';
+import { planEntity } from './entities/plan.ts';
+import { planVersionEntity } from './entities/plan-version.ts';
+import { projectEntity } from './entities/project.ts';
+import { projectSweepEntity } from './entities/project-sweep.ts';
+import { usageAggregateEntity, usageEventEntity, usageUniqueEntity } from './entities/usage.ts';
 
-export const entities = {
-  project: Project,
-  feature: Feature,
-  featureHead: FeatureHead,
-  plan: Plan,
-  apiKey: ApiKey,
-  counter: Counter,
-  idempotencyRecord: IdempotencyRecord,
-  rateLimit: RateLimit,
-  checkoutSession: CheckoutSession,
-  projectSweep: ProjectSweep,
-  customer: Customer,
-  changeEntry: ChangeEntry,
-  usage: UsageAggregate,
-  usageUnique: UsageUnique,
-  usageEvent: UsageEvent,
+/** Every entity of the table by alias, as the definition its Entity is built from. */
+export const entityDefinitions = {
+  project: projectEntity,
+  feature: featureEntity,
+  featureHead: featureHeadEntity,
+  plan: planEntity,
+  apiKey: apiKeyEntity,
+  counter: counterEntity,
+  idempotencyRecord: idempotencyRecordEntity,
+  rateLimit: rateLimitEntity,
+  checkoutSession: checkoutSessionEntity,
+  projectSweep: projectSweepEntity,
+  customer: customerEntity,
+  changeEntry: changeEntryEntity,
+  usage: usageAggregateEntity,
+  usageUnique: usageUniqueEntity,
+  usageEvent: usageEventEntity,
+  planVersion: planVersionEntity,
 };
 
-/**
- * The entities that live outside any project, so a project delete leaves them alone (a
- * project's sweep record is deleted by its own sweep, last). Every
- * other entity joins the `projectData` collection (tests/integration/project-sweep.test.ts
- * fails otherwise): that is what reads it with its project and sweeps it on delete.
- * `customer` belongs to a project but lives in a partition of its own (keyed by project id),
- * which the project sweep deletes with a Query of its own (shared/db/customers.ts); so do
- * `changeEntry`, the project's change log (shared/db/changes.ts), and the usage entities
- * (shared/db/entities/usage.ts, swept by shared/db/usage.ts).
- */
-export const unscopedEntities = [
-  'apiKey',
-  'counter',
-  'idempotencyRecord',
-  'rateLimit',
-  'checkoutSession',
-  'projectSweep',
-  'customer',
-  'changeEntry',
-  'usage',
-  'usageUnique',
-  'usageEvent',
-] as const satisfies readonly (keyof typeof entities)[];
+type Definitions = typeof entityDefinitions;
+export type Entities = { [N in keyof Definitions]: ReturnType<Definitions[N]> };
 
-function createService(client: DynamoDBDocumentClient, table: string) {
-  return new Service(entities, { client, table });
+/**
+ * Where each entity's items live, which decides what deletes them when their project goes
+ * (tests/integration/project-sweep.test.ts writes one item of each swept entity, deletes the
+ * project and fails on any item left):
+ * - `projectData`: in the project's partition and its `projectData` collection, so read with
+ *   the project in one Query and deleted by the sweep's passes over the partition.
+ * - `ownPartition`: a project's, in a partition of its own keyed by the project id (so the
+ *   project's reads never page through it); an entry of `outsidePartitionSweeps`
+ *   (shared/db/project-sweep.ts) deletes it.
+ * - `{ kept }`: outlives a project delete, for the reason given.
+ * A new entity does not compile until it has its place here.
+ */
+export type EntityPlace = 'projectData' | 'ownPartition' | { kept: string };
+
+export const entityPlaces = {
+  project: 'projectData',
+  feature: 'projectData',
+  featureHead: 'projectData',
+  plan: 'projectData',
+  customer: 'ownPartition',
+  changeEntry: 'ownPartition',
+  usage: 'ownPartition',
+  usageUnique: 'ownPartition',
+  usageEvent: 'ownPartition',
+  planVersion: 'ownPartition',
+  apiKey: { kept: "an owner's, not a project's" },
+  counter: { kept: 'one id counter per kind of resource, for every project' },
+  idempotencyRecord: { kept: "an owner's request; the table's TTL removes it" },
+  rateLimit: { kept: "project ids are never reused, and the table's TTL removes it" },
+  checkoutSession: { kept: "project ids are never reused, and the table's TTL removes it" },
+  projectSweep: { kept: "the sweep's own record, which the sweep deletes last" },
+} as const satisfies { [E in keyof Definitions]: EntityPlace };
+
+/** The entities of the project collections (`projectData`, `share`). */
+type CollectionMember = {
+  [E in keyof typeof entityPlaces]: (typeof entityPlaces)[E] extends 'projectData' ? E : never;
+}[keyof typeof entityPlaces];
+type CollectionEntities = Pick<Entities, CollectionMember>;
+const collectionMembers = (Object.keys(entityPlaces) as (keyof Entities)[]).filter(
+  (alias): alias is CollectionMember => entityPlaces[alias] === 'projectData',
+);
+
+/**
+ * The table, as the storage functions use it: ElectroDB's Service, built piece by piece. An
+ * entity's model is checked and compiled when the process first uses that entity, and the
+ * collections' Service (over their members only) at the first collection read, so a cold
+ * start pays for neither, and a function pays only for the entities its requests use: the
+ * share function never builds the customer, usage or idempotency entities.
+ */
+export interface PricingService {
+  /** Each entity built at first use; enumerating them builds them all. */
+  readonly entities: Entities;
+  readonly collections: Service<CollectionEntities>['collections'];
+  /** The collections' member entities, by alias. */
+  readonly collectionEntities: CollectionEntities;
+  readonly transaction: { write: Service<Entities>['transaction']['write'] };
 }
 
-export type PricingService = ReturnType<typeof createService>;
+/** `entities` whose properties build their Entity on first access, then hold it. */
+function lazyEntities(config: EntityConfiguration): Entities {
+  const entities = {} as Entities;
+  for (const [alias, define] of Object.entries(entityDefinitions)) {
+    Object.defineProperty(entities, alias, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const entity = define(config);
+        Object.defineProperty(entities, alias, { value: entity, enumerable: true });
+        return entity;
+      },
+    });
+  }
+  return entities;
+}
+
+/** Every entity without a client: its keys, requests and model, built at first use (tests, tools). */
+export const entities: Entities = lazyEntities({});
+
+function createService(client: DynamoDBDocumentClient, table: string): PricingService {
+  const entities = lazyEntities({ client, table });
+  let collectionService: Service<CollectionEntities> | undefined;
+  const collectionServiceOf = () => {
+    collectionService ??= new Service(
+      Object.fromEntries(collectionMembers.map((alias) => [alias, entities[alias]])) as CollectionEntities,
+      { client, table },
+    );
+    return collectionService;
+  };
+  // ElectroDB's transaction is handed only the entities its builder used (it sends through the
+  // first of them and reads cancelled items with them), so a write builds no other entity.
+  const write = (build: (entities: Entities) => unknown) => {
+    const used: Record<string, unknown> = {};
+    const view = new Proxy(entities, {
+      get: (target, alias: string) => {
+        const entity = target[alias as keyof Entities];
+        used[alias] = entity;
+        return entity;
+      },
+    });
+    const actions = build(view);
+    if (Object.keys(used).length === 0) used.changeEntry = entities.changeEntry;
+    return createWriteTransaction(used as Partial<Entities> as Entities, () => actions as never);
+  };
+  return {
+    entities,
+    get collections() {
+      return collectionServiceOf().collections;
+    },
+    get collectionEntities() {
+      return collectionServiceOf().entities;
+    },
+    transaction: { write: write as unknown as PricingService['transaction']['write'] },
+  };
+}
 
 let service: PricingService | undefined;
 let client: DynamoDBDocumentClient | undefined;

@@ -1,12 +1,19 @@
+import type { AggregationMethod } from '#contract/enums.ts';
 import { USAGE_EVENT_SHARDS } from './entities/usage.ts';
+
+/** A countable feature as its aggregates are keyed: by id and by its aggregation method. */
+export interface MeteredFeature {
+  featureId: number;
+  method: AggregationMethod;
+}
 
 // The keys ElectroDB gives these entities (shared/db/entities/usage.ts), built here without
 // it: a batch writes up to a thousand of them. tests/unit/entity-keys.test.ts pins both.
 const pad = (id: number) => String(id).padStart(12, '0');
 export const customerPartition = (projectId: number) => `$pricing#projectId_${pad(projectId)}`;
 const customerSk = (customerId: string) => `$customer_1#customerId_${customerId}`;
-export const aggregateSk = (customerId: string, month: string, featureId: number) =>
-  `$usage_1#customerId_${customerId}#month_${month}#featureId_${pad(featureId)}`;
+export const aggregateSk = (customerId: string, month: string, { featureId, method }: MeteredFeature) =>
+  `$usage_1#customerId_${customerId}#month_${month}#featureId_${pad(featureId)}#method_${method}`;
 export const uniqueSk = (customerId: string, month: string, featureId: number, property: string) =>
   `$usageunique_1#customerId_${customerId}#month_${month}#featureId_${pad(featureId)}#property_${property}`;
 
@@ -21,9 +28,9 @@ export function eventShard(eventId: string): number {
 }
 
 export const usageKeys = {
-  aggregate: (projectId: number, customerId: string, month: string, featureId: number) => ({
+  aggregate: (projectId: number, customerId: string, month: string, feature: MeteredFeature) => ({
     pk: customerPartition(projectId),
-    sk: aggregateSk(customerId, month, featureId),
+    sk: aggregateSk(customerId, month, feature),
   }),
   unique: (projectId: number, customerId: string, month: string, featureId: number, property: string) => ({
     pk: customerPartition(projectId),
@@ -36,10 +43,15 @@ export const usageKeys = {
 };
 
 /** The keys an entitlement read gets: the customer, and its month's aggregate of each feature. */
-export function entitlementKeys(projectId: number, customerId: string, month: string, featureIds: readonly number[]) {
+export function entitlementKeys(
+  projectId: number,
+  customerId: string,
+  month: string,
+  features: readonly MeteredFeature[],
+) {
   const pk = customerPartition(projectId);
   return [
     { pk, sk: customerSk(customerId) },
-    ...featureIds.map((featureId) => ({ pk, sk: aggregateSk(customerId, month, featureId) })),
+    ...features.map((feature) => ({ pk, sk: aggregateSk(customerId, month, feature) })),
   ];
 }

@@ -25,6 +25,23 @@ export interface AggregateEvents {
   events: MeteredEvent[];
 }
 
+/**
+ * The domain's aggregation rules (shared/domain/usage/aggregation.ts), handed in: what an
+ * aggregate makes of the events a transaction counts. Storage keeps each event counted
+ * once and applies the result with the condition that keeps concurrent writers right.
+ */
+export interface AggregationRules {
+  /** count and sum: what the aggregate gains from these events. */
+  added(method: 'count' | 'sum', events: readonly MeteredEvent[]): number;
+  /** max: these events' candidate, stored when above the stored amount. */
+  max(events: readonly MeteredEvent[]): number;
+  /**
+   * latest: the event these events leave as the latest. It replaces the stored one unless
+   * that one is later: on a tie the later write wins, as the later received does among these.
+   */
+  latest(events: readonly MeteredEvent[]): MeteredEvent;
+}
+
 /** What is stored already of one aggregate, as far as the batch knows: shared by its chunks. */
 export interface Known {
   /** unique_count: properties whose marker exists already. */
@@ -61,7 +78,7 @@ export async function readStored(projectId: number, groups: AggregateEvents[]): 
     known.set(group, knowledge);
     const { customerId, month, featureId, method } = group;
     if (method === 'max' || method === 'latest') {
-      found.set(aggregateSk(customerId, month, featureId), (item) => {
+      found.set(aggregateSk(customerId, month, { featureId, method }), (item) => {
         knowledge.stored = { amount: item.amount as number | undefined, at: item.at as number | undefined };
       });
     } else if (method === 'unique_count') {

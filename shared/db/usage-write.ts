@@ -1,43 +1,24 @@
 import { BUSY, isThrottled, onlyTransient, retryWhileBusy } from './contention.ts';
 import { rawTable } from './service.ts';
 import { sendTransaction, type TransactItem, type TransactionOutcome } from './transactions.ts';
+import { aggregateExpiry, eventIdExpiry, markerExpiry } from './usage-expiry.ts';
 import { eventShard, usageKeys } from './usage-item-keys.ts';
-import { type AggregateEvents, type Chunk, type Known, type MeteredEvent, pack, readStored } from './usage-packing.ts';
+import {
+  type AggregateEvents,
+  type AggregationRules,
+  type Chunk,
+  type Known,
+  type MeteredEvent,
+  pack,
+  readStored,
+} from './usage-packing.ts';
 
-export type { AggregateEvents, MeteredEvent };
+export type { AggregateEvents, AggregationRules, MeteredEvent };
 
-/**
- * The domain's aggregation rules (shared/domain/usage/aggregation.ts), handed in: what an
- * aggregate makes of the events a transaction counts. Storage keeps each event counted
- * once and applies the result with the condition that keeps concurrent writers right.
- */
-export interface AggregationRules {
-  /** count and sum: what the aggregate gains from these events. */
-  added(method: 'count' | 'sum', events: readonly MeteredEvent[]): number;
-  /** max: these events' candidate, stored when above the stored amount. */
-  max(events: readonly MeteredEvent[]): number;
-  /**
-   * latest: the event these events leave as the latest. It replaces the stored one unless
-   * that one is later: on a tie the later write wins, as the later received does among these.
-   */
-  latest(events: readonly MeteredEvent[]): MeteredEvent;
-}
-
-const DAY_SECONDS = 86_400;
-/** An event id seen in the last 35 days is a duplicate. */
-const EVENT_ID_KEPT_DAYS = 35;
-/** How long an aggregate stays after its month began (a year of history and more). */
-const AGGREGATE_KEPT_DAYS = 400;
 /** Transactions of one batch in flight at once. */
 const CONCURRENCY = 4;
 /** Conflicts with concurrent senders (and throttling) are retried this long by default. */
 export const CONFLICT_BUDGET_MS = 6_000;
-
-const monthStart = (month: string) => Date.parse(`${month}-01T00:00:00Z`) / 1000;
-function nextMonthStart(month: string): number {
-  const [year, m] = month.split('-').map(Number) as [number, number];
-  return Date.UTC(year, m, 1) / 1000;
-}
 
 type ItemRef =
   | { kind: 'event'; chunk: Chunk; eventId: string }
@@ -59,19 +40,20 @@ function aggregateUpdate(
     ':customerId': customerId,
     ':month': month,
     ':featureId': featureId,
+    ':method': method,
     ':entity': 'usage',
     ':version': '1',
-    ':expiresAt': monthStart(month) + AGGREGATE_KEPT_DAYS * DAY_SECONDS,
+    ':expiresAt': aggregateExpiry(month),
   };
   const set =
     'projectId = :projectId, customerId = :customerId, #month = :month, featureId = :featureId, ' +
-    '#e = :entity, #v = :version, expiresAt = :expiresAt';
+    '#method = :method, #e = :entity, #v = :version, expiresAt = :expiresAt';
   const base = {
     TableName: table,
-    Key: usageKeys.aggregate(projectId, customerId, month, featureId),
+    Key: usageKeys.aggregate(projectId, customerId, month, { featureId, method }),
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
   };
-  const names = { '#month': 'month', '#e': '__edb_e__', '#v': '__edb_v__', '#amount': 'amount' };
+  const names = { '#month': 'month', '#method': 'method', '#e': '__edb_e__', '#v': '__edb_v__', '#amount': 'amount' };
   let add: number;
   if (method === 'count' || method === 'sum') add = rules.added(method, live);
   else if (method === 'unique_count') add = newProperties;
@@ -127,9 +109,7 @@ function build(table: string, projectId: number, chunks: Chunk[], rules: Aggrega
             projectId,
             shard: eventShard(event.eventId),
             eventId: event.eventId,
-            // 35 days past its receipt, or past its timestamp when that is ahead of the clock:
-            // as long as the event can be accepted again, its id is remembered.
-            expiresAt: Math.max(nowSeconds, Math.ceil(event.at / 1000)) + EVENT_ID_KEPT_DAYS * DAY_SECONDS,
+            expiresAt: eventIdExpiry(event.at, nowSeconds),
             __edb_e__: 'usageevent',
             __edb_v__: '1',
           },
@@ -156,8 +136,7 @@ function build(table: string, projectId: number, chunks: Chunk[], rules: Aggrega
             month,
             featureId,
             property,
-            // No event can reach the month once 35 days have passed since it ended.
-            expiresAt: nextMonthStart(month) + (EVENT_ID_KEPT_DAYS + 1) * DAY_SECONDS,
+            expiresAt: markerExpiry(month),
             __edb_e__: 'usageunique',
             __edb_v__: '1',
           },

@@ -2,9 +2,10 @@ import { deleteAll, deleteEveryPage, getAll } from './batch.ts';
 import { USAGE_EVENT_SHARDS } from './entities/usage.ts';
 import { db } from './service.ts';
 import type { CustomerItem } from './types.ts';
-import { entitlementKeys, eventShard } from './usage-item-keys.ts';
+import { entitlementKeys, eventShard, type MeteredFeature } from './usage-item-keys.ts';
 import type { AggregateEvents } from './usage-write.ts';
 
+export type { MeteredFeature } from './usage-item-keys.ts';
 export {
   type AggregateEvents,
   type AggregationRules,
@@ -24,9 +25,9 @@ export async function readCustomerWithUsage(
   projectId: number,
   customerId: string,
   month: string,
-  featureIds: readonly number[],
+  features: readonly MeteredFeature[],
 ): Promise<{ customer: CustomerItem | undefined; usage: Map<number, number> }> {
-  const found = await getAll(entitlementKeys(projectId, customerId, month, featureIds));
+  const found = await getAll(entitlementKeys(projectId, customerId, month, features));
   let customer: CustomerItem | undefined;
   const usage = new Map<number, number>();
   for (const item of found) {
@@ -36,8 +37,8 @@ export async function readCustomerWithUsage(
   return { customer, usage };
 }
 
-type AggregateKey = { projectId: number; customerId: string; month: string; featureId: number };
-type UniqueKey = AggregateKey & { property: string };
+type AggregateKey = { projectId: number; customerId: string; month: string; featureId: number; method: string };
+type UniqueKey = { projectId: number; customerId: string; month: string; featureId: number; property: string };
 
 /** A customer's usage (aggregates and unique markers); how many items were deleted. */
 export async function deleteCustomerUsage(projectId: number, customerId: string): Promise<number> {
@@ -47,7 +48,7 @@ export async function deleteCustomerUsage(projectId: number, customerId: string)
     deleteEveryPage<AggregateKey>(usage, (cursor) =>
       usage.query
         .byCustomer({ projectId, customerId })
-        .go({ ...options(cursor), attributes: ['projectId', 'customerId', 'month', 'featureId'] }),
+        .go({ ...options(cursor), attributes: ['projectId', 'customerId', 'month', 'featureId', 'method'] }),
     ),
     deleteEveryPage<UniqueKey>(usageUnique, (cursor) =>
       usageUnique.query
@@ -67,7 +68,7 @@ export async function sweepUsage(projectId: number): Promise<void> {
   await deleteEveryPage<AggregateKey>(usage, (cursor) =>
     usage.query
       .byCustomer({ projectId })
-      .go({ cursor, consistent: true, attributes: ['projectId', 'customerId', 'month', 'featureId'] }),
+      .go({ cursor, consistent: true, attributes: ['projectId', 'customerId', 'month', 'featureId', 'method'] }),
   );
   await deleteEveryPage<UniqueKey>(usageUnique, (cursor) =>
     usageUnique.query
@@ -90,7 +91,7 @@ export async function deleteUsageItems(projectId: number, groups: readonly Aggre
   const { usage, usageUnique, usageEvent } = db().entities;
   await deleteAll(
     usage,
-    groups.map(({ customerId, month, featureId }) => ({ projectId, customerId, month, featureId })),
+    groups.map(({ customerId, month, featureId, method }) => ({ projectId, customerId, month, featureId, method })),
   );
   await deleteAll(
     usageUnique,

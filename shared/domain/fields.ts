@@ -4,7 +4,7 @@ import { limits } from '#contract/limits.ts';
 /** Field schemas shared by the request bodies of several resources. */
 
 /**
- * The text rule of decisions.md. Single-line texts (names, `condition`, `fontFamily`) refuse
+ * The text rule. Single-line texts (names, `condition`, `fontFamily`) refuse
  * Unicode categories Cc (controls: NUL, ESC, DEL, C1) and Cs (a lone surrogate, which DynamoDB
  * cannot store as UTF-8), the bidi embeddings, overrides and isolates (U+202A–U+202E,
  * U+2066–U+2069), and values with no visible character. Multi-line texts (descriptions) refuse

@@ -55,6 +55,20 @@ export interface CheckoutSessionSummary {
   productName: string | null;
 }
 
+/** A subscription's new price (one item update), as a plan migration sends it. */
+export interface SubscriptionPriceChange {
+  subscriptionId: string;
+  currency: string;
+  /** In the currency's minor unit, for the whole interval. */
+  unitAmount: number;
+  interval: BillingInterval;
+  /** `create_prorations` charges the difference for the rest of the period; `none` starts at the next one. */
+  prorationBehavior: 'create_prorations' | 'none';
+  /** Set on the subscription (merged with what it has). */
+  metadata: Record<string, string>;
+  idempotencyKey?: string;
+}
+
 /**
  * Each project sells through its own payment account, so every call takes the project's
  * secret key. Failures arrive as domain errors (payment_provider_error, conflict).
@@ -63,6 +77,8 @@ export interface PaymentGateway {
   createCheckoutSession(secretKey: string, request: CheckoutSessionRequest): Promise<{ id: string; url: string }>;
   /** Undefined when this account has no such session. */
   retrieveCheckoutSession(secretKey: string, sessionId: string): Promise<CheckoutSessionSummary | undefined>;
+  /** Puts a new price on the subscription's one item; undefined when this account has no such subscription. */
+  updateSubscriptionPrice(secretKey: string, change: SubscriptionPriceChange): Promise<'updated' | undefined>;
 }
 
 /** The time, in epoch milliseconds: handed in so that tests can move it instead of waiting. */
@@ -81,6 +97,16 @@ export const systemClock: Clock = { now: () => Date.now() };
  */
 export interface SweepQueue {
   enqueue(projectId: number): Promise<void>;
+}
+
+/**
+ * Where a plan migration too large for one request is handed over (lifecycle.md §1): the
+ * sweep queue in a stage (shared/sweeps/sqs-queue.ts, run by the sweeper function), a
+ * background task in the local server (dev/local-migrations.ts). A lost hand-over loses
+ * nothing stored: resending the migration finds who has not moved yet.
+ */
+export interface MigrationQueue {
+  enqueue(job: import('./versions/move.ts').MigrationJob): Promise<void>;
 }
 
 /** A verified Stripe event: what its signed payload says, as delivered. */
@@ -105,5 +131,6 @@ export interface Ports {
   payments: PaymentGateway;
   clock: Clock;
   sweeps: SweepQueue;
+  migrations: MigrationQueue;
   webhooks: WebhookVerifier;
 }

@@ -25,7 +25,7 @@ const rememberKnownFields: z.core.$ZodErrorMap = (issue) => {
 
 /**
  * A request object that refuses fields it does not know: each is a 400 naming it and the
- * nearest known field, as decisions.md asks (a typo is never silently dropped).
+ * nearest known field (a typo is never silently dropped).
  */
 export function strictObject<Shape extends z.core.$ZodLooseShape>(shape: Shape) {
   return z.strictObject(shape, { error: rememberKnownFields });
@@ -71,7 +71,7 @@ const TYPE_NAMES: Record<string, string> = {
   null: 'null',
 };
 
-/** Messages for people where a field's schema gives none of its own (decisions.md "Errors"). */
+/** Messages for people where a field's schema gives none of its own. */
 const forPeople: z.core.$ZodErrorMap = (issue) => {
   switch (issue.code) {
     case 'invalid_type':

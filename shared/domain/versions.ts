@@ -3,8 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ContendedError, PreconditionFailedError, UnavailableError } from './errors.ts';
 
 /**
- * Versions of v1 resources (decisions.md, "Scripting v1 safely"; docs/decisions.md "ETag and
- * If-Match"). A resource's version is its ETag: a strong tag over the JSON of the
+ * Versions of v1 resources (docs/decisions.md, "ETag, If-Match and the change log"). A resource's version is its ETag: a strong tag over the JSON of the
  * representation its GET or PUT answers, so it changes exactly when that representation
  * does (a project's with any of its features, plans or assignments, a plan's with a feature
  * it shows). `If-Match` is compared with the representation of a consistent read, and the
@@ -57,7 +56,7 @@ export interface Writer {
 export const revisionGuard = (writer: Writer, revision: number): number | undefined =>
   writer.ifMatch === undefined ? undefined : revision;
 
-/** Rounds of a write with If-Match: each compares it again, so few are needed (docs/decisions.md, "ETag and If-Match"). */
+/** Rounds of a write with If-Match: each compares it again, so few are needed (docs/decisions.md, "ETag, If-Match and the change log"). */
 const GUARDED_ATTEMPTS = 5;
 /** Rounds of a plain write: it must not fail because others write, so it outlasts a burst of them. */
 const PLAIN_ATTEMPTS = 40;

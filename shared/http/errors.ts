@@ -51,7 +51,7 @@ export const methodNotAllowed = (method: string, path: string, allow: string[]) 
 export const payloadTooLarge = (limitBytes: number) =>
   new HttpError('payload_too_large', `Request body is larger than ${limitBytes / 1024} KiB.`);
 
-/** Every error answer's body (decisions.md "Errors"); `details` only for validation. */
+/** Every error answer's body; `details` only for validation. */
 export const ErrorBody = z.strictObject({
   error: z.strictObject({
     code: z.enum([...(Object.keys(statusByCode) as (keyof typeof statusByCode)[]), 'internal_error']),

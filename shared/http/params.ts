@@ -7,7 +7,8 @@ import type { ProjectKey } from '#domain/projects/load.ts';
 /**
  * Every path parameter of the route table, by name: its schema, and what a value that does
  * not parse means. A name means the same on every route; a route template with a name not
- * listed here does not compile. A value that fails names nothing: 404.
+ * listed here answers 500 (parsePath throws) and fails the grants test, which serves every
+ * route. A value that fails names nothing: 404.
  */
 export const pathParameters = {
   slug: { schema: z.string(), notFound: undefined },

@@ -164,8 +164,8 @@ export function jsonBody(): GroupMiddleware {
 }
 
 /**
- * Validates what the route declares, in the order of decisions.md: the body and the query
- * string (400), then the path parameters (404 for an id that names nothing).
+ * Validates what the route declares: the body and the query string (400) first, so a bad
+ * request is a 400 whatever its path names, then the path parameters (404 for an id that names nothing).
  */
 export function validateInput(): GroupMiddleware {
   return {

@@ -1,29 +1,45 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { SweepQueue } from '#domain/ports.ts';
+import type { MigrationQueue, SweepQueue } from '#domain/ports.ts';
+import type { MigrationJob } from '#domain/versions/move.ts';
 import { ConfigError, type RuntimeConfig } from '#shared/config.ts';
 
 /** The message a sweep is handed over with; the sweeper reads it back with sweepMessage. */
 export const sweepMessageBody = (projectId: number) => JSON.stringify({ projectId });
 
+/** A plan migration handed to the sweeper (shared/domain/versions/migrate.ts), on the same queue. */
+export const migrationMessageBody = (job: MigrationJob) => JSON.stringify({ migration: job });
+
 /** A stage's sweep queue, named in SWEEP_QUEUE_URL: a stage without one fails its cold start. */
 export function sqsSweepQueueFor(config: Pick<RuntimeConfig, 'SWEEP_QUEUE_URL' | 'AWS_REGION'>): SweepQueue {
+  const send = sqsSender(config);
+  return { enqueue: (projectId) => send(sweepMessageBody(projectId)) };
+}
+
+/** Large plan migrations go to the sweep queue too, for the sweeper to run. */
+export function sqsMigrationQueueFor(config: Pick<RuntimeConfig, 'SWEEP_QUEUE_URL' | 'AWS_REGION'>): MigrationQueue {
+  const send = sqsSender(config);
+  return { enqueue: (job) => send(migrationMessageBody(job)) };
+}
+
+function sqsSender(config: Pick<RuntimeConfig, 'SWEEP_QUEUE_URL' | 'AWS_REGION'>) {
   const queueUrl = config.SWEEP_QUEUE_URL;
-  if (!queueUrl) throw new ConfigError('Invalid configuration: project deletes need SWEEP_QUEUE_URL (an SQS queue)');
+  if (!queueUrl)
+    throw new ConfigError(
+      'Invalid configuration: project deletes and plan migrations need SWEEP_QUEUE_URL (an SQS queue)',
+    );
   let ready: Promise<{ sdk: typeof import('@aws-sdk/client-sqs'); client: SQSClient }> | undefined;
-  return {
-    async enqueue(projectId) {
-      // The SQS client's module is loaded at the first delete, not at import: no other request
-      // of the projects function uses it (docs/decisions.md, "Bundles and cold starts").
-      ready ??= import('@aws-sdk/client-sqs').then(
-        // No endpoint here: the SDK reads AWS_ENDPOINT_URL_SQS itself.
-        (sdk) => ({ sdk, client: new sdk.SQSClient({ region: config.AWS_REGION }) }),
-        (error: unknown) => {
-          ready = undefined;
-          throw error;
-        },
-      );
-      const { sdk, client } = await ready;
-      await client.send(new sdk.SendMessageCommand({ QueueUrl: queueUrl, MessageBody: sweepMessageBody(projectId) }));
-    },
+  return async (body: string): Promise<void> => {
+    // The SQS client's module is loaded at the first hand-over, not at import: no other request
+    // of the function uses it (docs/decisions.md, "Bundles and cold starts").
+    ready ??= import('@aws-sdk/client-sqs').then(
+      // No endpoint here: the SDK reads AWS_ENDPOINT_URL_SQS itself.
+      (sdk) => ({ sdk, client: new sdk.SQSClient({ region: config.AWS_REGION }) }),
+      (error: unknown) => {
+        ready = undefined;
+        throw error;
+      },
+    );
+    const { sdk, client } = await ready;
+    await client.send(new sdk.SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
   };
 }

@@ -379,18 +379,19 @@ describe('IAM: each function role holds least privilege', () => {
     expect(actionsOfGroup(group, 'kms')).toEqual(use === 'none' ? [] : [paymentKeyActions[use]]);
   });
 
-  test('kms: only projects may GenerateDataKey and only payments may Decrypt, each on the payment key ARN', () => {
+  test('kms: only projects may GenerateDataKey; only payments and plans (migrations reprice Stripe) may Decrypt, each on the payment key ARN', () => {
     const kmsStatements = (group: Group) =>
       statementsOf(group).filter((statement) => actionsOf(statement).some((a) => a.startsWith('kms:')));
     expect(actionsOfGroup('projects', 'kms')).toEqual(['kms:GenerateDataKey']);
     expect(actionsOfGroup('payments', 'kms')).toEqual(['kms:Decrypt']);
-    for (const group of ['projects', 'payments'] as const) {
+    expect(actionsOfGroup('plans', 'kms')).toEqual(['kms:Decrypt']);
+    for (const group of ['projects', 'payments', 'plans'] as const) {
       const [statement, ...others] = kmsStatements(group);
       expect(others).toEqual([]);
       expect(statement?.Effect).toBe('Allow');
       expect(asList(statement?.Resource)).toEqual([keyArn()]);
     }
-    for (const group of ['share', 'features', 'plans'] as const) {
+    for (const group of ['share', 'features'] as const) {
       expect(actionsOfGroup(group, 'kms'), group).toEqual([]);
     }
   });
@@ -401,7 +402,9 @@ describe('IAM: each function role holds least privilege', () => {
       const other = statementsOf(group).filter((statement) =>
         actionsOf(statement).some((action) => !action.startsWith('dynamodb:') && !action.startsWith('kms:')),
       );
-      const handsOverSweeps = (groupSpecs[group].ports as readonly string[]).includes('sweeps');
+      const handsOverSweeps = (groupSpecs[group].ports as readonly string[]).some(
+        (port) => port === 'sweeps' || port === 'migrations',
+      );
       expect(other).toEqual([
         { Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Effect: 'Allow', Resource: logGroupArn(group) },
         ...(handsOverSweeps ? [{ Action: 'sqs:SendMessage', Effect: 'Allow', Resource: expect.anything() }] : []),

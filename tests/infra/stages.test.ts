@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { functionRoleName, paymentKeyActions } from '../../infra/service-function.ts';
 import { StageError, stageSettings } from '../../infra/stages.ts';
 import { createTableInput, tableDefinition } from '../../shared/db/table.ts';
-import { groupSpecs } from '../../shared/function-specs.ts';
+import { functionSpecs, type Worker } from '../../shared/function-specs.ts';
 import type { Group } from '../../shared/routes.ts';
 import {
   actionPatternCovers,
@@ -71,7 +71,7 @@ const tableResource = (stage: StageName) => {
 const keyStatements = (stage: StageName) =>
   asList<PolicyStatementJson>(keyResource(stage).Properties?.KeyPolicy?.Statement);
 /** The ARN of a function role as the key policy must spell it (the role has no path). */
-const roleArn = (stage: StageName, group: Group) => ({
+const roleArn = (stage: StageName, group: Group | Worker) => ({
   'Fn::Join': [
     '',
     ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, `:role/${functionRoleName(stage, group)}`],
@@ -92,7 +92,7 @@ describe.each(stages)(
 
     test.each([
       ['kms:GenerateDataKey', 'projects'],
-      ['kms:Decrypt', 'payments and webhooks'],
+      ['kms:Decrypt', 'payments and webhooks and plans and sweeper'],
     ] as const)(
       '%s is allowed by one statement, conditioned on the %s role ARN(s) and a projectId context',
       (action, roles) => {
@@ -104,7 +104,7 @@ describe.each(stages)(
         expect(allowing).toHaveLength(1);
         const [statement] = allowing as [PolicyStatementJson];
         expect(actionsOf(statement)).toEqual([action]);
-        const arns = (roles.split(' and ') as Group[]).map((group) => roleArn(stage, group));
+        const arns = (roles.split(' and ') as (Group | Worker)[]).map((group) => roleArn(stage, group));
         expect(statement.Condition?.StringEquals?.['aws:PrincipalArn']).toEqual(arns.length === 1 ? arns[0] : arns);
         expect(statement.Condition?.StringEquals?.['kms:CallerAccount']).toEqual({ Ref: 'AWS::AccountId' });
         const contextOperators = Object.entries(statement.Condition ?? {}).filter(
@@ -120,7 +120,9 @@ describe.each(stages)(
 
     test('each key operation names exactly the roles of the groups whose spec uses it', () => {
       for (const [use, action] of Object.entries(paymentKeyActions) as [keyof typeof paymentKeyActions, string][]) {
-        const users = groups.filter((group) => groupSpecs[group].paymentKeys === use);
+        const users = (Object.keys(functionSpecs) as (Group | Worker)[]).filter(
+          (group) => functionSpecs[group].paymentKeys === use,
+        );
         const [statement] = keyStatements(stage).filter((s) => actionsOf(s).includes(action));
         const arns = users.map((group) => roleArn(stage, group));
         expect(statement?.Condition?.StringEquals?.['aws:PrincipalArn'], use).toEqual(

@@ -129,6 +129,8 @@ const calls: Record<RouteKey, () => Call> = {
     pathParameters: { slug, planId: String(planId), featureId: String(featureIds[0]) },
     body: { multiplier: 1 },
   }),
+  'GET /api/v1/projects/{slug}/plans/{planId}/versions': () => plan('/versions'),
+  'POST /api/v1/projects/{slug}/plans/{planId}/migrate': () => plan('/migrate', { dryRun: true }),
   'GET /openapi.json': () => ({ path: '/openapi.json' }),
   'GET /api/v1/projects/{slug}/customers': () => customer(''),
   'GET /api/v1/projects/{slug}/customers/{customerId}': () => customer('/c1'),
@@ -138,6 +140,11 @@ const calls: Record<RouteKey, () => Call> = {
   'GET /api/v1/projects/{slug}/customers/{customerId}/entitlements/{featureId}': () => ({
     ...customer(`/c1/entitlements/${featureIds[0]}`),
     pathParameters: { slug, customerId: 'c1', featureId: String(featureIds[0]) },
+  }),
+  'POST /api/v1/projects/{slug}/customers/{customerId}/entitlements/{featureId}/consume': () => ({
+    ...customer(`/c1/entitlements/${featureIds[0]}/consume`),
+    pathParameters: { slug, customerId: 'c1', featureId: String(featureIds[0]) },
+    body: { eventId: `e-${Math.random()}` },
   }),
   'POST /api/v1/projects/{slug}/events': () => ({
     path: `/api/v1/projects/${slug}/events`,

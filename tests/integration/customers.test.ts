@@ -346,7 +346,7 @@ describe('subscriptions and entitlements', () => {
     expect((await reader.get(`${base}/shape/entitlements/${seats.id}?required=-1`)).status).toBe(400);
   });
 
-  test('a plan edit reaches entitlements', async () => {
+  test("a plan edit never changes what a subscriber holds; the free plan's edits reach customers without one", async () => {
     await deliver(
       visitor,
       project.shareId,
@@ -357,11 +357,17 @@ describe('subscriptions and entitlements', () => {
     await api.put(`${base}/edit`, { planId: edited.id });
     expect((await entitlements('edit')).body.entitlements[0].limit).toBe(5);
     await api.put(`/api/v1/projects/${project.slug}/plans/${edited.id}/features/${seats.id}`, { multiplier: 3 });
-    expect((await entitlements('edit')).body.entitlements[0].limit).toBe(15);
+    expect((await entitlements('edit')).body.entitlements[0].limit).toBe(5);
     await api.post(`/api/v1/projects/${project.slug}/plans/${edited.id}/features`, { featureId: sso.id });
+    expect((await entitlements('edit')).body.entitlements[1].hasAccess).toBe(false);
+    // A new grant holds the plan as it is now.
+    await api.put(`${base}/edit`, { planId: edited.id });
+    expect((await entitlements('edit')).body.entitlements[0].limit).toBe(15);
     expect((await entitlements('edit')).body.entitlements[1].hasAccess).toBe(true);
+    // The plan deleted: its holder keeps the version it holds.
     await api.delete(`/api/v1/projects/${project.slug}/plans/${edited.id}`);
-    expect((await entitlements('edit')).body).toMatchObject({ planId: free.id, status: null });
+    expect((await entitlements('edit')).body).toMatchObject({ planId: edited.id, status: 'active' });
+    expect((await entitlements('edit')).body.entitlements[0].limit).toBe(15);
   });
 
   test('a custom plan grants its chosen features, quantities as limits', async () => {

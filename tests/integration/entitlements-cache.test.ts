@@ -42,3 +42,18 @@ test('an entitlement read is 2 DynamoDB requests cold, 1 warm; a list page is 1 
   expect((await api.get(`/api/v1/projects/${project.slug}/customers`)).body.customers).toHaveLength(1);
   expect(calls).toEqual(['QueryCommand']);
 });
+
+test('a consume is one transaction once the project is cached and the customer seen', async () => {
+  const project = await makeProject(api);
+  const feature = await makeFeature(api, project.slug, { isCountable: true, usageCount: 10 });
+  const plan = await makePlan(api, project.slug, { features: [{ featureId: feature.id }] });
+  await api.put(`/api/v1/projects/${project.slug}/customers/c1`, { planId: plan.id });
+  const path = `/api/v1/projects/${project.slug}/customers/c1/entitlements/${feature.id}/consume`;
+  calls = [];
+  expect((await api.post(path, { eventId: 'e1' })).body.allowed).toBe(true);
+  // Cold: the project, then the customer, its usage and the event id in one BatchGetItem.
+  expect(calls).toEqual(['QueryCommand', 'BatchGetCommand', 'TransactWriteCommand']);
+  calls = [];
+  expect((await api.post(path, { eventId: 'e2' })).body.entitlement.usage).toBe(2);
+  expect(calls).toEqual(['TransactWriteCommand']);
+});

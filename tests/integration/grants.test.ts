@@ -1,18 +1,33 @@
+import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { pendingSweeps } from '#db/project-sweep.ts';
 import { paymentRecordsKeyPrefix } from '#db/table.ts';
-import { findRoute, type RouteKey } from '#functions/routes.ts';
-import { groupSpecs } from '#shared/function-specs.ts';
-import type { Group } from '#shared/routes.ts';
+import { localMigrationsFor } from '#dev/local-migrations.ts';
+import { type LocalServer, startLocalServer } from '#dev/local-server.ts';
+import { type SweepQueue, systemClock } from '#domain/ports.ts';
+import { findRoute, type RouteKey, routes } from '#functions/routes.ts';
+import { compose } from '#shared/composition.ts';
+import { runtimeConfig } from '#shared/config.ts';
+import { functionSpecs, type Worker } from '#shared/function-specs.ts';
+import { stripeGatewayFor } from '#shared/payments/stripe.ts';
+import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
+import { type Group, routeKey } from '#shared/routes.ts';
+import { keyringFor } from '#shared/secrets/keyring.ts';
+import { sweepMessageBody } from '#shared/sweeps/sqs-queue.ts';
+import { createSweeper } from '../../functions/sweeper/worker.ts';
 import { paymentRecordActions, tableActions, tableActionsFor } from '../../infra/service-function.ts';
-import { type ApiClient, type ApiResponse, newOwner, useLocalServer } from '../fixtures/api.ts';
+import { ApiClient, type ApiResponse, newOwner } from '../fixtures/api.ts';
 import { spyOnDynamoSends } from '../fixtures/dynamo-calls.ts';
 import { deliver, newWebhookSecret, stripeEvent, subscriptionObject } from '../fixtures/stripe-events.ts';
 
 /**
- * The other half of least privilege: a grant missing from a group's spec is a 500 on AWS that
- * DynamoDB Local (which checks no IAM) never shows. Every DynamoDB call each group's code makes
- * while serving its routes is recorded here and turned into the IAM action and resource it
- * needs; each must be one the group's spec grants (tests/infra checks the stacks grant the spec).
+ * The other half of least privilege: a grant missing from a function's spec is a 500 on AWS
+ * that DynamoDB Local (which checks no IAM) never shows. Every DynamoDB call each function's
+ * code makes, serving each route of the table and running each worker, is recorded here and
+ * turned into the IAM action and resource it needs; each must be one the function's spec
+ * grants (tests/infra checks the stacks grant the spec). The requests are made here, one at a
+ * time, rather than recorded across the integration suite: a call is then known to be its
+ * request's, and a route of the table that no request here serves fails the test by its name.
  */
 
 // Before the handlers load: a fake Stripe for checkout, and no API key cache, so every
@@ -31,37 +46,65 @@ interface Call {
   input: Record<string, any>;
 }
 
-/** The calls of the request in flight, and every request's group and calls. */
+/** The calls of the request or worker run in flight, and every one's function and calls. */
 let current: Call[] | undefined;
-const made: { group: Group; route: RouteKey; calls: Call[] }[] = [];
+const made: { fn: Group | Worker; route?: RouteKey; calls: Call[] }[] = [];
 
-const server = useLocalServer();
+/**
+ * Deleted projects' sweeps wait here for the sweeper to be run below, so that no sweep runs
+ * in the background of the server while a request is recorded.
+ */
+const held: number[] = [];
+const sweeps: SweepQueue = {
+  async enqueue(projectId) {
+    held.push(projectId);
+  },
+};
+
+let server: LocalServer;
 let api: ApiClient;
 let visitor: ApiClient;
 
-beforeAll(() => {
+beforeAll(async () => {
+  const app = compose(runtimeConfig(), {
+    keyring: keyringFor,
+    payments: stripeGatewayFor,
+    clock: () => systemClock,
+    webhooks: stripeWebhookVerifier,
+    sweeps: () => sweeps,
+    migrations: localMigrationsFor,
+  });
+  server = await startLocalServer({ port: 0, app });
   // Every DynamoDB client of this process (the handlers run in it, behind the local server).
   spyOnDynamoSends((call) => current?.push(call));
 });
 
 afterAll(async () => {
   vi.restoreAllMocks();
+  await server?.close();
   await fake.close();
 });
+
+/** Runs `work` alone, with the DynamoDB calls it made recorded under `fn` (and `route`). */
+async function recorded<T>(fn: Group | Worker, route: RouteKey | undefined, work: () => Promise<T>): Promise<T> {
+  current = [];
+  try {
+    return await work();
+  } finally {
+    made.push({ fn, ...(route ? { route } : {}), calls: current });
+    current = undefined;
+  }
+}
 
 /** One request of the route `key`, alone, with the DynamoDB calls it made recorded under its group. */
 async function hit(key: RouteKey, send: () => Promise<ApiResponse>, expected: number[] = [200]) {
   const route = findRoute(key);
   if (!route) throw new Error(`no route ${key}`);
-  current = [];
-  try {
+  return recorded(route.group, key, async () => {
     const response = await send();
     expect(expected, `${key} → ${response.status} ${response.text.slice(0, 300)}`).toContain(response.status);
     return response;
-  } finally {
-    made.push({ group: route.group, route: key, calls: current });
-    current = undefined;
-  }
+  });
 }
 
 /** `dynamodb:Query on index/gsi1`: what IAM checks for one call, one entry per item action of a transaction. */
@@ -71,24 +114,33 @@ function needs({ command, input }: Call): string[] {
     expect(tableName, `${command} on table ${String(tableName)}`).toBe(table);
     return `dynamodb:${action} on ${index ? `index/${String(index)}` : 'table'}`;
   };
+  // DocumentClient commands and the low-level client's (the warm reads), by IAM action.
   switch (command) {
+    // The low-level client's GetItem (the plan reads convert AttributeValues themselves).
     case 'GetCommand':
+    case 'GetItemCommand':
       return [on('GetItem', input.TableName)];
     case 'QueryCommand':
       return [on('Query', input.TableName, input.IndexName)];
     case 'ScanCommand':
       return [on('Scan', input.TableName, input.IndexName)];
     case 'PutCommand':
+    case 'PutItemCommand':
       return [on('PutItem', input.TableName)];
     case 'UpdateCommand':
+    case 'UpdateItemCommand':
       return [on('UpdateItem', input.TableName)];
     case 'DeleteCommand':
+    case 'DeleteItemCommand':
       return [on('DeleteItem', input.TableName)];
     case 'BatchWriteCommand':
+    case 'BatchWriteItemCommand':
       return Object.keys(input.RequestItems).map((name) => on('BatchWriteItem', name));
     case 'BatchGetCommand':
+    case 'BatchGetItemCommand':
       return Object.keys(input.RequestItems).map((name) => on('BatchGetItem', name));
     case 'TransactWriteCommand':
+    case 'TransactWriteItemsCommand':
       return (input.TransactItems as Record<string, { TableName: string }>[]).flatMap((item) =>
         Object.entries(item).map(([kind, operation]) => {
           const action = {
@@ -105,23 +157,26 @@ function needs({ command, input }: Call): string[] {
   }
 }
 
-/** The partition key a call touches (GetItem, PutItem, UpdateItem), if it names one item. */
-const partitionOf = ({ input }: Call): string | undefined => (input.Key ?? input.Item)?.pk;
+/** The partition key a call touches (GetItem, PutItem, UpdateItem), if it names one item (an AttributeValue from the low-level client). */
+function partitionOf({ input }: Call): string | undefined {
+  const pk = (input.Key ?? input.Item)?.pk;
+  return typeof pk === 'object' && pk !== null ? pk.S : pk;
+}
 
-/** What the group's spec grants, in the same form. */
-function granted(group: Group): Set<string> {
-  const { table, indexes } = groupSpecs[group];
+/** What the function's spec grants, in the same form. */
+function granted(fn: Group | Worker): Set<string> {
+  const { table, indexes, paymentRecords } = functionSpecs[fn];
   return new Set([
     ...tableActionsFor(table).map((action) => `${action} on table`),
-    ...(groupSpecs[group].paymentRecords === 'none' ? [] : paymentRecordActions.map((action) => `${action} on table`)),
+    ...(paymentRecords === 'none' ? [] : paymentRecordActions.map((action) => `${action} on table`)),
     ...indexes.flatMap((index) => tableActions.index.map((action) => `${action} on index/${index}`)),
   ]);
 }
 
-describe('every DynamoDB call a group makes is granted by its spec', () => {
+describe('every DynamoDB call a function makes is granted by its spec', () => {
   beforeAll(async () => {
-    api = server.client((await newOwner('grants')).writeKey);
-    visitor = server.client();
+    api = new ApiClient(server.url, (await newOwner('grants')).writeKey);
+    visitor = new ApiClient(server.url);
     const urls = {
       checkoutTestSuccessUrl: 'https://shop.example/ok',
       checkoutTestCancelUrl: 'https://shop.example/no',
@@ -150,6 +205,18 @@ describe('every DynamoDB call a group makes is granted by its spec', () => {
         [201],
       );
     const [a, b, c] = [(await feature('A')).body.id, (await feature('B')).body.id, (await feature('C')).body.id];
+    // Countable ones, for usage events: a count, and a unique count (which keeps its properties).
+    const countable = async (name: string, eventAggregationMethod: string) =>
+      (
+        await api.post('/api/v1/projects/grants/features', {
+          name,
+          basePrice: 1,
+          isCountable: true,
+          usageCount: 10,
+          eventAggregationMethod,
+        })
+      ).body.id as number;
+    const [calls, users] = [await countable('Calls', 'count'), await countable('Users', 'unique_count')];
     await hit('GET /api/v1/projects/{slug}/features', () => api.get('/api/v1/projects/grants/features'));
     await hit('PUT /api/v1/projects/{slug}/features/{featureId}', () =>
       api.put(`/api/v1/projects/grants/features/${a}`, { description: 'changed' }),
@@ -162,7 +229,7 @@ describe('every DynamoDB call a group makes is granted by its spec', () => {
         api.post('/api/v1/projects/grants/plans', {
           name: 'Pro',
           basePrice: 10,
-          features: [{ featureId: a }, { featureId: c }],
+          features: [{ featureId: a }, { featureId: c }, { featureId: calls }, { featureId: users }],
         }),
       [201],
     );
@@ -182,6 +249,11 @@ describe('every DynamoDB call a group makes is granted by its spec', () => {
     await hit('PUT /api/v1/projects/{slug}/plans/{planId}/features/{featureId}', () =>
       api.put(`${base}/features/${b}`, { multiplier: 2 }),
     );
+    await hit('GET /api/v1/projects/{slug}/plans/{planId}/versions', () => api.get(`${base}/versions`));
+    await hit('POST /api/v1/projects/{slug}/plans/{planId}/migrate', () =>
+      api.post(`${base}/migrate`, { dryRun: true }),
+    );
+    await hit('POST /api/v1/projects/{slug}/plans/{planId}/migrate', () => api.post(`${base}/migrate`, {}), [202]);
     await hit('DELETE /api/v1/projects/{slug}/plans/{planId}/features', () =>
       api.delete(`${base}/features?featureId=${b}`),
     );
@@ -192,8 +264,17 @@ describe('every DynamoDB call a group makes is granted by its spec', () => {
     await hit('OPTIONS /api/share/{shareId}', () => visitor.request('OPTIONS', `/api/share/${shareId}`), [200, 204]);
     await hit('GET /widget.js', () => visitor.get('/widget.js'));
     await hit('GET /demo/{shareId}', () => visitor.get(`/demo/${shareId}`));
+    await hit('GET /', () => visitor.get('/'));
+    await hit('GET /health', () => visitor.get('/health'));
 
-    // payments: both checkouts and receipts (of no session: a 404 without Stripe; of a real one).
+    // payments: the preflights, both checkouts and receipts (of no session: a 404 without Stripe; of a real one).
+    for (const key of [
+      'OPTIONS /api/payments/checkout',
+      'OPTIONS /api/payments/checkout/custom',
+      'OPTIONS /api/payments/receipt',
+    ] as const) {
+      await hit(key, () => visitor.request('OPTIONS', key.slice('OPTIONS '.length)), [200, 204]);
+    }
     await hit('POST /api/payments/checkout', () => visitor.post('/api/payments/checkout', { shareId, planId }));
     await hit('POST /api/payments/checkout/custom', () =>
       visitor.post('/api/payments/checkout/custom', { shareId, features: [{ featureId: a }] }),
@@ -209,9 +290,17 @@ describe('every DynamoDB call a group makes is granted by its spec', () => {
       visitor.get(`/api/payments/receipt?session_id=${paid.body.sessionId}&shareId=${shareId}`),
     );
 
-    // customers: a grant, the list, one customer, its entitlements (all, one), a delete.
+    // customers: a grant, usage events, the list, one customer, its entitlements (all, one), a delete.
     const customers = '/api/v1/projects/grants/customers';
     await hit('PUT /api/v1/projects/{slug}/customers/{customerId}', () => api.put(`${customers}/u1`, { planId }));
+    await hit('POST /api/v1/projects/{slug}/events', () =>
+      api.post('/api/v1/projects/grants/events', {
+        events: [
+          { eventId: 'g-1', customerId: 'u1', featureId: calls },
+          { eventId: 'g-2', customerId: 'u1', featureId: users, property: 'ada' },
+        ],
+      }),
+    );
     await hit('GET /api/v1/projects/{slug}/customers', () => api.get(customers));
     await hit('GET /api/v1/projects/{slug}/customers/{customerId}', () => api.get(`${customers}/u1`));
     await hit('GET /api/v1/projects/{slug}/customers/{customerId}/entitlements', () =>
@@ -219,6 +308,9 @@ describe('every DynamoDB call a group makes is granted by its spec', () => {
     );
     await hit('GET /api/v1/projects/{slug}/customers/{customerId}/entitlements/{featureId}', () =>
       api.get(`${customers}/u1/entitlements/${a}`),
+    );
+    await hit('POST /api/v1/projects/{slug}/customers/{customerId}/entitlements/{featureId}/consume', () =>
+      api.post(`${customers}/u1/entitlements/${calls}/consume`, { eventId: 'g-3' }),
     );
     await hit('DELETE /api/v1/projects/{slug}/customers/{customerId}', () => api.delete(`${customers}/u1`));
     await api.put(`${customers}/u2`, { planId });
@@ -240,32 +332,60 @@ describe('every DynamoDB call a group makes is granted by its spec', () => {
     await hit('DELETE /api/v1/projects/{slug}/plans/{planId}', () =>
       api.delete(`/api/v1/projects/grants/plans/${copy.body.id}`),
     );
+    await hit('GET /api/v1/projects/{slug}/changes', () => api.get('/api/v1/projects/grants/changes'));
     await hit('DELETE /api/v1/projects/{slug}', () => api.delete('/api/v1/projects/grants'));
+
+    // The workers, each as its triggers invoke it; a new one does not compile until it runs here.
+    expect(held).toEqual([projectId]);
+    const config = runtimeConfig();
+    const sweeper = createSweeper({
+      sweeps,
+      migrations: localMigrationsFor(),
+      keyring: keyringFor(config),
+      payments: stripeGatewayFor(config),
+    });
+    const context = { getRemainingTimeInMillis: () => 100_000 };
+    const workerRuns: { [W in Worker]: () => Promise<void> } = {
+      sweeper: async () => {
+        await sweeper({ source: 'aws.events' }, context);
+        const messages = held.map((id) => ({ body: sweepMessageBody(id) }));
+        await sweeper({ Records: messages } as SQSEvent, context);
+      },
+    };
+    for (const [worker, run] of Object.entries(workerRuns)) await recorded(worker as Worker, undefined, run);
+    expect((await pendingSweeps()).map((sweep) => sweep.projectId)).not.toContain(projectId);
   });
 
-  test('the recording sees the calls: every group with table access was served and made DynamoDB calls', () => {
+  test('every route of the table was served here, and every worker ran', () => {
+    const served = new Set(made.flatMap((request) => request.route ?? []));
+    // A new route fails here until a `hit` above serves it (with the calls its action makes).
+    expect(routes.map(routeKey).filter((key) => !served.has(key as RouteKey))).toEqual([]);
+    expect(Object.keys(functionSpecs).filter((fn) => !made.some((run) => run.fn === fn))).toEqual([]);
+  });
+
+  test('the recording sees the calls: every function with table access made DynamoDB calls', () => {
     // docs (GET /openapi.json) was served too, and made none: its spec grants no table access.
-    const reading = (Object.keys(groupSpecs) as Group[]).filter(
-      (group) => groupSpecs[group].table !== 'none' || groupSpecs[group].indexes.length > 0,
-    );
-    expect(made.filter((request) => request.group === 'docs').map((request) => request.calls)).toEqual([[]]);
-    for (const group of reading) {
-      const calls = made.filter((request) => request.group === group).flatMap((request) => request.calls);
-      expect(calls.length, group).toBeGreaterThan(0);
+    const fns = Object.keys(functionSpecs) as (Group | Worker)[];
+    const reading = fns.filter((fn) => functionSpecs[fn].table !== 'none' || functionSpecs[fn].indexes.length > 0);
+    expect(made.filter((request) => request.fn === 'docs').map((request) => request.calls)).toEqual([[]]);
+    for (const fn of reading) {
+      const calls = made.filter((run) => run.fn === fn).flatMap((run) => run.calls);
+      expect(calls.length, fn).toBeGreaterThan(0);
     }
   });
 
-  test.each(Object.keys(groupSpecs) as Group[])('%s: each call it made is within its spec', (group) => {
-    const allowed = granted(group);
+  test.each(Object.keys(functionSpecs) as (Group | Worker)[])('%s: each call it made is within its spec', (fn) => {
+    const allowed = granted(fn);
     const missing = made
-      .filter((request) => request.group === group)
-      .flatMap((request) => request.calls.flatMap(needs).map((need) => `${request.route}: ${need}`))
+      .filter((run) => run.fn === fn)
+      .flatMap((run) => run.calls.flatMap(needs).map((need) => `${run.route ?? fn}: ${need}`))
       .filter((entry) => !allowed.has(entry.slice(entry.indexOf(': ') + 2)));
     expect(missing).toEqual([]);
   });
 
   test('authenticated routes read their API key (GetItem on the table); public routes touch only gsi1 and payment records', () => {
     for (const request of made) {
+      if (!request.route) continue;
       const needed = request.calls.flatMap(needs);
       if (request.route === 'POST /api/payments/webhook/{shareId}') {
         // The one public route that writes: the customer, after reading it and the project by share id.

@@ -7,7 +7,8 @@ import {
   NotFoundException,
 } from '@aws-sdk/client-kms';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
-import { kmsKeyring, localKeyring, SecretUnreadableError } from '#shared/secrets/keyring.ts';
+import { localKeyring, SecretUnreadableError } from '#shared/secrets/keyring.ts';
+import { kmsKeyring } from '#shared/secrets/kms-keyring.ts';
 import { type FakeKms, startFakeKms } from '../fixtures/fake-kms.ts';
 import { rejection } from '../fixtures/rejection.ts';
 

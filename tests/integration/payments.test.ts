@@ -699,7 +699,7 @@ describe('receipts', () => {
       customer: { email: 'ada@example.com' },
       billingInterval: 'year',
       subscriptionId: subscription,
-      metadata: { planId: String(plans.team.id), projectId: String(project.id), seats: '5' },
+      metadata: { planId: String(plans.team.id), planVersion: '1', projectId: String(project.id), seats: '5' },
     });
     expect(response.headers.get('cache-control')).toBe('no-store');
     const retrieve = fake.requests.at(-1);

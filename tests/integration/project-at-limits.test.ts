@@ -9,7 +9,10 @@
  * 1. Every answer fits Lambda's synchronous response: the whole invocation result, the JSON
  *    envelope API Gateway reads (status, headers, and the body as a JSON string), measured as
  *    Lambda serialises it, stays under 6 MB with room to spare.
+ * 2. The share answer's Cuprice-compatible `pricingPlans` (every plan repeats its features'
+ *    details) gives way first: lighter, or left out, and the same in every coding.
  */
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { limits } from '#contract/limits.ts';
 import { db } from '#db/service.ts';
@@ -58,6 +61,8 @@ interface Built {
 
 let key: string;
 let big: Built;
+/** The same in ASCII: the largest a project in one-byte text gets. */
+let plain: Built;
 
 /** Writes items with BatchWriteItem, many batches at once. */
 async function putAll<T>(
@@ -67,16 +72,19 @@ async function putAll<T>(
   await entity.put(items).go({ concurrency: 16 });
 }
 
-/** A project of `plans` plans and the most features, every text at its cap, all assigned. */
-async function build(ownerId: string, slug: string, idBase: number, plans: number): Promise<Built> {
+/**
+ * A project of `plans` plans and the most features, every text at its cap (of `write`'s
+ * characters, 4-byte ones by default), all assigned.
+ */
+async function build(ownerId: string, slug: string, idBase: number, plans: number, write = text): Promise<Built> {
   const scope = { ownerId, slug, shareId: `${slug}${ownerId.replace(/[^a-z0-9]/g, '')}` };
   const features = limits.featuresPerProject;
   const project = projectItem({
     ...scope,
     projectId: idBase,
-    name: text(limits.nameMax),
-    description: text(limits.projectDescriptionMax),
-    pricingPageDescription: text(limits.pricingPageDescriptionMax),
+    name: write(limits.nameMax),
+    description: write(limits.projectDescriptionMax),
+    pricingPageDescription: write(limits.pricingPageDescriptionMax),
     annualDiscount: 0.123456789,
     checkoutSuccessUrl: url,
     checkoutCancelUrl: url,
@@ -86,21 +94,21 @@ async function build(ownerId: string, slug: string, idBase: number, plans: numbe
     planCount: plans,
     theme: {
       ...projectItem().theme,
-      fontFamily: text(limits.fontFamilyMax),
-      customCSS: `/*${text(limits.customCssMax - 4)}*/`,
+      fontFamily: write(limits.fontFamilyMax),
+      customCSS: `/*${write(limits.customCssMax - 4)}*/`,
     },
   });
   const featureItems: NewFeatureItem[] = Array.from({ length: features }, (_, i) =>
     featureItem({
       ...scope,
       featureId: idBase + i,
-      name: text(limits.nameMax),
-      description: text(limits.itemDescriptionMax),
+      name: write(limits.nameMax),
+      description: write(limits.itemDescriptionMax),
       basePrice: price,
       featureType: 'Usage Based',
       isCountable: true,
       usageCount,
-      condition: text(limits.conditionMax),
+      condition: write(limits.conditionMax),
       countPrice: price,
       eventAggregationMethod: 'unique_count',
     }),
@@ -109,8 +117,8 @@ async function build(ownerId: string, slug: string, idBase: number, plans: numbe
     planItem({
       ...scope,
       planId: idBase + p,
-      name: text(limits.nameMax),
-      description: text(limits.itemDescriptionMax),
+      name: write(limits.nameMax),
+      description: write(limits.itemDescriptionMax),
       basePrice: price,
       isVisible: true,
       freemiumDay: limits.freemiumDayMax,
@@ -128,7 +136,7 @@ async function build(ownerId: string, slug: string, idBase: number, plans: numbe
 
   // The texts are at their caps, and valid: one more character would be refused.
   expect(CreateProjectBody.safeParse({ name: project.name, description: project.description }).success).toBe(true);
-  expect(CreateProjectBody.safeParse({ name: text(limits.nameMax + 1) }).success).toBe(false);
+  expect(CreateProjectBody.safeParse({ name: write(limits.nameMax + 1) }).success).toBe(false);
   const {
     ownerId: _o,
     slug: _s,
@@ -139,8 +147,8 @@ async function build(ownerId: string, slug: string, idBase: number, plans: numbe
     ...feature
   } = featureItems[0] as NewFeatureItem;
   expect(CreateFeatureBody.safeParse(feature).success).toBe(true);
-  expect(CreateFeatureBody.safeParse({ ...feature, condition: text(limits.conditionMax + 1) }).success).toBe(false);
-  const planText = { name: text(limits.nameMax), description: text(limits.itemDescriptionMax) };
+  expect(CreateFeatureBody.safeParse({ ...feature, condition: write(limits.conditionMax + 1) }).success).toBe(false);
+  const planText = { name: write(limits.nameMax), description: write(limits.itemDescriptionMax) };
   expect(CreatePlanBody.safeParse(planText).success).toBe(true);
 
   const { entities } = db();
@@ -153,8 +161,11 @@ async function build(ownerId: string, slug: string, idBase: number, plans: numbe
 beforeAll(async () => {
   const owner = await newOwner('limits');
   key = owner.writeKey;
-  big = await build(owner.ownerId, 'at-the-limits', 900_000_000_000, limits.plansPerProject);
-}, 120_000);
+  [big, plain] = await Promise.all([
+    build(owner.ownerId, 'at-the-limits', 900_000_000_000, limits.plansPerProject),
+    build(owner.ownerId, 'plain-limits', 800_000_000_000, limits.plansPerProject, (chars) => 'a'.repeat(chars)),
+  ]);
+}, 180_000);
 
 /** Invokes the route as API Gateway would; the result, its size as Lambda serialises it, and its DynamoDB calls. */
 async function invoke(
@@ -235,5 +246,52 @@ describe('every answer of a project at the limits fits a Lambda response', () =>
     );
     expect(sizes['GET /api/share/{shareId}']).toBeGreaterThan(3_000_000);
     expect(sizes['GET /api/v1/projects/{slug}']).toBeGreaterThan(3_000_000);
+  });
+});
+
+describe("the share answer's Cuprice-compatible part gives way at the limits", () => {
+  const decode = (body: string, coding: string | undefined) => {
+    if (coding === undefined) return body;
+    const bytes = Buffer.from(body, 'base64');
+    return (coding === 'br' ? brotliDecompressSync(bytes) : gunzipSync(bytes)).toString('utf8');
+  };
+
+  // With 4-byte texts even the light form is over the budget; with ASCII the light one fits.
+  test.each([
+    ['4-byte texts', 'none', () => big],
+    ['ASCII texts', 'light', () => plain],
+  ] as const)('%s: %s, in identity, br and gzip alike', async (label, form, project) => {
+    const tags = new Set<string>();
+    const wire: string[] = [];
+    for (const coding of [undefined, 'br', 'gzip']) {
+      const { result, envelope } = await invoke(
+        'GET /api/share/{shareId}',
+        'share',
+        { shareId: project().scope.shareId },
+        undefined,
+        coding ? { 'accept-encoding': coding } : {},
+      );
+      expect(result.statusCode).toBe(200);
+      expect(result.headers['content-encoding']).toBe(coding);
+      expect(envelope).toBeLessThan(BUDGET);
+      wire.push(`${coding ?? 'identity'} ${envelope.toLocaleString('en-US')}`);
+      const view = JSON.parse(decode(String(result.body), coding));
+      // The contract's part is whole.
+      expect(view.plans).toHaveLength(limits.plansPerProject);
+      expect(view.features).toHaveLength(limits.featuresPerProject);
+      if (form === 'none') expect(view).not.toHaveProperty('pricingPlans');
+      else {
+        expect(view.pricingPlans).toHaveLength(limits.plansPerProject);
+        for (const plan of view.pricingPlans) {
+          expect(plan.planFeatures).toHaveLength(limits.featuresPerProject);
+          for (const { feature } of plan.planFeatures) {
+            expect(Object.keys(feature)).toEqual(['id', 'name', 'featureType', 'basePrice']);
+          }
+        }
+      }
+      tags.add(String(result.headers.etag).replace(/-(br|gzip)"$/, '"'));
+    }
+    expect(tags.size).toBe(1);
+    console.log(`The share answer with ${label}, pricingPlans ${form}, Lambda bytes: ${wire.join(', ')}`);
   });
 });

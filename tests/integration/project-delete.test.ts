@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { insertFeature } from '#db/features.ts';
 import { pendingSweeps, retireProject } from '#db/project-sweep.ts';
 import { db } from '#db/service.ts';
+import { localMigrationsFor } from '#dev/local-migrations.ts';
 import { type LocalServer, startLocalServer } from '#dev/local-server.ts';
 import { LocalSweeper } from '#dev/local-sweeper.ts';
 import { changeEntry } from '#domain/changes.ts';
@@ -14,7 +15,7 @@ import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { keyringFor } from '#shared/secrets/keyring.ts';
 import { sweepMessageBody } from '#shared/sweeps/sqs-queue.ts';
-import { createSweeper, STALE_SWEEP_MS, SWEEP_MARGIN_MS } from '../../functions/sweeper/worker.ts';
+import { createSweeper, STALE_SWEEP_MS, SWEEP_MARGIN_MS, type SweeperPorts } from '../../functions/sweeper/worker.ts';
 import { ApiClient, newOwner } from '../fixtures/api.ts';
 import { featureItem, makeFeature, makePlan, makeProject, planItem } from '../fixtures/factories.ts';
 import { sweepsFinished } from '../fixtures/sweeps.ts';
@@ -48,6 +49,7 @@ beforeAll(async () => {
     clock: () => systemClock,
     webhooks: stripeWebhookVerifier,
     sweeps: () => held,
+    migrations: localMigrationsFor,
   });
   server = await startLocalServer({ port: 0, app });
   const owner = await newOwner('delete');
@@ -170,6 +172,7 @@ describe('the sweep is resumable', () => {
         clock: () => systemClock,
         webhooks: stripeWebhookVerifier,
         sweeps: () => new LocalSweeper(),
+        migrations: localMigrationsFor,
       }),
     });
     try {
@@ -207,7 +210,7 @@ describe('the sweeper function (SQS and the periodic check)', () => {
     const { project } = await bigProject('by-queue', { features: 200, plans: 20, assigned: 10 });
     await retireProject({ ownerId, slug: 'by-queue' });
     const queue = new HeldSweeps();
-    const sweeper = createSweeper(queue);
+    const sweeper = createSweeper(sweeperPorts(queue));
     await sweeper(sqsEvent(project.id), { getRemainingTimeInMillis: () => SWEEP_MARGIN_MS - 1 });
     expect(queue.held).toEqual([project.id]);
     expect((await itemsOfShare(project.shareId)).length).toBeGreaterThan(0);
@@ -225,7 +228,7 @@ describe('the sweeper function (SQS and the periodic check)', () => {
     const retired = await retireProject({ ownerId, slug: 'lost-hand-over' });
     if (typeof retired === 'string') throw new Error('not retired');
     const queue = new HeldSweeps();
-    const sweeper = createSweeper(queue);
+    const sweeper = createSweeper(sweeperPorts(queue));
     const scheduled = { source: 'aws.events' };
     await sweeper(scheduled, { getRemainingTimeInMillis: () => 100_000 });
     expect(queue.held).not.toContain(project.id);
@@ -256,3 +259,9 @@ describe('writes racing a delete', () => {
     expect((await itemsOfShare(old.shareId)).map(entityOf)).toEqual(['projectSweep']);
   });
 });
+
+/** The sweeper's ports around a test's sweep queue (migrations are not exercised here). */
+function sweeperPorts(sweeps: SweepQueue): SweeperPorts {
+  const config = runtimeConfig();
+  return { sweeps, migrations: localMigrationsFor(), keyring: keyringFor(config), payments: stripeGatewayFor(config) };
+}

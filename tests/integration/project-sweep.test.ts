@@ -1,16 +1,24 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { db, unscopedEntities } from '#db/service.ts';
+import { db, entityPlaces, rawTable } from '#db/service.ts';
 import type { ProjectEntity } from '#db/types.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
-import { makeFeature, makePlan, makeProject, projectEntityItems } from '../fixtures/factories.ts';
+import {
+  makeFeature,
+  makePlan,
+  makeProject,
+  type OwnPartitionEntity,
+  ownPartitionItems,
+  projectEntityItems,
+} from '../fixtures/factories.ts';
 import { sweepsFinished } from '../fixtures/sweeps.ts';
 import { entityOf, itemsOfProject } from '../fixtures/table.ts';
 
 /**
- * A project delete sweeps the `projectData` collection, whatever entities it holds. These
- * tests make sure no entity can escape that: each entity of the Service is either in the
- * collection or declared as living outside projects, and one item of every collection
- * entity is gone after a DELETE.
+ * A project delete sweeps the `projectData` collection, whatever entities it holds, and what
+ * the project owns in partitions of its own. These tests make sure no entity can escape that:
+ * each entity of the Service has its declared place (`entityPlaces`), and one item of every
+ * entity placed in the collection or in a partition of the project's own is gone after a DELETE.
  */
 const server = useLocalServer();
 let api: ApiClient;
@@ -36,12 +44,24 @@ function projectCollectionMembers(): string[] {
     .sort();
 }
 
+const placedIn = (place: 'projectData' | 'ownPartition') =>
+  Object.entries(entityPlaces)
+    .filter(([, where]) => where === place)
+    .map(([alias]) => alias)
+    .sort();
+
 describe('every entity of the Service has a place', () => {
-  test('each one is in the project collection or on the documented unscoped list, not both', () => {
-    const members = projectCollectionMembers();
-    const unscoped: string[] = [...unscopedEntities];
-    expect(members.filter((alias) => unscoped.includes(alias))).toEqual([]);
-    expect([...members, ...unscoped].sort()).toEqual(Object.keys(db().entities).sort());
+  test('an entity is placed in projectData exactly when it joins the project collection', () => {
+    expect(placedIn('projectData')).toEqual(projectCollectionMembers());
+    expect(Object.keys(entityPlaces).sort()).toEqual(Object.keys(db().entities).sort());
+  });
+
+  test('an entity of a partition of its own is keyed by the project id', () => {
+    for (const alias of placedIn('ownPartition')) {
+      const entity = db().entities[alias as OwnPartitionEntity];
+      const [primary] = Object.values(entity.schema.indexes as Record<string, { pk: { composite: string[] } }>);
+      expect(primary?.pk.composite, alias).toContain('projectId');
+    }
   });
 
   test('each entity of the project collection has an item factory, so the sweep test writes it', () => {
@@ -50,7 +70,7 @@ describe('every entity of the Service has a place', () => {
 });
 
 describe('DELETE of a project', () => {
-  test('leaves no item of any entity of the collection behind', async () => {
+  test('leaves no item behind of any entity of the collection or of its own partitions', async () => {
     const project = await makeProject(api);
     const scope = { ownerId, slug: project.slug, shareId: project.shareId };
     // Through the API, as a customer would: a feature, and a plan that has it.
@@ -65,12 +85,33 @@ describe('DELETE of a project', () => {
       const entity = db().entities[alias] as unknown as { put(item: unknown): { go(): Promise<unknown> } };
       await entity.put({ ...projectEntityItems[alias](scope), ...farIds }).go();
     }
+    // One item of each entity the project owns in a partition of its own, by its id.
+    const outside = (Object.keys(ownPartitionItems) as OwnPartitionEntity[]).map((alias) => {
+      const entity = db().entities[alias] as unknown as {
+        put(item: unknown): { go(): Promise<unknown>; params(): { Item: Record<string, unknown> } };
+      };
+      const put = entity.put(ownPartitionItems[alias](project.id));
+      const { pk, sk } = put.params().Item;
+      return { alias, key: { pk, sk }, put };
+    });
+    for (const { put } of outside) await put.go();
+    const stored = async () => {
+      const { client, table } = rawTable();
+      const found = await Promise.all(
+        outside.map(async ({ alias, key }) =>
+          (await client.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }))).Item ? alias : [],
+        ),
+      );
+      return found.flat().sort();
+    };
     const before = await itemsOfProject(ownerId, project.slug, project.shareId);
     expect([...new Set(before.map(entityOf))].sort()).toEqual(projectCollectionMembers());
+    expect(await stored()).toEqual(placedIn('ownPartition'));
 
     const response = await api.delete(`/api/v1/projects/${project.slug}`);
     expect(response.status).toBe(200);
     await sweepsFinished(ownerId);
     expect(await itemsOfProject(ownerId, project.slug, project.shareId)).toEqual([]);
+    expect(await stored()).toEqual([]);
   });
 });

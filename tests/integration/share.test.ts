@@ -139,6 +139,81 @@ describe('GET /api/share/{shareId}', () => {
     });
   });
 
+  test("carries the Cuprice-compatible pricingPlans: visible plans by id, order, each assigned feature's details", async () => {
+    const { project, events, sso, basic, pro } = await richProject();
+    const share = ShareView.parse((await anonymous.get(`/api/share/${project.shareId}`)).body);
+    const eventsDetails = {
+      id: events.id,
+      name: 'Events',
+      description: '',
+      featureType: 'Limits',
+      basePrice: 1,
+      countableData: { usageCount: 1000, condition: 'Up to', countPrice: 0, eventAggregationMethod: 'count' },
+    };
+    const ssoDetails = {
+      id: sso.id,
+      name: 'SSO',
+      description: '',
+      featureType: 'Standart',
+      basePrice: 10,
+      countableData: null,
+    };
+    const planFeatureIds = async (planId: number) =>
+      (
+        (await api.get(`/api/v1/projects/${project.slug}/plans/${planId}/features`)).body.features as { id: number }[]
+      ).map((f) => f.id);
+    const [basicEvents] = await planFeatureIds(basic.id);
+    const [proEvents, proSso] = await planFeatureIds(pro.id);
+    expect(share.pricingPlans).toEqual([
+      {
+        id: basic.id,
+        name: 'Basic',
+        description: '',
+        order: 0,
+        isVisible: true,
+        isPopular: false,
+        isFree: true,
+        basePrice: 0,
+        freemiumDay: 0,
+        isPerUserPricing: false,
+        perUserMultiplier: 1,
+        planFeatures: [{ id: basicEvents, multiplier: 1.1, feature: eventsDetails }],
+      },
+      {
+        id: pro.id,
+        name: 'Pro',
+        description: '',
+        order: 1,
+        isVisible: true,
+        isPopular: true,
+        isFree: false,
+        basePrice: 49,
+        freemiumDay: 14,
+        isPerUserPricing: true,
+        perUserMultiplier: 0.5,
+        planFeatures: [
+          { id: proEvents, multiplier: 10, feature: eventsDetails },
+          { id: proSso, multiplier: 4, feature: ssoDetails },
+        ],
+      },
+    ]);
+    // Every feature, countable or not, carries what a Cuprice custom plan reads.
+    for (const feature of share.features) expect(feature).toHaveProperty('countableData');
+
+    // The same content in every coding, under one tag: which form it carries depends on the
+    // project alone, never on Accept-Encoding.
+    const path = `/api/share/${project.shareId}`;
+    const identity = await anonymous.get(path, { headers: { 'accept-encoding': 'identity' } });
+    expect(identity.headers.get('content-encoding')).toBeNull();
+    expect(identity.body).toEqual(share);
+    for (const coding of ['br', 'gzip']) {
+      const coded = await anonymous.get(path, { headers: { 'accept-encoding': coding } });
+      expect(coded.headers.get('content-encoding')).toBe(coding);
+      expect(coded.body).toEqual(share);
+      expect(coded.headers.get('etag')).toBe(identity.headers.get('etag')?.replace(/"$/, `-${coding}"`));
+    }
+  });
+
   test('leaks nothing of the owner: no slug, owner, URLs, hidden plan or counts', async () => {
     const { project, hidden } = await richProject();
     const { text, body } = await anonymous.get(`/api/share/${project.shareId}`);

@@ -2,7 +2,6 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import {
   existsSync,
-  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -15,10 +14,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '#db/client.ts';
-import { ensureTable } from '#db/ensure-table.ts';
 import { dynamoLocalJar, freePort } from '#dev/dynamodb-local.ts';
 import { startFakeStripe } from '#dev/fake-stripe/index.ts';
 import { findLocalCredential } from '#dev/local-credential.ts';
@@ -296,41 +294,6 @@ function decodeAddress(hex: string): string {
   }
   if (bytes.every((b, i) => b === (i === 15 ? 1 : 0))) return '::1';
   return bytes.every((b) => b === 0) ? '::' : bytes.map((b) => b.toString(16).padStart(2, '0')).join('');
-}
-
-/** DynamoDB Local as it ran before the local credential: -sharedDb, its data in shared-local-instance.db. */
-async function seedSharedDatabase(dataDir: string, dynamoPort: number): Promise<void> {
-  mkdirSync(dataDir, { recursive: true });
-  const { jar, libraryPath, cwd } = dynamoLocalJar();
-  const java = spawn(
-    'java',
-    [`-Djava.library.path=${libraryPath}`, '-jar', jar, '-port', String(dynamoPort), '-dbPath', dataDir, '-sharedDb'],
-    { cwd, stdio: 'ignore' },
-  );
-  javaPorts.add(dynamoPort);
-  const exited = new Promise((resolve) => java.once('exit', resolve));
-  try {
-    const client = createDocumentClient({
-      endpoint: `http://127.0.0.1:${dynamoPort}`,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      try {
-        await ensureTable(client, TABLE);
-        break;
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-    }
-    await client.send(new PutCommand({ TableName: TABLE, Item: { pk: 'kept', sk: 'since-sharedDb' } }));
-    client.destroy();
-  } finally {
-    java.kill('SIGTERM');
-    await exited;
-  }
 }
 
 /** `npm run seed` against the service started on these ports (and DATA_DIR, when not in memory). */
@@ -703,51 +666,6 @@ describe('npm start: the embedded DynamoDB Local answers only to its local crede
 
       process.kill(service.child.pid as number, 'SIGINT');
       expect(await waitForExit(service)).toEqual({ code: 0, signal: null });
-    },
-    SLOW,
-  );
-
-  it(
-    'data kept under -sharedDb moves to the local credential’s database on first start, said once on stdout',
-    async () => {
-      const { port, dynamoPort } = await ports();
-      const dataDir = join(freshDir(), 'data');
-      await seedSharedDatabase(dataDir, dynamoPort);
-      expect(readdirSync(dataDir)).toEqual(['shared-local-instance.db']);
-      const env = serviceEnv({ PORT: String(port), DYNAMODB_PORT: String(dynamoPort), DATA_DIR: dataDir });
-
-      const first = startService(env);
-      await waitForOutput(first, listening(port));
-      expect(first.stdout).toContain('shared-local-instance.db');
-      const local = JSON.parse(readFileSync(join(dataDir, 'dynamodb-credential.json'), 'utf8')) as {
-        accessKeyId: string;
-        secretAccessKey: string;
-        region: string;
-      };
-      expect(existsSync(join(dataDir, 'shared-local-instance.db'))).toBe(false);
-      expect(modeOf(join(dataDir, `${local.accessKeyId}_${local.region}.db`))).toBe(0o600);
-      // The database's name holds the access key id, the whole credential: never on stdout.
-      expect(first.stdout).not.toContain(local.accessKeyId);
-      const client = createDocumentClient({
-        endpoint: `http://127.0.0.1:${dynamoPort}`,
-        region: local.region,
-        credentials: { accessKeyId: local.accessKeyId, secretAccessKey: local.secretAccessKey },
-      });
-      const kept = await client.send(new GetCommand({ TableName: TABLE, Key: { pk: 'kept', sk: 'since-sharedDb' } }));
-      client.destroy();
-      expect(kept.Item).toEqual({ pk: 'kept', sk: 'since-sharedDb' });
-      expect(await whatItSees(dynamoAs(dynamoPort, 'local'))).toEqual({
-        tables: [],
-        scan: 'ResourceNotFoundException',
-      });
-      process.kill(first.child.pid as number, 'SIGINT');
-      expect(await waitForExit(first)).toEqual({ code: 0, signal: null });
-
-      const second = startService(env);
-      await waitForOutput(second, listening(port));
-      expect(second.stdout).not.toContain('shared-local-instance.db');
-      process.kill(second.child.pid as number, 'SIGINT');
-      expect(await waitForExit(second)).toEqual({ code: 0, signal: null });
     },
     SLOW,
   );

@@ -231,7 +231,13 @@ describe('POST …/events', () => {
     expect((await usageOf(c))[f.calls.id]?.usage).toBe(2);
     const previous = before.slice(0, 7);
     const { data } = await db()
-      .entities.usage.get({ projectId: project.id, customerId: c, month: previous, featureId: f.calls.id })
+      .entities.usage.get({
+        projectId: project.id,
+        customerId: c,
+        month: previous,
+        featureId: f.calls.id,
+        method: 'count',
+      })
       .go({ consistent: true });
     expect(data?.amount).toBe(2);
   });

@@ -1,17 +1,24 @@
 import { describe, expect, test } from 'vitest';
-import { ApiKey } from '#db/entities/api-key.ts';
-import { ChangeEntry } from '#db/entities/change-entry.ts';
-import { Counter } from '#db/entities/counter.ts';
-import { Customer } from '#db/entities/customer.ts';
-import { Feature } from '#db/entities/feature.ts';
-import { FeatureHead } from '#db/entities/feature-head.ts';
-import { CheckoutSession, RateLimit } from '#db/entities/payment-records.ts';
-import { Plan } from '#db/entities/plan.ts';
-import { Project } from '#db/entities/project.ts';
-import { UsageAggregate, UsageEvent, UsageUnique } from '#db/entities/usage.ts';
+import { entities } from '#db/service.ts';
 import { paymentRecordsKeyPrefix } from '#db/table.ts';
 import { eventShard, usageKeys } from '#db/usage-item-keys.ts';
 import { apiKeyItem, featureItem, planItem, projectItem } from '../fixtures/factories.ts';
+
+const {
+  apiKey: ApiKey,
+  changeEntry: ChangeEntry,
+  counter: Counter,
+  customer: Customer,
+  feature: Feature,
+  featureHead: FeatureHead,
+  checkoutSession: CheckoutSession,
+  rateLimit: RateLimit,
+  plan: Plan,
+  project: Project,
+  usage: UsageAggregate,
+  usageEvent: UsageEvent,
+  usageUnique: UsageUnique,
+} = entities;
 
 /**
  * The physical keys each entity writes, pinned. Stored items are found by these strings:
@@ -59,12 +66,12 @@ describe('key shapes (ElectroDB .params(), no I/O)', () => {
 
   test('usage: aggregates and markers beside the customers, event ids in 16 shards; raw writes use the same keys', () => {
     const aggregate = { projectId: 7, customerId: 'User_42@x', month: '2026-11', featureId: 5 };
-    expect(keysOf(UsageAggregate.create({ ...aggregate, amount: 1 }).params(table))).toEqual({
+    expect(keysOf(UsageAggregate.create({ ...aggregate, method: 'sum', amount: 1 }).params(table))).toEqual({
       pk: '$pricing#projectId_000000000007',
-      sk: '$usage_1#customerId_User_42@x#month_2026-11#featureId_000000000005',
+      sk: '$usage_1#customerId_User_42@x#month_2026-11#featureId_000000000005#method_sum',
     });
-    expect(usageKeys.aggregate(7, 'User_42@x', '2026-11', 5)).toEqual(
-      keysOf(UsageAggregate.create({ ...aggregate, amount: 1 }).params(table)),
+    expect(usageKeys.aggregate(7, 'User_42@x', '2026-11', { featureId: 5, method: 'unique_count' })).toEqual(
+      keysOf(UsageAggregate.create({ ...aggregate, method: 'unique_count', amount: 1 }).params(table)),
     );
     const marker = { ...aggregate, property: 'p#1' };
     expect(keysOf(UsageUnique.create(marker).params(table))).toEqual({

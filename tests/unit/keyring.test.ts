@@ -4,16 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ConfigError } from '#shared/config.ts';
-import {
-  canonicalContext,
-  ensureLocalKeyFile,
-  type Keyring,
-  keyringFor,
-  localKeyring,
-  readLocalKeyFile,
-  SecretUnreadableError,
-} from '#shared/secrets/keyring.ts';
+import { canonicalContext } from '#shared/secrets/envelope.ts';
+import { type Keyring, keyringFor, localKeyring, SecretUnreadableError } from '#shared/secrets/keyring.ts';
 import { kmsKeyringFor } from '#shared/secrets/kms-keyring.ts';
+import { ensureLocalKeyFile, readLocalKeyFile } from '#shared/secrets/local-key-file.ts';
 import { rejection } from '../fixtures/rejection.ts';
 
 const SECRET = 'sk_test_51NzQvXyZaBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789';

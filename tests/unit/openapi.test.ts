@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, test } from 'vitest';
-import { documentedActions, errorCodesOf } from '#dev/openapi/document.ts';
+import { documentedActions } from '#dev/openapi/document.ts';
+import { errorCodesOf } from '#dev/openapi/errors.ts';
 import { examples } from '#dev/openapi/examples.ts';
 import {
   documentModuleFile,

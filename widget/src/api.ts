@@ -33,7 +33,7 @@ async function call<T>(url: string, init: RequestInit, accept: (body: unknown) =
   };
 }
 
-/** decisions.md's error body: {"error":{"code","message"}}. */
+/** The API's error body: {"error":{"code","message"}}. */
 function errorMessage(body: unknown): string | undefined {
   const message = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
   return typeof message === 'string' && message ? message : undefined;

@@ -5,7 +5,7 @@
  * The project's customCSS comes after these rules, so it wins over them, except the first
  * line: an unnamed cascade layer whose !important declarations no later sheet can outrank keeps
  * the element's painting inside its box (paint containment) and the element in its place, even
- * for a customCSS stored before the server refused such CSS (docs/decisions.md "customCSS").
+ * for a customCSS that gets past the server's check (docs/decisions.md "customCSS").
  * Cards are subgrids of six rows (name, description, price, seats, button, features) so they
  * line up in a row.
  */

@@ -1,10 +1,10 @@
-import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
+import type { CreateEntityItem, EntityItem } from 'electrodb';
 import { permissions } from '#contract/enums.ts';
-import { entityModel } from './model.ts';
+import { defineEntity, entityModel } from './model.ts';
 import { ownerIndex } from './project-scope.ts';
 
 /** Only a SHA-256 hash of the key's secret is stored; the plaintext is shown once. */
-export const ApiKey = new Entity({
+export const apiKeyEntity = defineEntity({
   model: entityModel('apiKey'),
   attributes: {
     keyId: { type: 'string', required: true, readOnly: true },
@@ -24,5 +24,6 @@ export const ApiKey = new Entity({
   },
 });
 
-export type ApiKeyItem = EntityItem<typeof ApiKey>;
-export type NewApiKeyItem = CreateEntityItem<typeof ApiKey>;
+export type ApiKeyEntity = ReturnType<typeof apiKeyEntity>;
+export type ApiKeyItem = EntityItem<ApiKeyEntity>;
+export type NewApiKeyItem = CreateEntityItem<ApiKeyEntity>;

@@ -1,6 +1,6 @@
-import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
+import type { CreateEntityItem, EntityItem } from 'electrodb';
 import { changeActions, changeResourceTypes } from '#contract/enums.ts';
-import { entityModel } from './model.ts';
+import { defineEntity, entityModel } from './model.ts';
 import { idAttribute } from './project-scope.ts';
 
 /**
@@ -11,7 +11,7 @@ import { idAttribute } from './project-scope.ts';
  * first) is one Query. The table's TTL removes an entry after `expiresAt` (90 days); the
  * project sweep deletes the rest with the project (shared/db/changes.ts).
  */
-export const ChangeEntry = new Entity({
+export const changeEntryEntity = defineEntity({
   model: entityModel('changeEntry'),
   attributes: {
     projectId: idAttribute,
@@ -43,5 +43,6 @@ export const ChangeEntry = new Entity({
   },
 });
 
-export type ChangeEntryItem = EntityItem<typeof ChangeEntry>;
-export type NewChangeEntryItem = CreateEntityItem<typeof ChangeEntry>;
+export type ChangeEntryEntity = ReturnType<typeof changeEntryEntity>;
+export type ChangeEntryItem = EntityItem<ChangeEntryEntity>;
+export type NewChangeEntryItem = CreateEntityItem<ChangeEntryEntity>;

@@ -1,10 +1,10 @@
-import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
-import { entityModel } from './model.ts';
+import type { CreateEntityItem, EntityItem } from 'electrodb';
+import { defineEntity, entityModel } from './model.ts';
 
 export const counterNames = ['project', 'feature', 'plan', 'planFeature'] as const;
 
 /** One atomic counter per resource kind: ids are allocated with ADD and never reused. */
-export const Counter = new Entity({
+export const counterEntity = defineEntity({
   model: entityModel('counter'),
   attributes: {
     name: { type: counterNames, required: true, readOnly: true },
@@ -18,5 +18,6 @@ export const Counter = new Entity({
   },
 });
 
-export type CounterItem = EntityItem<typeof Counter>;
-export type NewCounterItem = CreateEntityItem<typeof Counter>;
+export type CounterEntity = ReturnType<typeof counterEntity>;
+export type CounterItem = EntityItem<CounterEntity>;
+export type NewCounterItem = CreateEntityItem<CounterEntity>;

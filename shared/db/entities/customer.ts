@@ -1,5 +1,5 @@
-import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
-import { entityModel } from './model.ts';
+import type { CreateEntityItem, EntityItem } from 'electrodb';
+import { defineEntity, entityModel } from './model.ts';
 import { idAttribute, timestamps } from './project-scope.ts';
 
 /**
@@ -9,7 +9,7 @@ import { idAttribute, timestamps } from './project-scope.ts';
  * GetItem, and a page of the list (in byte order of `customerId`) is one Query. The project
  * sweep deletes them with a Query of this partition (shared/db/customers.ts).
  */
-export const Customer = new Entity({
+export const customerEntity = defineEntity({
   model: entityModel('customer'),
   attributes: {
     projectId: idAttribute,
@@ -34,5 +34,6 @@ export const Customer = new Entity({
   },
 });
 
-export type CustomerItem = EntityItem<typeof Customer>;
-export type NewCustomerItem = CreateEntityItem<typeof Customer>;
+export type CustomerEntity = ReturnType<typeof customerEntity>;
+export type CustomerItem = EntityItem<CustomerEntity>;
+export type NewCustomerItem = CreateEntityItem<CustomerEntity>;

@@ -1,5 +1,5 @@
-import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
-import { entityModel } from './model.ts';
+import type { CreateEntityItem, EntityItem } from 'electrodb';
+import { defineEntity, entityModel } from './model.ts';
 import { idAttribute, projectScopeAttributes, projectScopeIndexes } from './project-scope.ts';
 
 /**
@@ -11,7 +11,7 @@ import { idAttribute, projectScopeAttributes, projectScopeIndexes } from './proj
  * the project is there and which items are its own (a deleted project's items wait for
  * their sweep in the same partition, with another share id).
  */
-export const FeatureHead = new Entity({
+export const featureHeadEntity = defineEntity({
   model: entityModel('featureHead'),
   attributes: {
     ...projectScopeAttributes,
@@ -25,5 +25,6 @@ export const FeatureHead = new Entity({
   indexes: projectScopeIndexes([]),
 });
 
-export type FeatureHeadItem = EntityItem<typeof FeatureHead>;
-export type NewFeatureHeadItem = CreateEntityItem<typeof FeatureHead>;
+export type FeatureHeadEntity = ReturnType<typeof featureHeadEntity>;
+export type FeatureHeadItem = EntityItem<FeatureHeadEntity>;
+export type NewFeatureHeadItem = CreateEntityItem<FeatureHeadEntity>;

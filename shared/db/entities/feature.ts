@@ -1,10 +1,10 @@
-import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
+import type { CreateEntityItem, EntityItem } from 'electrodb';
 import { aggregationMethods, featureTypes } from '#contract/enums.ts';
-import { entityModel } from './model.ts';
+import { defineEntity, entityModel } from './model.ts';
 import { offerAttributes } from './offer.ts';
 import { idAttribute, projectScopeAttributes, projectScopeIndexes, timestamps } from './project-scope.ts';
 
-export const Feature = new Entity({
+export const featureEntity = defineEntity({
   model: entityModel('feature'),
   attributes: {
     ...projectScopeAttributes,
@@ -26,5 +26,6 @@ export const Feature = new Entity({
   indexes: projectScopeIndexes(['featureId']),
 });
 
-export type FeatureItem = EntityItem<typeof Feature>;
-export type NewFeatureItem = CreateEntityItem<typeof Feature>;
+export type FeatureEntity = ReturnType<typeof featureEntity>;
+export type FeatureItem = EntityItem<FeatureEntity>;
+export type NewFeatureItem = CreateEntityItem<FeatureEntity>;

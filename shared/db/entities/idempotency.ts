@@ -1,5 +1,5 @@
-import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
-import { entityModel } from './model.ts';
+import type { CreateEntityItem, EntityItem } from 'electrodb';
+import { defineEntity, entityModel } from './model.ts';
 
 /**
  * One `Idempotency-Key` of one owner: who holds it
@@ -7,7 +7,7 @@ import { entityModel } from './model.ts';
  * record is its own partition (owner and key), so keys never share a hot partition, and the
  * table's TTL attribute removes it after `expiresAt`.
  */
-export const IdempotencyRecord = new Entity({
+export const idempotencyRecordEntity = defineEntity({
   model: entityModel('idempotencyRecord'),
   attributes: {
     ownerId: { type: 'string', required: true, readOnly: true },
@@ -31,5 +31,6 @@ export const IdempotencyRecord = new Entity({
   },
 });
 
-export type IdempotencyRecordItem = EntityItem<typeof IdempotencyRecord>;
-export type NewIdempotencyRecordItem = CreateEntityItem<typeof IdempotencyRecord>;
+export type IdempotencyRecordEntity = ReturnType<typeof idempotencyRecordEntity>;
+export type IdempotencyRecordItem = EntityItem<IdempotencyRecordEntity>;
+export type NewIdempotencyRecordItem = CreateEntityItem<IdempotencyRecordEntity>;

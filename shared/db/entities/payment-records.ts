@@ -1,5 +1,5 @@
-import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
-import { entityModel } from './model.ts';
+import type { CreateEntityItem, EntityItem } from 'electrodb';
+import { defineEntity, entityModel } from './model.ts';
 import { idAttribute } from './project-scope.ts';
 
 /**
@@ -17,7 +17,7 @@ const paymentRecordsPk = { field: 'pk', composite: ['projectId'], casing: 'none'
  * address): the counts of the window (attributes named after each second, written by
  * shared/db/rate-limits.ts with expressions ElectroDB cannot build).
  */
-export const RateLimit = new Entity({
+export const rateLimitEntity = defineEntity({
   model: entityModel('rateLimit'),
   attributes: {
     projectId: idAttribute,
@@ -31,7 +31,7 @@ export const RateLimit = new Entity({
 });
 
 /** A checkout session this service created for the project: receipts are served for these only. */
-export const CheckoutSession = new Entity({
+export const checkoutSessionEntity = defineEntity({
   model: entityModel('checkoutSession'),
   attributes: {
     projectId: idAttribute,
@@ -45,5 +45,6 @@ export const CheckoutSession = new Entity({
   },
 });
 
-export type CheckoutSessionItem = EntityItem<typeof CheckoutSession>;
-export type NewCheckoutSessionItem = CreateEntityItem<typeof CheckoutSession>;
+export type CheckoutSessionEntity = ReturnType<typeof checkoutSessionEntity>;
+export type CheckoutSessionItem = EntityItem<CheckoutSessionEntity>;
+export type NewCheckoutSessionItem = CreateEntityItem<CheckoutSessionEntity>;

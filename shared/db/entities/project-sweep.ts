@@ -1,5 +1,5 @@
-import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
-import { entityModel } from './model.ts';
+import type { CreateEntityItem, EntityItem } from 'electrodb';
+import { defineEntity, entityModel } from './model.ts';
 import { idAttribute } from './project-scope.ts';
 
 /**
@@ -14,7 +14,7 @@ import { idAttribute } from './project-scope.ts';
  * All pending sweeps share one partition, so resuming them (a local start-up, the stage's
  * periodic check) is one Query; deletes are rare enough for one partition.
  */
-export const ProjectSweep = new Entity({
+export const projectSweepEntity = defineEntity({
   model: entityModel('projectSweep'),
   attributes: {
     projectId: idAttribute,
@@ -31,5 +31,6 @@ export const ProjectSweep = new Entity({
   },
 });
 
-export type ProjectSweepItem = EntityItem<typeof ProjectSweep>;
-export type NewProjectSweepItem = CreateEntityItem<typeof ProjectSweep>;
+export type ProjectSweepEntity = ReturnType<typeof projectSweepEntity>;
+export type ProjectSweepItem = EntityItem<ProjectSweepEntity>;
+export type NewProjectSweepItem = CreateEntityItem<ProjectSweepEntity>;

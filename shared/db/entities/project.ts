@@ -1,11 +1,11 @@
-import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
+import type { CreateEntityItem, EntityItem } from 'electrodb';
 import { alignments, badgePositions, paymentsModes } from '#contract/enums.ts';
-import { entityModel } from './model.ts';
+import { defineEntity, entityModel } from './model.ts';
 import { idAttribute, ownerIndex, projectScopeAttributes, projectScopeIndexes, timestamps } from './project-scope.ts';
 
 const text = { type: 'string', required: true } as const;
 
-export const Project = new Entity({
+export const projectEntity = defineEntity({
   model: entityModel('project'),
   attributes: {
     ...projectScopeAttributes,
@@ -72,5 +72,6 @@ export const Project = new Entity({
   },
 });
 
-export type ProjectItem = EntityItem<typeof Project>;
-export type NewProjectItem = CreateEntityItem<typeof Project>;
+export type ProjectEntity = ReturnType<typeof projectEntity>;
+export type ProjectItem = EntityItem<ProjectEntity>;
+export type NewProjectItem = CreateEntityItem<ProjectEntity>;

@@ -1,12 +1,15 @@
-import { type CreateEntityItem, Entity, type EntityItem } from 'electrodb';
-import { entityModel } from './model.ts';
+import type { CreateEntityItem, EntityItem } from 'electrodb';
+import { aggregationMethods } from '#contract/enums.ts';
+import { defineEntity, entityModel } from './model.ts';
 import { idAttribute } from './project-scope.ts';
 
 /**
  * Usage metering. Three entities, none in the project's
  * partition (a project's v1 reads stay one Query whatever its traffic):
  *
- * - `usage`: one aggregate per customer, feature and UTC month, in the project's customer
+ * - `usage`: one aggregate per customer, feature, UTC month and aggregation method (a
+ *   feature switched to another method starts that method's aggregate, and finds its old one
+ *   again when switched back: no aggregate mixes two methods), in the project's customer
  *   partition (beside the customers, under its own sort-key prefix, so a page of the customer
  *   list never reads one). An entitlement read gets the customer and this month's aggregates
  *   of every countable feature in one BatchGetItem: every key is known.
@@ -23,7 +26,7 @@ import { idAttribute } from './project-scope.ts';
  */
 export const USAGE_EVENT_SHARDS = 16;
 
-export const UsageAggregate = new Entity({
+export const usageAggregateEntity = defineEntity({
   model: entityModel('usage'),
   attributes: {
     projectId: idAttribute,
@@ -31,6 +34,7 @@ export const UsageAggregate = new Entity({
     /** The UTC month, `YYYY-MM`. */
     month: { type: 'string', required: true, readOnly: true },
     featureId: idAttribute,
+    method: { type: aggregationMethods, required: true, readOnly: true },
     /** The aggregate: a count, a sum, a max, a number of distinct properties or the latest value. */
     amount: { type: 'number' },
     /** `latest`: the timestamp (epoch ms) of the event whose value `amount` is. */
@@ -41,12 +45,12 @@ export const UsageAggregate = new Entity({
   indexes: {
     byCustomer: {
       pk: { field: 'pk', composite: ['projectId'], casing: 'none' },
-      sk: { field: 'sk', composite: ['customerId', 'month', 'featureId'], casing: 'none' },
+      sk: { field: 'sk', composite: ['customerId', 'month', 'featureId', 'method'], casing: 'none' },
     },
   },
 });
 
-export const UsageUnique = new Entity({
+export const usageUniqueEntity = defineEntity({
   model: entityModel('usageunique'),
   attributes: {
     projectId: idAttribute,
@@ -64,7 +68,7 @@ export const UsageUnique = new Entity({
   },
 });
 
-export const UsageEvent = new Entity({
+export const usageEventEntity = defineEntity({
   model: entityModel('usageevent'),
   attributes: {
     projectId: idAttribute,
@@ -80,5 +84,6 @@ export const UsageEvent = new Entity({
   },
 });
 
-export type UsageAggregateItem = EntityItem<typeof UsageAggregate>;
-export type NewUsageAggregateItem = CreateEntityItem<typeof UsageAggregate>;
+export type UsageAggregateEntity = ReturnType<typeof usageAggregateEntity>;
+export type UsageAggregateItem = EntityItem<UsageAggregateEntity>;
+export type NewUsageAggregateItem = CreateEntityItem<UsageAggregateEntity>;

@@ -1,12 +1,15 @@
 import * as z from 'zod';
+import type { AggregationMethod } from '#contract/enums.ts';
 import { deleteCustomerItem, getCustomerItem, listCustomerItems } from '#db/customers.ts';
-import type { CustomerItem, ProjectKey } from '#db/types.ts';
-import { deleteCustomerUsage, readCustomerWithUsage } from '#db/usage.ts';
+import type { CustomerItem, FeatureItem, ProjectKey } from '#db/types.ts';
+import { deleteCustomerUsage, type MeteredFeature, readCustomerWithUsage } from '#db/usage.ts';
 import { echo, featureNotFound, NotFoundError, projectNotFound, ValidationError } from '../errors.ts';
 import { type PageQuery, pagedList } from '../pages.ts';
 import { findPlan, loadProject } from '../projects/load.ts';
 import { utcMonth } from '../usage/record.ts';
+import { versionOf } from '../versions/content.ts';
 import { computeEntitlements, isAllowed } from './entitlements.ts';
+import { heldPlan, settled } from './held-plan.ts';
 import { loadProjectCached } from './project-cache.ts';
 import {
   type CustomerView,
@@ -70,6 +73,8 @@ export async function grantPlan(key: ProjectKey, customerId: string, input: Gran
     ...(input.email !== undefined ? { email: input.email } : {}),
     subscription: {
       planId: plan.planId,
+      planVersion: versionOf(plan),
+      pendingVersion: null,
       customPlan: false,
       features: null,
       status: input.status,
@@ -102,15 +107,17 @@ export async function deleteCustomer(key: ProjectKey, customerId: string): Promi
   if (!removed && usageItems === 0) throw customerNotFound(customerId);
 }
 
-/** The ids of the project's countable features, kept with the cached definition. */
-const countableIds = new WeakMap<object, number[]>();
-function countableFeatureIds(partition: { features: readonly { featureId: number; isCountable: boolean }[] }) {
-  let ids = countableIds.get(partition);
-  if (!ids) {
-    ids = partition.features.filter((f) => f.isCountable).map((f) => f.featureId);
-    countableIds.set(partition, ids);
+/** The project's countable features as their aggregates are keyed, kept with the cached definition. */
+const meteredOf = new WeakMap<object, MeteredFeature[]>();
+export function meteredFeatures(partition: { features: readonly FeatureItem[] }): MeteredFeature[] {
+  let metered = meteredOf.get(partition);
+  if (!metered) {
+    metered = partition.features
+      .filter((f) => f.isCountable)
+      .map((f) => ({ featureId: f.featureId, method: f.eventAggregationMethod as AggregationMethod }));
+    meteredOf.set(partition, metered);
   }
-  return ids;
+  return metered;
 }
 
 async function entitlementsOf(key: ProjectKey, customerId: string, options: ReadOptions) {
@@ -123,9 +130,13 @@ async function entitlementsOf(key: ProjectKey, customerId: string, options: Read
     partition.project.projectId,
     customerId,
     utcMonth(now.getTime()),
-    countableFeatureIds(partition),
+    meteredFeatures(partition),
   );
-  return { partition, view: computeEntitlements(partition, customerId, storedSubscription(customer), usage, now) };
+  const subscription = settled(storedSubscription(customer), now.getTime());
+  // The plan as cached grants what a customer on its current version holds; any other version
+  // is read once per container and kept (versions never change).
+  const held = await heldPlan(key, partition, subscription);
+  return { partition, held, view: computeEntitlements(partition, customerId, subscription, usage, now, held) };
 }
 
 /** Every feature's entitlement: one DynamoDB request with the project cached, two cold. */
@@ -144,8 +155,10 @@ export async function getEntitlement(
   required: number | undefined,
   options: ReadOptions,
 ): Promise<EntitlementView & { allowed: boolean }> {
-  const { partition, view } = await entitlementsOf(key, customerId, options);
-  const feature = partition.features.find((f) => f.featureId === featureId);
+  const { partition, held, view } = await entitlementsOf(key, customerId, options);
+  const feature =
+    partition.features.find((f) => f.featureId === featureId) ??
+    held?.content.features.find((f) => f.featureId === featureId);
   const entitlement = view.entitlements.find((e) => e.featureId === featureId);
   if (!feature || !entitlement) throw featureNotFound(featureId);
   return { ...entitlement, allowed: isAllowed(entitlement, required, feature.isCountable) };

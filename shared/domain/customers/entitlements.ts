@@ -1,6 +1,8 @@
 import type { FeatureItem, ProjectPartition } from '#db/types.ts';
 import { assignmentsByPlan } from '../plans/view.ts';
 import { featureLimit } from '../share/share.ts';
+import { isUnlimited, type VersionFeature, versionLimit } from '../versions/content.ts';
+import type { HeldPlan } from './held-plan.ts';
 import {
   type EntitlementsView,
   type EntitlementView,
@@ -16,13 +18,11 @@ export type ProjectDefinition = Pick<ProjectPartition, 'features' | 'plans' | 'p
 type Grant =
   | { kind: 'plan'; planId: number; status: SubscriptionStatus | null; multipliers: Map<number, number> }
   | { kind: 'custom'; status: SubscriptionStatus; quantities: Map<number, number | null> }
+  | { kind: 'version'; planId: number; status: SubscriptionStatus; features: Map<number, VersionFeature> }
   | { kind: 'none' };
 
 /** Usage per feature id this month (shared/domain/usage). */
 export type Usage = ReadonlyMap<number, number>;
-
-const isUnlimited = (feature: FeatureItem) =>
-  !feature.isCountable || feature.condition.trim().toLowerCase() === 'unlimited';
 
 /**
  * What every read of a definition derives from it, computed once per definition object: the
@@ -82,10 +82,18 @@ export function nextMonthStart(now: Date): string {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();
 }
 
-function entitlement(feature: FeatureItem, grant: Grant, usage: number, resetsAt: string): EntitlementView {
+/** A feature as an entitlement shows it: the project's, or one only a held version still has. */
+type Shown = Pick<FeatureItem, 'featureId' | 'name' | 'featureType' | 'isCountable' | 'usageCount' | 'condition'>;
+
+function entitlement(feature: Shown, grant: Grant, usage: number, resetsAt: string): EntitlementView {
   let hasAccess = false;
   let limit: number | null = 0;
-  if (grant.kind === 'plan' && grant.multipliers.has(feature.featureId)) {
+  const held = grant.kind === 'version' ? grant.features.get(feature.featureId) : undefined;
+  if (held) {
+    // What the version granted: its limit, as the feature was in that version.
+    hasAccess = true;
+    limit = versionLimit(held);
+  } else if (grant.kind === 'plan' && grant.multipliers.has(feature.featureId)) {
     hasAccess = true;
     limit = isUnlimited(feature)
       ? null
@@ -106,20 +114,53 @@ function entitlement(feature: FeatureItem, grant: Grant, usage: number, resetsAt
   };
 }
 
-/** One entitlement per feature of the project, in feature id order. */
+/**
+ * The project's features, and those a held version has that the project no longer has
+ * (deleted since: the customer keeps them, under the name and type the version has), in
+ * feature id order.
+ */
+function withHeldFeatures(features: FeatureItem[], grant: Grant): Shown[] {
+  if (grant.kind !== 'version') return features;
+  const known = new Set(features.map((f) => f.featureId));
+  const gone = [...grant.features.values()].filter((f) => !known.has(f.featureId));
+  if (gone.length === 0) return features;
+  return [...features, ...gone].sort((a, b) => a.featureId - b.featureId);
+}
+
+/** One feature's entitlement, computed alone (a consume needs no other). */
+export function featureEntitlement(
+  definition: ProjectDefinition,
+  feature: FeatureItem,
+  subscription: StoredSubscription | null | undefined,
+  usage: number,
+  now: Date,
+): EntitlementView {
+  return entitlement(feature, currentGrant(definition, subscription), usage, nextMonthStart(now));
+}
+
+/** One entitlement per feature of the project (and per feature a held version keeps), in feature id order. */
 export function computeEntitlements(
   definition: ProjectDefinition,
   customerId: string,
   subscription: StoredSubscription | null | undefined,
   usage: Usage = new Map(),
   now = new Date(),
+  held?: HeldPlan,
 ): EntitlementsView {
-  const grant = currentGrant(definition, subscription);
+  const grant: Grant =
+    held && subscription && grantsAccess(subscription.status)
+      ? {
+          kind: 'version',
+          planId: held.planId,
+          status: subscription.status,
+          features: new Map(held.content.features.map((f) => [f.featureId, f])),
+        }
+      : currentGrant(definition, subscription);
   const resetsAt = nextMonthStart(now);
-  const features = prepared(definition).featuresInOrder;
+  const features = withHeldFeatures(prepared(definition).featuresInOrder, grant);
   return {
     customerId,
-    planId: grant.kind === 'plan' ? grant.planId : null,
+    planId: grant.kind === 'plan' || grant.kind === 'version' ? grant.planId : null,
     status: grant.kind === 'none' ? null : grant.status,
     entitlements: features.map((f) => entitlement(f, grant, usage.get(f.featureId) ?? 0, resetsAt)),
   };

@@ -60,6 +60,10 @@ export const EntitlementQuery = z.object({
 
 export const SubscriptionView = z.strictObject({
   planId: z.number().nullable(),
+  /** The plan's version it holds (lifecycle.md §1); null for a custom plan. */
+  planVersion: z.number().nullable(),
+  /** The version a period-end migration moves it to when its period ends; null when none. */
+  pendingVersion: z.number().nullable(),
   customPlan: z.boolean(),
   features: z.array(z.strictObject({ featureId: z.number(), quantity: z.number().nullable() })).nullable(),
   status: z.enum(subscriptionStatuses),

@@ -2,6 +2,7 @@ import { getCustomerItem, saveCustomerItem } from '#db/customers.ts';
 import type { CustomerItem, ProjectItem } from '#db/types.ts';
 import { ConflictError } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
+import { settled } from './held-plan.ts';
 import type { CustomerView, StoredSubscription } from './schemas.ts';
 
 /** How many applied Stripe event ids a customer keeps (see docs/decisions.md). */
@@ -65,7 +66,7 @@ export async function changeCustomer<Skip extends string>(
 }
 
 export function toCustomerView(item: CustomerItem): CustomerView {
-  const stored = storedSubscription(item);
+  const stored = settled(storedSubscription(item), Date.now());
   let subscription: CustomerView['subscription'] = null;
   if (stored) {
     const { eventCreated: _created, eventType: _type, ...view } = stored;

@@ -6,8 +6,9 @@ import type { FeatureItem, ProjectKey } from '#db/types.ts';
 import { childChange } from '../changes.ts';
 import { countRefused, featureNotFound, projectNotFound } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
-import { loadFeatures } from '../projects/load.ts';
+import { loadFeatures, loadProject } from '../projects/load.ts';
 import { slugPattern } from '../projects/slug.ts';
+import { featureSteps } from '../versions/bump.ts';
 import { checkIfMatch, untilWritten, type Writer } from '../versions.ts';
 import { type CreateFeatureInput, type FeatureView, featureDefaults, type UpdateFeatureInput } from './schemas.ts';
 import { toFeatureView } from './view.ts';
@@ -60,6 +61,9 @@ async function readFeature(key: ProjectKey, featureId: number) {
 }
 
 /** Partial update: only fields present change. With If-Match, only while it names the feature as it is. */
+/** The feature fields that change what a plan grants (lifecycle.md §1). */
+const pricedFeatureFields = new Set(['isCountable', 'featureType', 'usageCount', 'condition']);
+
 export async function updateFeature(
   key: ProjectKey,
   featureId: number,
@@ -76,7 +80,10 @@ export async function updateFeature(
     const changes = { ...Object.fromEntries(changed), updatedAt: new Date().toISOString() };
     const after: FeatureItem = { ...feature, ...changes, version: feature.version + 1 };
     const entry = childChange(projectId, writer, { type: 'feature', id: featureId }, feature, after);
-    const outcome = await updateFeatureItem(scope, feature, changes, entry, undefined);
+    // A change of what the feature grants moves the version of every plan that has it.
+    const priced = changed.some(([field]) => pricedFeatureFields.has(field));
+    const plans = priced ? featureSteps(await loadProject(key), featureId, after, changes.updatedAt) : [];
+    const outcome = await updateFeatureItem(scope, feature, changes, entry, undefined, plans);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     return outcome === 'updated' ? toFeatureView(after) : 'stale';
   });
@@ -89,13 +96,16 @@ export async function updateFeature(
  */
 export async function deleteFeature(key: ProjectKey, featureId: number, writer: Writer): Promise<void> {
   await untilWritten('feature', writer, async () => {
-    const { projectId, features } = await loadFeatures(key);
-    const feature = features.find((f) => f.featureId === featureId);
+    // The whole project: the plans that have the feature move their version with its delete.
+    const partition = await loadProject(key);
+    const { projectId } = partition.project;
+    const feature = partition.features.find((f) => f.featureId === featureId);
     if (feature) checkIfMatch(writer.ifMatch, toFeatureView(feature));
     const recorded = feature && {
       change: childChange(projectId, writer, { type: 'feature', id: featureId }, feature, null),
       version: feature.version,
       revision: undefined,
+      plans: featureSteps(partition, featureId, null, new Date().toISOString()),
     };
     const outcome = await deleteFeatureItem(key, featureId, recorded);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);

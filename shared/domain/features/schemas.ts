@@ -25,7 +25,7 @@ const featureFields = {
 const createFeatureFields = strictObject(featureFields).partial().required({ name: true, basePrice: true });
 const updateFeatureFields = strictObject(featureFields).partial();
 
-/** Defaults of decisions.md for everything but the required name and basePrice. */
+/** Defaults for everything but the required name and basePrice. */
 export const featureDefaults = {
   description: '',
   featureType: 'Standart',

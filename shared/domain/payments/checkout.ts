@@ -5,6 +5,7 @@ import type { FeatureItem, ProjectItem } from '#db/types.ts';
 import { echo, featureNotFound, NotFoundError, ValidationError } from '../errors.ts';
 import type { Ports } from '../ports.ts';
 import { loadSharedProject } from '../share/share.ts';
+import { versionOf } from '../versions/content.ts';
 import { checkoutRedirects, openPaymentKey } from './account.ts';
 import { type FeatureDetail, featureDetailsMetadata, METADATA_KEYS_MAX } from './feature-details.ts';
 import { countPublicPaymentCall } from './rate-limit.ts';
@@ -142,6 +143,8 @@ export async function createPlanCheckout(
     trialDays: plan.freemiumDay,
     metadata: {
       planId: String(plan.planId),
+      // The version sold (lifecycle.md §1): the subscription holds it, whatever the plan becomes.
+      planVersion: String(versionOf(plan)),
       projectId: String(project.projectId),
       ...(plan.isPerUserPricing ? { seats: String(seats) } : {}),
     },

@@ -16,7 +16,7 @@ export const paymentsModeOf = (secretKey: string): PaymentsMode =>
 
 export const paymentsConnected = (project: ProjectItem) => project.paymentKeySealed !== undefined;
 
-/** A Stripe webhook signing secret, as billing.md bounds it. */
+/** A Stripe webhook signing secret: Stripe's prefix, and a bounded length. */
 export const webhookSecretPattern = /^whsec_[A-Za-z0-9]{16,200}$/;
 
 export const paymentWebhookConnected = (project: ProjectItem) => project.webhookSecretSealed !== undefined;

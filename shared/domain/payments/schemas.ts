@@ -11,7 +11,7 @@ const customerEmail = z
   .email({ error: 'must be an e-mail address' })
   .max(limits.emailMax, `must be at most ${limits.emailMax} characters`)
   .optional();
-/** The owner's own id for the buyer (billing.md): Stripe's client_reference_id and metadata.customerId. */
+/** The owner's own id for the buyer: Stripe's client_reference_id and metadata.customerId. */
 const customerId = z
   .string({ error: 'must be a string' })
   .regex(customerIdPattern, 'must be 1-128 characters of letters, digits and . _ : @ -')
@@ -68,7 +68,7 @@ export type CustomCheckoutInput = z.infer<typeof CustomCheckoutBody>;
 
 export const CheckoutView = z.strictObject({ sessionId: z.string(), url: z.string() });
 
-/** interface.md's Receipt table, exactly. */
+/** The receipt a checkout's success page shows: its fields exactly, nothing more. */
 export const ReceiptView = z.strictObject({
   planName: z.string(),
   customPlan: z.boolean(),

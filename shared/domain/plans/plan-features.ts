@@ -1,9 +1,10 @@
 import { allocateIds } from '#db/ids.ts';
 import { insertAssignments, writeAssignment } from '#db/plans.ts';
-import type { ProjectKey } from '#db/types.ts';
+import type { FeatureItem, ProjectKey } from '#db/types.ts';
 import { changeEntries, childChange } from '../changes.ts';
 import { featureNotFound, NotFoundError, planNotFound, projectNotFound } from '../errors.ts';
 import { loadPlan, readRevisionGuard } from '../projects/load.ts';
+import { contentOfRead, pricedStep } from '../versions/bump.ts';
 import { checkIfMatch, untilWritten, type Writer } from '../versions.ts';
 import { resolveFeatures, uniqueRefs } from './plans.ts';
 import type { AddPlanFeaturesView, FeatureRefInput, PlanFeatureDetailView } from './schemas.ts';
@@ -31,7 +32,16 @@ export async function addPlanFeatures(
   requested: FeatureRefInput[],
   writer: Writer,
 ): Promise<AddPlanFeaturesView> {
-  const { scope, projectId, features, featureDeletes, assignments } = await loadPlan(key, planId);
+  return untilWritten('plan', writer, () => addOnce(key, planId, requested, writer));
+}
+
+async function addOnce(
+  key: ProjectKey,
+  planId: number,
+  requested: FeatureRefInput[],
+  writer: Writer,
+): Promise<AddPlanFeaturesView | 'stale'> {
+  const { scope, projectId, features, featureDeletes, assignments, plan } = await loadPlan(key, planId);
   const refs = uniqueRefs(requested);
   resolveFeatures(features, refs);
   const assigned = new Set(assignments.map((a) => a.feature.featureId));
@@ -52,7 +62,23 @@ export async function addPlanFeatures(
       after: { planId, ...a, createdAt },
     })),
   );
-  const result = await insertAssignments(scope, planId, featureDeletes, adding, records, createdAt);
+  const byId = new Map(features.map((f) => [f.featureId, f]));
+  const joined = [
+    ...assignments,
+    ...adding.map((a) => ({ feature: byId.get(a.featureId) as FeatureItem, assignment: a })),
+  ];
+  const step = pricedStep(
+    projectId,
+    plan,
+    contentOfRead(plan, assignments),
+    contentOfRead(
+      plan,
+      joined.filter((a) => a.feature !== undefined),
+    ),
+    createdAt,
+  );
+  const result = await insertAssignments(scope, planId, featureDeletes, adding, records, createdAt, step);
+  if (result === 'stale') return result;
   if (result === 'project_gone') throw projectNotFound(key.slug);
   if (result === 'plan_missing') throw planNotFound(planId);
   if ('missingFeatureId' in result) throw featureNotFound(result.missingFeatureId);
@@ -71,10 +97,18 @@ export async function addPlanFeatures(
  */
 async function readAssignment(key: ProjectKey, planId: number, featureId: number, writer: Writer) {
   const guard = await readRevisionGuard(key, writer.ifMatch);
-  const { scope, projectId, assignments } = await loadPlan(key, planId);
+  const { scope, projectId, assignments, plan } = await loadPlan(key, planId);
   const current = assignments.find((a) => a.feature.featureId === featureId);
   if (!current) throw notAssigned(planId, featureId);
-  return { guard, projectId, current, scope };
+  // The version step of setting this assignment's multiplier (null: removing it).
+  const stepFor = (multiplier: number | null) => {
+    const after = assignments.flatMap((a) =>
+      a !== current ? [a] : multiplier === null ? [] : [{ ...a, assignment: { ...a.assignment, multiplier } }],
+    );
+    const at = new Date().toISOString();
+    return pricedStep(projectId, plan, contentOfRead(plan, assignments), contentOfRead(plan, after), at);
+  };
+  return { guard, projectId, current, scope, stepFor };
 }
 
 /** With If-Match, only while it names the assignment as it is (with its feature's details). */
@@ -86,13 +120,13 @@ export async function updatePlanFeature(
   writer: Writer,
 ): Promise<PlanFeatureDetailView> {
   return untilWritten('plan feature', writer, async () => {
-    const { guard, projectId, current, scope } = await readAssignment(key, planId, featureId, writer);
+    const { guard, projectId, current, scope, stepFor } = await readAssignment(key, planId, featureId, writer);
     checkIfMatch(writer.ifMatch, toPlanFeatureDetailView(current));
     if (current.assignment.multiplier === multiplier) return toPlanFeatureDetailView(current);
     const after = { ...current.assignment, multiplier };
     const resource = { type: 'planFeature', id: after.planFeatureId } as const;
     const entry = childChange(projectId, writer, resource, current.assignment, after);
-    const outcome = await writeAssignment(scope, current.assignment, multiplier, entry, guard);
+    const outcome = await writeAssignment(scope, current.assignment, multiplier, entry, guard, stepFor(multiplier));
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     return outcome === 'written' ? toPlanFeatureDetailView({ assignment: after, feature: current.feature }) : 'stale';
   });
@@ -106,11 +140,11 @@ export async function removePlanFeature(
   writer: Writer,
 ): Promise<void> {
   await untilWritten('plan feature', writer, async () => {
-    const { guard, projectId, current, scope } = await readAssignment(key, planId, featureId, writer);
+    const { guard, projectId, current, scope, stepFor } = await readAssignment(key, planId, featureId, writer);
     checkIfMatch(writer.ifMatch, toPlanFeatureDetailView(current));
     const resource = { type: 'planFeature', id: current.assignment.planFeatureId } as const;
     const entry = childChange(projectId, writer, resource, current.assignment, null);
-    const outcome = await writeAssignment(scope, current.assignment, null, entry, guard);
+    const outcome = await writeAssignment(scope, current.assignment, null, entry, guard, stepFor(null));
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     return outcome;
   });

@@ -6,6 +6,7 @@ import { changeEntry, childChange, childFields } from '../changes.ts';
 import { countRefused, featureNotFound, planNotFound, projectNotFound } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
 import { loadFeatures, loadPlan, loadProject, readRevisionGuard } from '../projects/load.ts';
+import { contentOfRead, frozenOf, pricedStep } from '../versions/bump.ts';
 import { checkIfMatch, untilWritten, type Writer } from '../versions.ts';
 import {
   type CreatePlanInput,
@@ -106,7 +107,20 @@ export async function duplicatePlan(
 ): Promise<PlanView> {
   return untilWritten('plan', writer, async () => {
     const { plan: source, assignments, ...target } = await loadPlan(key, planId);
-    const { ownerId, slug, shareId, planId: _id, version, createdAt, updatedAt, assigned, ...fields } = source;
+    // A copy is a new plan: it starts at version 1 (lifecycle.md §1).
+    const {
+      ownerId,
+      slug,
+      shareId,
+      planId: _id,
+      version,
+      createdAt,
+      updatedAt,
+      assigned,
+      pricedVersion,
+      pricedAt,
+      ...fields
+    } = source;
     return writeNewPlan(
       target,
       { ...fields, name: input.name ?? copyName(source.name), isPopular: false },
@@ -141,9 +155,12 @@ export async function updatePlan(
     const after: PlanItem = { ...plan, ...changes, updatedAt: new Date().toISOString(), version: plan.version + 1 };
     const entry = childChange(projectId, writer, { type: 'plan', id: planId }, plan, after);
     const changed = { ...changes, updatedAt: after.updatedAt };
-    const outcome = await updatePlanItem(scope, plan, changed, entry, guard);
+    const before = contentOfRead(plan, assignments);
+    const step = pricedStep(projectId, plan, before, contentOfRead(after, assignments), after.updatedAt);
+    const outcome = await updatePlanItem(scope, plan, changed, entry, guard, step);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
-    return outcome === 'updated' ? toPlanView(after, assignments) : 'stale';
+    const saved = step ? { ...after, pricedVersion: step.next, pricedAt: step.at } : after;
+    return outcome === 'updated' ? toPlanView(saved, assignments) : 'stale';
   });
 }
 
@@ -154,7 +171,9 @@ export async function deletePlan(key: ProjectKey, planId: number, writer: Writer
     const { plan, assignments, projectId } = await loadPlan(key, planId);
     checkIfMatch(writer.ifMatch, toPlanView(plan, assignments));
     const change = changeEntry(projectId, writer, { type: 'plan', id: planId }, childFields(plan), null);
-    const outcome = await deletePlanItems(key, planId, { change, version: plan.version, revision: guard });
+    // The version its customers hold is frozen: deleting the plan takes nothing from them.
+    const frozen = frozenOf(projectId, plan, contentOfRead(plan, assignments));
+    const outcome = await deletePlanItems(key, planId, { change, version: plan.version, revision: guard, frozen });
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     if (outcome === 'plan_missing') throw planNotFound(planId);
     return outcome === 'stale' ? 'stale' : 'deleted';

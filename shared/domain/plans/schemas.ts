@@ -104,6 +104,8 @@ export const PlanView = z.strictObject({
   freemiumDay: z.number(),
   isPerUserPricing: z.boolean(),
   perUserMultiplier: z.number(),
+  /** The plan's version (lifecycle.md §1): priced writes add 1. */
+  version: z.number(),
   planFeatures: z.array(PlanFeatureView),
   createdAt: z.string(),
   updatedAt: z.string(),

@@ -1,4 +1,5 @@
 import type { FeatureItem, PlanAssignment, PlanItem, ProjectPartition } from '#db/types.ts';
+import { versionOf } from '../versions/content.ts';
 import type { PlanFeatureDetailView, PlanFeatureView, PlanView } from './schemas.ts';
 
 export interface Assignment {
@@ -56,6 +57,7 @@ export function toPlanView(plan: Omit<PlanItem, 'assigned'>, assignments: Assign
     freemiumDay: plan.freemiumDay,
     isPerUserPricing: plan.isPerUserPricing,
     perUserMultiplier: plan.perUserMultiplier,
+    version: versionOf(plan),
     planFeatures: assignments.map(toPlanFeatureView),
     createdAt: plan.createdAt,
     updatedAt: plan.updatedAt,
@@ -65,8 +67,7 @@ export function toPlanView(plan: Omit<PlanItem, 'assigned'>, assignments: Assign
 /**
  * Every plan's view, as toPlanView makes them, in one pass over the assignments: one feature
  * summary per feature shared by all the views that show it, and no joined pair per
- * assignment (the same JSON; a whole-project read of 1,000 assignments allocated 3,000
- * objects for them before, now 1,000).
+ * assignment (the same JSON as toPlanView's, with one object per assignment instead of three).
  */
 export function planViews(partition: ProjectPartition): PlanView[] {
   const summaries = new Map<number, PlanFeatureView['feature']>();

@@ -61,8 +61,8 @@ export const defaultTheme: Theme = {
   mutedTextColor: null,
 };
 
-/** What a stored theme reads as: defaults fill any field added after it was written (or stored as absent). */
-export function readTheme(stored: Partial<Theme> | undefined): Theme {
+/** What a stored theme reads as: a color left out is null, and the fields come in the API's order. */
+export function readTheme(stored: StoredTheme): Theme {
   return { ...defaultTheme, ...stored };
 }
 

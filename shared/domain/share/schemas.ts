@@ -5,6 +5,16 @@ import type * as contract from '#contract/share.ts';
 import { CountableData } from '../features/schemas.ts';
 import { Theme } from '../projects/theme.ts';
 
+const ShareFeature = z.strictObject({
+  id: z.number(),
+  name: z.string(),
+  description: z.string(),
+  featureType: z.enum(featureTypes),
+  basePrice: z.number(),
+  isCountable: z.boolean(),
+  countableData: CountableData.nullable(),
+});
+
 /** The public face of a project: nothing of the owner, no keys, no hidden plans, no URLs. */
 export const ShareView = z.strictObject({
   id: z.number(),
@@ -38,18 +48,43 @@ export const ShareView = z.strictObject({
       ),
     }),
   ),
-  features: z.array(
-    z.strictObject({
-      id: z.number(),
-      name: z.string(),
-      description: z.string(),
-      featureType: z.enum(featureTypes),
-      basePrice: z.number(),
-      isCountable: z.boolean(),
-      countableData: CountableData.nullable(),
-    }),
-  ),
+  features: z.array(ShareFeature),
   themeSettings: Theme,
+  pricingPlans: z
+    .array(
+      z.strictObject({
+        id: z.number(),
+        name: z.string(),
+        description: z.string(),
+        order: z.number().describe('Position among the visible plans, in id order, from 0.'),
+        isVisible: z.boolean(),
+        isPopular: z.boolean(),
+        isFree: z.boolean(),
+        basePrice: z.number(),
+        freemiumDay: z.number(),
+        isPerUserPricing: z.boolean(),
+        perUserMultiplier: z.number(),
+        planFeatures: z.array(
+          z.strictObject({
+            id: z.number().describe("The assignment's own id."),
+            multiplier: z.number(),
+            feature: ShareFeature.omit({ isCountable: true }).extend({
+              description: z
+                .string()
+                .optional()
+                .describe('Absent, with countableData, when the answer would be too large with them.'),
+              countableData: CountableData.nullable()
+                .optional()
+                .describe('Absent, with description, when the answer would be too large with them.'),
+            }),
+          }),
+        ),
+      }),
+    )
+    .optional()
+    .describe(
+      "Cuprice-compatible: the visible plans again, each with its assigned features' details, in the shape Cuprice's clients (its React SDK) read. Absent when the answer would be too large with it; `plans` and `features` are always there.",
+    ),
 });
 
 export type ShareView = z.infer<typeof ShareView>;

@@ -5,6 +5,7 @@ import { countableData } from '../features/view.ts';
 import { paymentsConnected } from '../payments/payment-key.ts';
 import { assignmentsByPlan } from '../plans/view.ts';
 import { readTheme } from '../projects/theme.ts';
+import { withCupricePlans } from './cuprice.ts';
 import type { ShareView } from './schemas.ts';
 
 const shareIdPattern = /^[A-Za-z0-9_-]{16,64}$/;
@@ -34,14 +35,18 @@ export async function getShareData(shareId: string): Promise<ShareView> {
   return toShareView(await loadSharedProject(shareId));
 }
 
-/** The public pricing data of a project as read. */
-export function toShareView(partition: ProjectPartition): ShareView {
+/**
+ * The public pricing data of a project as read; `answerBytesMax` bounds its Cuprice-compatible
+ * part (shared/domain/share/cuprice.ts).
+ */
+export function toShareView(partition: ProjectPartition, answerBytesMax?: number): ShareView {
   const { project } = partition;
   const features = [...partition.features].sort((a, b) => a.featureId - b.featureId);
   const joined = assignmentsByPlan(partition);
   const plans = partition.plans.filter((plan) => plan.isVisible).sort((a, b) => a.planId - b.planId);
+  const countable = new Map(features.map((feature) => [feature.featureId, countableData(feature)]));
 
-  return {
+  const base = {
     id: project.projectId,
     name: project.name,
     description: project.description,
@@ -85,8 +90,9 @@ export function toShareView(partition: ProjectPartition): ShareView {
       featureType: feature.featureType,
       basePrice: feature.basePrice,
       isCountable: feature.isCountable,
-      countableData: countableData(feature),
+      countableData: countable.get(feature.featureId) ?? null,
     })),
     themeSettings: readTheme(project.theme),
   };
+  return withCupricePlans(base, plans, features, countable, (planId) => joined.get(planId) ?? [], answerBytesMax);
 }

@@ -36,13 +36,20 @@ function eventProblem(
   if ((method === 'sum' || method === 'max' || method === 'latest') && event.value === undefined) {
     return { field: 'value', message: `is required: feature ${event.featureId} aggregates by ${method}` };
   }
+  if (method === 'sum' && event.value !== undefined && event.value < 0) {
+    return { field: 'value', message: `must be 0 or more: feature ${event.featureId} sums usage, which only grows` };
+  }
   if (method === 'unique_count' && event.property === undefined) {
     return { field: 'property', message: `is required: feature ${event.featureId} counts unique properties` };
   }
-  if (at < now - usageLimits.pastDays * DAY_MS) {
-    return { field: 'timestamp', message: `must be within the last ${usageLimits.pastDays} days` };
-  }
-  if (at > now + usageLimits.aheadMs) return { field: 'timestamp', message: 'must be at most 5 minutes ahead' };
+  const late = timeProblem(at, now);
+  return late ? { field: 'timestamp', message: late } : undefined;
+}
+
+/** What is wrong with an event's time `at` (epoch ms) at `now`: usage counts only recent events. */
+export function timeProblem(at: number, now: number): string | undefined {
+  if (at < now - usageLimits.pastDays * DAY_MS) return `must be within the last ${usageLimits.pastDays} days`;
+  if (at > now + usageLimits.aheadMs) return 'must be at most 5 minutes ahead';
   return undefined;
 }
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { customerIdPattern } from '../customers/schemas.ts';
+import { customerIdPattern, EntitlementView } from '../customers/schemas.ts';
 import { positiveId } from '../fields.ts';
 import { strictObject } from '../validation.ts';
 
@@ -18,6 +18,8 @@ export const usageLimits = {
    */
   valueMax: 1e15,
   valueSmallest: 1e-9,
+  /** The most one consume may take. */
+  amountMax: 1e12,
 } as const;
 
 // DynamoDB stores strings as UTF-8, which a lone surrogate cannot be.
@@ -29,6 +31,11 @@ const storable = (max: number) =>
     .refine((value) => !/\p{Cs}/u.test(value), 'must be valid Unicode: it holds a lone surrogate');
 
 const isoDateTime = z.iso.datetime({ offset: true });
+
+const timestamp = z
+  .string()
+  .refine((value) => isoDateTime.safeParse(value).success, 'must be an ISO 8601 date-time, e.g. 2026-11-23T10:00:00Z')
+  .meta({ description: 'ISO 8601 date-time with Z or an offset; default now' });
 
 export const UsageEventBody = strictObject({
   eventId: storable(usageLimits.eventIdMax),
@@ -46,11 +53,7 @@ export const UsageEventBody = strictObject({
     )
     .optional(),
   property: storable(usageLimits.propertyMax).optional(),
-  timestamp: z
-    .string()
-    .refine((value) => isoDateTime.safeParse(value).success, 'must be an ISO 8601 date-time, e.g. 2026-11-23T10:00:00Z')
-    .meta({ description: 'ISO 8601 date-time with Z or an offset; default now' })
-    .optional(),
+  timestamp: timestamp.optional(),
 });
 export type UsageEventBody = z.infer<typeof UsageEventBody>;
 
@@ -64,3 +67,20 @@ export const EventsResultView = z.strictObject({
   duplicates: z.number().int(),
 });
 export type EventsResultView = z.infer<typeof EventsResultView>;
+
+export const ConsumeBody = strictObject({
+  eventId: storable(usageLimits.eventIdMax),
+  amount: z
+    .number()
+    .refine(
+      (v) => v >= usageLimits.valueSmallest && v <= usageLimits.amountMax,
+      `must be a number from ${usageLimits.valueSmallest} to ${usageLimits.amountMax}`,
+    )
+    .meta({ description: 'How much to consume; default 1 (a count feature takes 1 only)' })
+    .optional(),
+  timestamp: timestamp.optional(),
+});
+export type ConsumeBody = z.infer<typeof ConsumeBody>;
+
+export const ConsumeResultView = z.strictObject({ allowed: z.boolean(), entitlement: EntitlementView });
+export type ConsumeResultView = z.infer<typeof ConsumeResultView>;

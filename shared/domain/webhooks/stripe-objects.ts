@@ -7,8 +7,8 @@ import {
 import { readFeatureDetails } from '../payments/feature-details.ts';
 
 /**
- * Reading the verified payload as delivered (billing.md: the subscription is not read again
- * from Stripe). Stripe objects are untrusted shapes here even once signed: every field is
+ * Reading the verified payload as delivered (the subscription is not read again from Stripe,
+ * which would cost a call per event and a Stripe outage per webhook). Stripe objects are untrusted shapes here even once signed: every field is
  * checked, and anything unexpected reads as absent, never as a crash.
  */
 
@@ -46,14 +46,23 @@ export function customerIdOf(value: Json): string | undefined {
 
 export const stripeCustomerIdOf = (value: Json) => idOf(value.customer);
 
+/** A positive safe integer written as digits, else undefined. */
+function wholeNumber(value: string | undefined): number | undefined {
+  const parsed = /^[1-9][0-9]{0,15}$/.test(value ?? '') ? Number(value) : undefined;
+  return parsed !== undefined && Number.isSafeInteger(parsed) ? parsed : undefined;
+}
+
 /** What was bought, from the metadata: a plan id, or a custom plan's features; undefined when neither. */
 function purchaseOf(metadata: Record<string, string>) {
-  const planId = /^[1-9][0-9]{0,15}$/.test(metadata.planId ?? '') ? Number(metadata.planId) : undefined;
-  if (planId !== undefined && Number.isSafeInteger(planId)) return { planId, customPlan: false, features: null };
+  const planId = wholeNumber(metadata.planId);
+  // The version our checkout sold; null when the metadata names none (the webhook decides).
+  if (planId !== undefined) {
+    return { planId, planVersion: wholeNumber(metadata.planVersion) ?? null, customPlan: false, features: null };
+  }
   const details = readFeatureDetails(metadata);
   if (!details) return undefined;
   const features = details.map((d) => ({ featureId: d.id, quantity: d.quantity }));
-  return { planId: null, customPlan: true, features };
+  return { planId: null, planVersion: null, customPlan: true, features };
 }
 
 /**
@@ -78,6 +87,7 @@ export function subscriptionFrom(value: Json, created: number, deleted: boolean)
   const interval = string(object(object(item.price)?.recurring)?.interval);
   return {
     ...purchase,
+    pendingVersion: null,
     status: deleted ? 'canceled' : (status as SubscriptionStatus),
     seats: seatsOf(number(item.quantity), metadata),
     billingInterval: interval === 'month' || interval === 'year' ? interval : null,
@@ -102,6 +112,7 @@ export function subscriptionFromSession(value: Json, created: number): StoredSub
   if (!purchase || !id || value.mode !== 'subscription') return undefined;
   return {
     ...purchase,
+    pendingVersion: null,
     status: value.payment_status === 'no_payment_required' ? 'trialing' : 'active',
     seats: seatsOf(undefined, metadata),
     billingInterval: null,

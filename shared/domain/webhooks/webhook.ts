@@ -4,6 +4,8 @@ import { changeCustomer, type Decision, storedSubscription } from '../customers/
 import { openWebhookSecret } from '../payments/webhook-secret.ts';
 import type { Ports, WebhookEvent } from '../ports.ts';
 import { loadSharedProject } from '../share/share.ts';
+import { versionOf } from '../versions/content.ts';
+import { type CurrentVersion, withHeldVersion } from './held-version.ts';
 import {
   customerIdOf,
   isOfProject,
@@ -79,12 +81,14 @@ function subscriptionAfter(stored: StoredSubscription | null, next: StoredSubscr
   return event.created === stored.eventCreated ? mergeSameSecond(stored, next) : next;
 }
 
-function decideSubscription(event: WebhookEvent, next: StoredSubscription) {
+function decideSubscription(event: WebhookEvent, next: StoredSubscription, currentVersion: CurrentVersion) {
   return (current: CustomerItem | undefined): Decision<Skip> => {
     if (seen(current, event)) return { skip: 'duplicate' };
-    const subscription = subscriptionAfter(storedSubscription(current), next, event);
-    if (!subscription) return { skip: 'stale' };
+    const stored = storedSubscription(current);
+    const after = subscriptionAfter(stored, next, event);
+    if (!after) return { skip: 'stale' };
     const stripeCustomerId = stripeCustomerIdOf(event.object);
+    const subscription = withHeldVersion(stored, after, currentVersion);
     return { subscription, eventId: event.id, ...(stripeCustomerId ? { stripeCustomerId } : {}) };
   };
 }
@@ -94,7 +98,7 @@ function decideSubscription(event: WebhookEvent, next: StoredSubscription) {
  * subscription's own events say more, what was bought; it never overrides what a
  * subscription event of the same subscription or a newer event stored.
  */
-function decideSession(event: WebhookEvent, next: StoredSubscription | undefined) {
+function decideSession(event: WebhookEvent, next: StoredSubscription | undefined, currentVersion: CurrentVersion) {
   return (current: CustomerItem | undefined): Decision<Skip> => {
     if (seen(current, event)) return { skip: 'duplicate' };
     const stored = storedSubscription(current);
@@ -106,14 +110,18 @@ function decideSession(event: WebhookEvent, next: StoredSubscription | undefined
     const stripeCustomerId = stripeCustomerIdOf(event.object);
     return {
       eventId: event.id,
-      ...(keep ? {} : { subscription: next }),
+      ...(keep ? {} : { subscription: withHeldVersion(stored, next, currentVersion) }),
       ...(email ? { email } : {}),
       ...(stripeCustomerId ? { stripeCustomerId } : {}),
     };
   };
 }
 
-async function apply(project: ProjectItem, event: WebhookEvent): Promise<WebhookOutcome> {
+async function apply(
+  project: ProjectItem,
+  event: WebhookEvent,
+  currentVersion: CurrentVersion,
+): Promise<WebhookOutcome> {
   const { object } = event;
   const isSession = event.type === 'checkout.session.completed';
   if (!isSession && !SUBSCRIPTION_EVENTS.has(event.type)) return 'ignored';
@@ -124,11 +132,11 @@ async function apply(project: ProjectItem, event: WebhookEvent): Promise<Webhook
   let decide: (current: CustomerItem | undefined) => Decision<Skip>;
   if (isSession) {
     const next = subscriptionFromSession(object, event.created);
-    decide = decideSession(event, next && { ...next, eventType: event.type });
+    decide = decideSession(event, next && { ...next, eventType: event.type }, currentVersion);
   } else {
     const next = subscriptionFrom(object, event.created, event.type === 'customer.subscription.deleted');
     if (!next) return 'ignored';
-    decide = decideSubscription(event, { ...next, eventType: event.type });
+    decide = decideSubscription(event, { ...next, eventType: event.type }, currentVersion);
   }
   const { outcome } = await changeCustomer(project, customerId, decide);
   if (outcome === 'saved') return 'applied';
@@ -147,8 +155,12 @@ export async function receiveWebhook(
   rawBody: string,
   signature: string | undefined,
 ): Promise<{ received: true; outcome: WebhookOutcome }> {
-  const { project } = await loadSharedProject(shareId, { includeInactive: true });
+  const { project, plans } = await loadSharedProject(shareId, { includeInactive: true });
   const secret = await openWebhookSecret(ports.keyring, project);
   const event = await ports.webhooks.verify(rawBody, signature, secret);
-  return { received: true, outcome: await apply(project, event) };
+  const currentVersion: CurrentVersion = (planId) => {
+    const plan = plans.find((p) => p.planId === planId);
+    return plan ? versionOf(plan) : undefined;
+  };
+  return { received: true, outcome: await apply(project, event, currentVersion) };
 }

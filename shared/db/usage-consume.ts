@@ -1,0 +1,126 @@
+// A consume: one event counted only while its customer's usage stays within the limit, in one
+// transaction with the event's dedupe entry, so the limit and exactly-once hold together.
+
+import { getAll } from './batch.ts';
+import type { CustomerItem } from './entities/customer.ts';
+import { projectIsLive, writeTransaction } from './transactions.ts';
+import type { ProjectScope } from './types.ts';
+import { aggregateExpiry, eventIdExpiry } from './usage-expiry.ts';
+import { entitlementKeys, eventShard, type MeteredFeature, usageKeys } from './usage-item-keys.ts';
+
+/** The aggregate a consume counts in, and the event that counts. */
+export interface ConsumeTarget {
+  project: ProjectScope & { projectId: number };
+  customerId: string;
+  feature: MeteredFeature;
+  /** `YYYY-MM`, UTC: the month of `at`. */
+  month: string;
+  eventId: string;
+  /** The event's timestamp, epoch ms. */
+  at: number;
+}
+
+/** What a consume's decision rests on, as stored (or as last seen). */
+export interface ConsumeState {
+  customer: CustomerItem | null;
+  /** The aggregate's amount; null while none is stored. */
+  usage: number | null;
+}
+
+/**
+ * The customer, its aggregate and the event's dedupe entry, strongly consistent, in one
+ * BatchGetItem. `counted`: the event id is remembered (by a consume or /events).
+ */
+export async function readConsumeState(target: ConsumeTarget): Promise<ConsumeState & { counted: boolean }> {
+  const { project, customerId, month, feature, eventId } = target;
+  const keys = [
+    ...entitlementKeys(project.projectId, customerId, month, [feature]),
+    usageKeys.event(project.projectId, eventId),
+  ];
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  const state: ConsumeState & { counted: boolean } = { customer: null, usage: null, counted: false };
+  for (const item of await getAll(keys)) {
+    if (item.__edb_e__ === 'customer') state.customer = item as unknown as CustomerItem;
+    else if (item.__edb_e__ === 'usage') state.usage = (item.amount as number | undefined) ?? null;
+    // An entry past its expiry that TTL has not removed yet is gone all the same.
+    else if (item.__edb_e__ === 'usageevent') state.counted = (item.expiresAt as number) >= nowSeconds;
+  }
+  return state;
+}
+
+/** Why a consume's transaction did not commit: each part names what changed, as stored now. */
+export interface ConsumeRefused {
+  projectGone: boolean;
+  /** The event id is remembered already. */
+  duplicate: boolean;
+  /** The customer is no longer as assumed: here it is (null: none). */
+  customer?: CustomerItem | null;
+  /** The usage is no longer as assumed: here it is (null: none). */
+  usage?: number | null;
+}
+
+/**
+ * How the aggregate must stand for the write to commit: `exactly` as assumed (so the usage
+ * after it is `assumed.usage + amount`, known without a read), or anything up to `max`
+ * (null: any), which concurrent writers of one aggregate pass one after the other.
+ */
+export type UsageCondition = { exactly: true } | { max: number | null };
+
+/**
+ * Adds `amount` to the aggregate in one transaction that also remembers the event id and
+ * holds only while the project is live, the customer is as `assumed` (the caller computed
+ * the limit from it) and the usage meets `condition`: so the limit holds under any number
+ * of concurrent writers. When it does not commit, what failed comes back as stored now.
+ */
+export async function writeConsume(
+  target: ConsumeTarget,
+  assumed: ConsumeState,
+  amount: number,
+  condition: UsageCondition,
+): Promise<'committed' | ConsumeRefused> {
+  const { project, customerId, feature, month, eventId, at } = target;
+  const { projectId } = project;
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  const outcome = await writeTransaction((entities) => {
+    const update = entities.usage
+      .update({ projectId, customerId, month, featureId: feature.featureId, method: feature.method })
+      .add({ amount })
+      .set({ expiresAt: aggregateExpiry(month) });
+    const max = 'max' in condition ? condition.max : null;
+    return [
+      projectIsLive(entities, project),
+      entities.customer
+        .check({ projectId, customerId })
+        .where((attributes, { eq, notExists }) =>
+          assumed.customer === null
+            ? notExists(attributes.version)
+            : `${eq(attributes.version, assumed.customer.version)} AND ${eq(attributes.updatedAt, assumed.customer.updatedAt)}`,
+        )
+        .commit({ response: 'all_old' }),
+      entities.usageEvent
+        .put({ projectId, shard: eventShard(eventId), eventId, expiresAt: eventIdExpiry(at, nowSeconds) })
+        .where(({ eventId: id, expiresAt }, { notExists, lt }) => `${notExists(id)} OR ${lt(expiresAt, nowSeconds)}`)
+        .commit(),
+      'exactly' in condition
+        ? update
+            .where((attributes, { eq, notExists }) =>
+              assumed.usage === null ? notExists(attributes.amount) : eq(attributes.amount, assumed.usage),
+            )
+            .commit({ response: 'all_old' })
+        : max === null
+          ? update.commit()
+          : update
+              .where(({ amount: stored }, { notExists, lte }) => `${notExists(stored)} OR ${lte(stored, max)}`)
+              .commit({ response: 'all_old' }),
+    ];
+  });
+  if (outcome.committed) return 'committed';
+  const failed = (i: number) => outcome.reasons[i]?.code === 'ConditionalCheckFailed';
+  const stored = (i: number) => outcome.reasons[i]?.item ?? null;
+  return {
+    projectGone: failed(0),
+    duplicate: failed(2),
+    ...(failed(1) ? { customer: stored(1) as CustomerItem | null } : {}),
+    ...(failed(3) ? { usage: (stored(3)?.amount as number | undefined) ?? null } : {}),
+  };
+}

@@ -1,0 +1,199 @@
+import { isStorageBusy } from '#db/contention.ts';
+import type { CustomerItem, FeatureItem, ProjectKey, ProjectPartition } from '#db/types.ts';
+import { type ConsumeState, type ConsumeTarget, readConsumeState, writeConsume } from '#db/usage-consume.ts';
+import { featureEntitlement } from '../customers/entitlements.ts';
+import { forgetProjectCached, loadProjectCached } from '../customers/project-cache.ts';
+import { isCustomerId } from '../customers/schemas.ts';
+import { storedSubscription } from '../customers/store.ts';
+import { featureNotFound, NotFoundError, projectNotFound, UnavailableError, ValidationError } from '../errors.ts';
+import { aggregationRules, roundedSum } from './aggregation.ts';
+import { timeProblem, utcMonth } from './record.ts';
+import type { ConsumeBody, ConsumeResultView } from './schemas.ts';
+
+export interface ConsumeOptions {
+  cacheTtlMs: number;
+}
+
+/** Rounds of a consume that learned something changed (a concurrent write) before it is a 503. */
+const MAX_ROUNDS = 25;
+/** Aggregates whose last seen state an instance keeps. */
+const MAX_KNOWN = 10_000;
+
+const invalid = (path: string, message: string) =>
+  new ValidationError(`Invalid request: ${path} ${message}.`, [{ path, message }]);
+
+/** The feature a consume may take from, or the 404 or 400 that says why not. */
+function consumable(partition: ProjectPartition, featureId: number, amount: number): FeatureItem {
+  const feature = partition.features.find((f) => f.featureId === featureId);
+  if (!feature) throw featureNotFound(featureId);
+  if (!feature.isCountable) throw invalid('featureId', `feature ${featureId} is not countable: it takes no usage`);
+  const method = feature.eventAggregationMethod;
+  if (method !== 'count' && method !== 'sum') {
+    throw invalid(
+      'featureId',
+      `feature ${featureId} aggregates by ${method}: only count and sum features are consumed`,
+    );
+  }
+  if (method === 'count' && amount !== 1) throw invalid('amount', `must be 1: feature ${featureId} counts events`);
+  return feature;
+}
+
+/**
+ * Check and consume in one call, exact under any concurrency: the limit is checked against
+ * the customer and usage this instance last saw, and the write commits only while the
+ * customer is still that one and the usage still leaves room (writeConsume). The first
+ * write asks for the usage exactly as seen, so the answer knows the usage after it without
+ * a read; once a write found it changed (another instance consumed), the next asks only for
+ * room under the limit, so concurrent callers commit one after the other instead of
+ * invalidating each other, and the answer reads the usage after its commit. A refusal is
+ * decided only on what was read or learned in this call, and writes nothing. Within one
+ * instance, consumes of one aggregate take turns; instances (Lambda containers) meet in
+ * DynamoDB's conditions.
+ */
+export function createConsumer() {
+  const known = new Map<string, ConsumeState>();
+  const turns = new Map<string, Promise<unknown>>();
+
+  async function inTurn<T>(id: string, work: () => Promise<T>): Promise<T> {
+    const mine = (turns.get(id) ?? Promise.resolve()).then(work);
+    const settled = mine.catch(() => undefined);
+    turns.set(id, settled);
+    try {
+      return await mine;
+    } finally {
+      if (turns.get(id) === settled) turns.delete(id);
+    }
+  }
+
+  function remember(id: string, state: ConsumeState): void {
+    known.delete(id);
+    if (known.size >= MAX_KNOWN) known.delete(known.keys().next().value as string);
+    known.set(id, { customer: state.customer, usage: state.usage });
+  }
+
+  async function consumeIn(
+    key: ProjectKey,
+    partition: ProjectPartition,
+    customerId: string,
+    featureId: number,
+    body: ConsumeBody,
+    now: number,
+  ): Promise<ConsumeResultView> {
+    const amount = body.amount ?? 1;
+    const feature = consumable(partition, featureId, amount);
+    const at = body.timestamp === undefined ? now : Date.parse(body.timestamp);
+    const late = timeProblem(at, now);
+    if (late) throw invalid('timestamp', late);
+    const { project } = partition;
+    const target: ConsumeTarget = {
+      project,
+      customerId,
+      feature: { featureId, method: feature.eventAggregationMethod },
+      month: utcMonth(at),
+      eventId: body.eventId,
+      at,
+    };
+    const added = aggregationRules.added(feature.eventAggregationMethod as 'count' | 'sum', [
+      { eventId: body.eventId, value: amount, property: undefined, at },
+    ]);
+    const id = `${project.projectId}\u0000${customerId}\u0000${featureId}\u0000${target.feature.method}\u0000${target.month}`;
+    const view = (state: ConsumeState, usage = state.usage ?? 0) =>
+      featureEntitlement(partition, feature, storedSubscription(state.customer ?? undefined), usage, new Date(at));
+
+    return inTurn(id, async () => {
+      let state = known.get(id);
+      // Whether `state` was read or learned in this call: only then may it refuse.
+      let fresh = false;
+      // Whether the next write asks for the usage exactly as seen (until one finds it changed).
+      let exactly = true;
+      for (let round = 0; round < MAX_ROUNDS; round++) {
+        if (!state) {
+          const read = await readConsumeState(target);
+          remember(id, read);
+          if (read.counted) return { allowed: true, entitlement: view(read) };
+          state = read;
+          fresh = true;
+        }
+        const entitlement = view(state);
+        const after = roundedSum((state.usage ?? 0) + added);
+        const fits = entitlement.hasAccess && (entitlement.limit === null || after <= entitlement.limit);
+        if (!fits) {
+          // What this instance saw may be behind (a plan change, a deleted customer, a resend).
+          if (!fresh) {
+            state = undefined;
+            continue;
+          }
+          return { allowed: false, entitlement };
+        }
+        const max = entitlement.limit === null ? null : roundedSum(entitlement.limit - added);
+        const outcome = await writeConsume(target, state, added, exactly ? { exactly } : { max });
+        if (outcome === 'committed') {
+          const stored = exactly ? { customer: state.customer, usage: after } : await readConsumeState(target);
+          remember(id, stored);
+          return { allowed: true, entitlement: view(stored) };
+        }
+        if (outcome.projectGone) {
+          forgetProjectCached(key);
+          throw projectNotFound(key.slug);
+        }
+        if (outcome.duplicate) {
+          // Counted already: the answer shows the entitlement as it is now.
+          state = undefined;
+          continue;
+        }
+        if (outcome.usage !== undefined) exactly = false;
+        state = {
+          customer: outcome.customer === undefined ? state.customer : (outcome.customer as CustomerItem | null),
+          usage: outcome.usage === undefined ? state.usage : outcome.usage,
+        };
+        remember(id, state);
+        // Learned from a failed condition: enough to write again, not to refuse (DynamoDB may
+        // name one failed condition of several, and the event id may be counted already).
+        fresh = false;
+      }
+      throw new UnavailableError('Concurrent writes of this customer and feature kept changing it; retry the call.');
+    });
+  }
+
+  return {
+    /** POST …/customers/{customerId}/entitlements/{featureId}/consume. */
+    async consume(
+      key: ProjectKey,
+      customerId: string,
+      featureId: number,
+      body: ConsumeBody,
+      options: ConsumeOptions,
+      now = Date.now(),
+    ): Promise<ConsumeResultView> {
+      if (!isCustomerId(customerId)) {
+        throw invalid('customerId', 'must be 1-128 characters of letters, digits and . _ : @ -');
+      }
+      try {
+        const partition = await loadProjectCached(key, options.cacheTtlMs);
+        try {
+          return await consumeIn(key, partition, customerId, featureId, body, now);
+        } catch (error) {
+          // A cached definition may lack a feature created since: only what the project as
+          // stored now refuses is refused.
+          if (options.cacheTtlMs <= 0 || !(error instanceof ValidationError || error instanceof NotFoundError)) {
+            throw error;
+          }
+          forgetProjectCached(key);
+          return await consumeIn(
+            key,
+            await loadProjectCached(key, options.cacheTtlMs),
+            customerId,
+            featureId,
+            body,
+            now,
+          );
+        }
+      } catch (error) {
+        if (!isStorageBusy(error)) throw error;
+        throw new UnavailableError('Concurrent writes of this customer and feature kept this call out; retry it.');
+      }
+    },
+  };
+}
+
+export const { consume } = createConsumer();

@@ -1,0 +1,62 @@
+import type { PlanStep, PricedStep } from '#db/plan-versions.ts';
+import type { FeatureItem, PlanItem, ProjectPartition } from '#db/types.ts';
+import { assignmentsByPlan } from '../plans/view.ts';
+import { contentOf, isPricedChange, type VersionContent, versionOf } from './content.ts';
+
+/** Assignments joined to their features, as the plan reads find them. */
+type Joined = readonly { feature: FeatureItem; assignment: { multiplier: number } }[];
+
+/** A plan's content from its read assignments. */
+export const contentOfRead = (plan: PlanItem, assignments: Joined): VersionContent =>
+  contentOf(
+    plan,
+    assignments.map(({ feature, assignment }) => ({ feature, multiplier: assignment.multiplier })),
+  );
+
+/** The content a write of the plan read would freeze: the version it supersedes, as of now. */
+export const frozenOf = (projectId: number, plan: PlanItem, content: VersionContent) => ({
+  projectId,
+  planId: plan.planId,
+  version: versionOf(plan),
+  content,
+  createdAt: plan.pricedAt ?? plan.createdAt,
+});
+
+/**
+ * The version step of a write that turns the plan's content `before` into `after`: none when
+ * nothing priced changes (lifecycle.md §1: presentation is not versioned), else version + 1
+ * with `before` frozen under the version read, in the write's own transaction.
+ */
+export function pricedStep(
+  projectId: number,
+  plan: PlanItem,
+  before: VersionContent,
+  after: VersionContent,
+  at: string,
+): PricedStep | undefined {
+  if (!isPricedChange(before, after)) return undefined;
+  return { read: plan.pricedVersion, next: versionOf(plan) + 1, at, frozen: frozenOf(projectId, plan, before) };
+}
+
+/**
+ * The steps of a write to a feature (`after`; null: its delete) for every plan that has it and
+ * whose priced content it changes. Each plan's step is conditioned on the version read here.
+ */
+export function featureSteps(
+  partition: ProjectPartition,
+  featureId: number,
+  after: FeatureItem | null,
+  at: string,
+): PlanStep[] {
+  const { projectId } = partition.project;
+  const byPlan = assignmentsByPlan(partition);
+  return partition.plans.flatMap((plan) => {
+    const assignments = byPlan.get(plan.planId) ?? [];
+    if (!assignments.some((a) => a.feature.featureId === featureId)) return [];
+    const changed = assignments.flatMap((a) =>
+      a.feature.featureId !== featureId ? [a] : after === null ? [] : [{ ...a, feature: after }],
+    );
+    const step = pricedStep(projectId, plan, contentOfRead(plan, assignments), contentOfRead(plan, changed), at);
+    return step ? [{ planId: plan.planId, step }] : [];
+  });
+}

@@ -1,0 +1,389 @@
+import { beforeAll, describe, expect, test, vi } from 'vitest';
+import { runMigration } from '#domain/versions/migrate.ts';
+import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
+import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
+
+/**
+ * lifecycle.md §1 end to end over real HTTP against DynamoDB Local: priced writes move the
+ * version, customers keep what they hold, versions are listed with their customers, and a
+ * migration previews and moves them (cut short and resent; racing other writes). The project
+ * cache is off so that every read sees the plan as it is.
+ */
+const { fake } = await vi.hoisted(async () => {
+  const { startFakeStripe } = await import('#dev/fake-stripe/index.ts');
+  const started = await startFakeStripe();
+  process.env.STRIPE_API_BASE = started.url;
+  process.env.PROJECT_CACHE_TTL_SECONDS = '0';
+  return { fake: started };
+});
+
+const server = useLocalServer();
+let api: ApiClient;
+let slug: string;
+let ownerId: string;
+
+beforeAll(async () => {
+  const owner = await newOwner('versions');
+  ownerId = owner.ownerId;
+  api = server.client(owner.writeKey);
+  const project = await makeProject(api, { annualDiscountEnabled: true, annualDiscount: 0.25 });
+  slug = project.slug;
+  return () => fake.close();
+});
+
+const entitlementsOf = async (customerId: string) => {
+  const res = await api.get(`/api/v1/projects/${slug}/customers/${customerId}/entitlements`);
+  expect(res.status).toBe(200);
+  return res.body as {
+    planId: number | null;
+    entitlements: { featureId: number; hasAccess: boolean; limit: number | null; name: string }[];
+  };
+};
+const grant = async (customerId: string, planId: number, body: Record<string, unknown> = {}) => {
+  const res = await api.put(`/api/v1/projects/${slug}/customers/${customerId}`, { planId, ...body });
+  expect(res.status, res.text).toBe(200);
+  return res.body;
+};
+const planPath = (planId: number) => `/api/v1/projects/${slug}/plans/${planId}`;
+
+describe('versions and grandfathering', () => {
+  test("a feature's limit change and its delete move the version of each plan that has it; holders keep it", async () => {
+    const rows = await makeFeature(api, slug, { name: 'Rows', isCountable: true, usageCount: 50 });
+    const audit = await makeFeature(api, slug, { name: 'Audit', featureType: 'Limits' });
+    const plan = await makePlan(api, slug, {
+      name: 'Data',
+      basePrice: 4,
+      features: [{ featureId: rows.id }, { featureId: audit.id }],
+    });
+    const other = await makePlan(api, slug, { name: 'Other', basePrice: 1 });
+    await grant('data-v1', plan.id);
+    // A description is presentation: nothing moves.
+    await api.put(`/api/v1/projects/${slug}/features/${rows.id}`, { description: 'rows stored' });
+    const version = async (id: number) =>
+      (await api.get(`/api/v1/projects/${slug}/plans`)).body.plans.find((p: any) => p.id === id).version;
+    expect(await version(plan.id)).toBe(1);
+    expect((await api.put(`/api/v1/projects/${slug}/features/${rows.id}`, { usageCount: 10 })).status).toBe(200);
+    expect(await version(plan.id)).toBe(2);
+    expect(await version(other.id)).toBe(1);
+    await grant('data-v2', plan.id);
+    expect((await api.delete(`/api/v1/projects/${slug}/features/${audit.id}`)).status).toBe(200);
+    expect(await version(plan.id)).toBe(3);
+
+    const v1 = await entitlementsOf('data-v1');
+    expect(v1.entitlements.find((e) => e.featureId === rows.id)).toMatchObject({ hasAccess: true, limit: 50 });
+    // The deleted feature stays, as the version has it, and its single read has access.
+    expect(v1.entitlements.find((e) => e.featureId === audit.id)).toMatchObject({ hasAccess: true, name: 'Audit' });
+    const single = await api.get(`/api/v1/projects/${slug}/customers/data-v2/entitlements/${audit.id}`);
+    expect(single.status).toBe(200);
+    expect(single.body).toMatchObject({ hasAccess: true, allowed: true });
+    const v2 = await entitlementsOf('data-v2');
+    expect(v2.entitlements.find((e) => e.featureId === rows.id)).toMatchObject({ limit: 10 });
+    // Usage for a deleted feature is refused: it is no longer a feature of the project.
+    const usage = await api.post(`/api/v1/projects/${slug}/events`, {
+      events: [{ eventId: 'audit-1', customerId: 'data-v1', featureId: audit.id }],
+    });
+    expect(usage.status).toBeGreaterThanOrEqual(400);
+  });
+
+  test('each kind of priced change moves the version once; presentation moves nothing; holders keep theirs', async () => {
+    const calls = await makeFeature(api, slug, { name: 'Calls', isCountable: true, usageCount: 100 });
+    const sso = await makeFeature(api, slug, { name: 'SSO' });
+    const plan = await makePlan(api, slug, {
+      name: 'Pro',
+      basePrice: 10,
+      features: [
+        { featureId: calls.id, multiplier: 2 },
+        { featureId: sso.id, multiplier: 1 },
+      ],
+    });
+    expect(
+      (await api.get(`/api/v1/projects/${slug}/plans`)).body.plans.find((p: any) => p.id === plan.id).version,
+    ).toBe(1);
+    await grant('v1-customer', plan.id);
+
+    // Presentation: no new version.
+    const renamed = await api.put(planPath(plan.id), { name: 'Pro+', isPopular: true, description: 'x' });
+    expect(renamed.body.version).toBe(1);
+    // Price: version 2.
+    expect((await api.put(planPath(plan.id), { basePrice: 20 })).body.version).toBe(2);
+    await grant('v2-customer', plan.id);
+    // Limit (multiplier): version 3.
+    const multiplied = await api.put(`${planPath(plan.id)}/features/${calls.id}`, { multiplier: 5 });
+    expect(multiplied.status).toBe(200);
+    await grant('v3-customer', plan.id);
+    // Feature removed from the plan: version 4.
+    expect((await api.delete(`${planPath(plan.id)}/features?featureId=${sso.id}`)).status).toBe(200);
+    // Feature added: version 5.
+    const added = await api.post(`${planPath(plan.id)}/features`, { featureId: sso.id, multiplier: 3 });
+    expect(added.status).toBe(200);
+    const now = (await api.get(`/api/v1/projects/${slug}/plans`)).body.plans.find((p: any) => p.id === plan.id);
+    expect(now.version).toBe(5);
+
+    const limitOf = (view: Awaited<ReturnType<typeof entitlementsOf>>, featureId: number) =>
+      view.entitlements.find((e) => e.featureId === featureId);
+    const v1 = await entitlementsOf('v1-customer');
+    expect(limitOf(v1, calls.id)).toMatchObject({ hasAccess: true, limit: 200 });
+    expect(limitOf(v1, sso.id)).toMatchObject({ hasAccess: true, limit: null });
+    const v3 = await entitlementsOf('v3-customer');
+    expect(limitOf(v3, calls.id)).toMatchObject({ hasAccess: true, limit: 500 });
+    const customer = await api.get(`/api/v1/projects/${slug}/customers/v2-customer`);
+    expect(customer.body.subscription).toMatchObject({ planId: plan.id, planVersion: 2, pendingVersion: null });
+
+    const versions = await api.get(`${planPath(plan.id)}/versions`);
+    expect(versions.status).toBe(200);
+    expect(versions.body.versions.map((v: any) => [v.version, v.basePrice, v.customers])).toEqual([
+      [5, 20, 0],
+      [4, 20, 0],
+      [3, 20, 1],
+      [2, 20, 1],
+      [1, 10, 1],
+    ]);
+    expect(versions.body.versions[4].features).toEqual([
+      { featureId: calls.id, name: 'Calls', multiplier: 2, limit: 200 },
+      { featureId: sso.id, name: 'SSO', multiplier: 1, limit: null },
+    ]);
+
+    // The plan deleted: its holders keep the version they hold.
+    expect((await api.delete(planPath(plan.id))).status).toBe(200);
+    const after = await entitlementsOf('v1-customer');
+    expect(after.planId).toBe(plan.id);
+    expect(limitOf(after, calls.id)).toMatchObject({ hasAccess: true, limit: 200 });
+    // A duplicate starts at version 1.
+    const other = await makePlan(api, slug, { name: 'Base', basePrice: 5 });
+    await api.put(planPath(other.id), { basePrice: 6 });
+    const copy = await api.post(`${planPath(other.id)}/duplicate`, {});
+    expect(copy.body.version).toBe(1);
+  });
+});
+
+/** Monthly price as checkout charges it, computed independently of the service's code. */
+const monthly = (base: number, seats: number, perUser: boolean, multiplier: number, interval: 'month' | 'year') => {
+  const perMonth = perUser ? base * (1 + (seats - 1) * multiplier) : base;
+  return interval === 'year' ? (perMonth * 12 * 0.75) / 12 : perMonth;
+};
+
+describe('migration', () => {
+  test('dryRun answers each customer before and after, lost features and over-limit usage, and changes nothing', async () => {
+    const calls = await makeFeature(api, slug, { name: 'Mcalls', isCountable: true, usageCount: 10 });
+    const extra = await makeFeature(api, slug, { name: 'Extra' });
+    const plan = await makePlan(api, slug, {
+      name: 'Team',
+      basePrice: 8,
+      isPerUserPricing: true,
+      perUserMultiplier: 0.5,
+      features: [
+        { featureId: calls.id, multiplier: 3 },
+        { featureId: extra.id, multiplier: 1 },
+      ],
+    });
+    await grant('team-a', plan.id, { seats: 3 });
+    await grant('team-b', plan.id, { seats: 1 });
+    const usage = await api.post(`/api/v1/projects/${slug}/events`, {
+      events: Array.from({ length: 25 }, (_, i) => ({
+        eventId: `team-a-${i}`,
+        customerId: 'team-a',
+        featureId: calls.id,
+      })),
+    });
+    expect(usage.status).toBe(200);
+    await api.put(planPath(plan.id), { basePrice: 12 });
+    await api.put(`${planPath(plan.id)}/features/${calls.id}`, { multiplier: 2 });
+    await api.delete(`${planPath(plan.id)}/features?featureId=${extra.id}`);
+
+    const preview = await api.post(`${planPath(plan.id)}/migrate`, { dryRun: true });
+    expect(preview.status, preview.text).toBe(200);
+    const expected = [
+      { customerId: 'team-a', seats: 3 },
+      { customerId: 'team-b', seats: 1 },
+    ].map(({ customerId, seats }) => ({
+      customerId,
+      fromVersion: 1,
+      toVersion: 4,
+      monthlyBefore: monthly(8, seats, true, 0.5, 'month'),
+      monthlyAfter: monthly(12, seats, true, 0.5, 'month'),
+      lostFeatures: [extra.id],
+      overLimit: customerId === 'team-a' ? [{ featureId: calls.id, usage: 25, newLimit: 20 }] : [],
+    }));
+    expect(preview.body.customers).toEqual(expected);
+    expect(preview.body.totals).toEqual({
+      customers: 2,
+      mrrBefore: expected.reduce((s, r) => s + r.monthlyBefore, 0),
+      mrrAfter: expected.reduce((s, r) => s + r.monthlyAfter, 0),
+    });
+    const still = await api.get(`/api/v1/projects/${slug}/customers/team-a`);
+    expect(still.body.subscription.planVersion).toBe(1);
+
+    // Bad input: unknown versions are 404 naming them; equal from and to is 400.
+    const unknown = await api.post(`${planPath(plan.id)}/migrate`, { fromVersions: [1, 9], toVersion: 12 });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.message).toContain('9, 12');
+    const same = await api.post(`${planPath(plan.id)}/migrate`, { fromVersions: [2], toVersion: 2 });
+    expect(same.status).toBe(400);
+    const typo = await api.post(`${planPath(plan.id)}/migrate`, { dryrun: true });
+    expect(typo.status).toBe(400);
+    // A plan with no holders of the versions: zero customers.
+    const empty = await makePlan(api, slug, { name: 'Empty', basePrice: 1 });
+    const none = await api.post(`${planPath(empty.id)}/migrate`, { dryRun: true });
+    expect(none.body).toEqual({ customers: [], totals: { customers: 0, mrrBefore: 0, mrrAfter: 0 } });
+
+    // Rollback-ready: at now moves them; resent, nothing moves twice.
+    const moved = await api.post(`${planPath(plan.id)}/migrate`, { at: 'now' });
+    expect(moved.status).toBe(202);
+    expect(moved.body).toEqual({ migrating: 2 });
+    const again = await api.post(`${planPath(plan.id)}/migrate`, { at: 'now' });
+    expect(again.body).toEqual({ migrating: 0 });
+    const a = await entitlementsOf('team-a');
+    expect(a.entitlements.find((e) => e.featureId === calls.id)?.limit).toBe(20);
+    expect(a.entitlements.find((e) => e.featureId === extra.id)?.hasAccess).toBe(false);
+    // A rollback to version 1.
+    const back = await api.post(`${planPath(plan.id)}/migrate`, { fromVersions: [4], toVersion: 1, at: 'now' });
+    expect(back.body).toEqual({ migrating: 2 });
+    expect((await api.get(`/api/v1/projects/${slug}/customers/team-b`)).body.subscription.planVersion).toBe(1);
+  });
+
+  test('period_end: a manual subscription moves when its period has ended, one without a period end at once', async () => {
+    const plan = await makePlan(api, slug, { name: 'Later', basePrice: 3 });
+    const future = new Date(Date.now() + 86_400_000).toISOString();
+    const past = new Date(Date.now() + 1_500).toISOString();
+    await grant('later-future', plan.id, { currentPeriodEnd: future });
+    await grant('later-soon', plan.id, { currentPeriodEnd: past });
+    await grant('later-none', plan.id);
+    await api.put(planPath(plan.id), { basePrice: 4 });
+    const res = await api.post(`${planPath(plan.id)}/migrate`, {});
+    expect(res.body).toEqual({ migrating: 3 });
+    const sub = async (id: string) => (await api.get(`/api/v1/projects/${slug}/customers/${id}`)).body.subscription;
+    expect(await sub('later-future')).toMatchObject({ planVersion: 1, pendingVersion: 2 });
+    expect(await sub('later-none')).toMatchObject({ planVersion: 2, pendingVersion: null });
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    expect(await sub('later-soon')).toMatchObject({ planVersion: 2, pendingVersion: null });
+    // Resent: nobody moves twice (the pending one is already on its way).
+    expect((await api.post(`${planPath(plan.id)}/migrate`, {})).body).toEqual({ migrating: 0 });
+  });
+
+  test('a migration cut short leaves each customer on one version; resent, it finishes the rest', async () => {
+    const plan = await makePlan(api, slug, { name: 'Many', basePrice: 2 });
+    const ids = Array.from({ length: 40 }, (_, i) => `many-${String(i).padStart(3, '0')}`);
+    for (let i = 0; i < ids.length; i += 10) await Promise.all(ids.slice(i, i + 10).map((id) => grant(id, plan.id)));
+    await api.put(planPath(plan.id), { basePrice: 3 });
+    const ports = { keyring: undefined as never, payments: undefined as never };
+    let batches = 0;
+    const job = { ownerId, slug, planId: plan.id, fromVersions: [1], toVersion: 2, at: 'now' as const };
+    // Cut short after two groups of customers, as a timeout or a crash would.
+    expect(await runMigration(ports, job, { exhausted: () => batches++ >= 2 })).toBe('unfinished');
+    const versions = await Promise.all(
+      ids.map(async (id) => (await api.get(`/api/v1/projects/${slug}/customers/${id}`)).body.subscription.planVersion),
+    );
+    expect(versions.every((v) => v === 1 || v === 2)).toBe(true);
+    const moved = versions.filter((v) => v === 2).length;
+    expect(moved).toBeGreaterThan(0);
+    expect(moved).toBeLessThan(ids.length);
+    const resent = await api.post(`${planPath(plan.id)}/migrate`, { at: 'now' });
+    expect(resent.body).toEqual({ migrating: ids.length - moved });
+    const list = await api.get(`${planPath(plan.id)}/versions`);
+    expect(list.body.versions.map((v: any) => [v.version, v.customers])).toEqual([
+      [2, ids.length],
+      [1, 0],
+    ]);
+  });
+
+  test('20 concurrent writes during a migration: every customer ends on a version that existed', async () => {
+    const plan = await makePlan(api, slug, { name: 'Busy', basePrice: 1 });
+    const ids = Array.from({ length: 30 }, (_, i) => `busy-${String(i).padStart(3, '0')}`);
+    for (let i = 0; i < ids.length; i += 10) await Promise.all(ids.slice(i, i + 10).map((id) => grant(id, plan.id)));
+    await api.put(planPath(plan.id), { basePrice: 2 });
+    const writes = Array.from({ length: 20 }, (_, i) =>
+      i % 2 === 0
+        ? api.put(planPath(plan.id), { basePrice: 3 + i })
+        : api.put(`/api/v1/projects/${slug}/customers/${ids[i]}`, { planId: plan.id, seats: 2 }),
+    );
+    const [migration, ...done] = await Promise.all([
+      api.post(`${planPath(plan.id)}/migrate`, { fromVersions: [1], toVersion: 2, at: 'now' }),
+      ...writes,
+    ]);
+    expect(migration.status, migration.text).toBe(202);
+    for (const res of done) expect(res.status, res.text).toBe(200);
+    const current = (await api.get(`/api/v1/projects/${slug}/plans`)).body.plans.find((p: any) => p.id === plan.id);
+    expect(current.version).toBe(12);
+    const list = await api.get(`${planPath(plan.id)}/versions`);
+    const existing = new Set(list.body.versions.map((v: any) => v.version));
+    expect(existing.size).toBe(12);
+    for (const id of ids) {
+      const sub = (await api.get(`/api/v1/projects/${slug}/customers/${id}`)).body.subscription;
+      expect(existing.has(sub.planVersion), `${id} holds ${sub.planVersion}`).toBe(true);
+    }
+    // Nobody is left on version 1 unless a grant after the migration put it on the current one.
+    expect(list.body.versions.find((v: any) => v.version === 1).customers).toBe(0);
+  });
+});
+
+describe('migration of Stripe subscriptions, through the fake Stripe over HTTP', () => {
+  test('checkout sells the version; migrate reprices the item (prorated for now, from the next period for period_end); the renewal takes the pending version', async () => {
+    const stripeKey = `sk_test_${'v'.repeat(24)}`;
+    const shop = await makeProject(api, {
+      paymentSecretKey: stripeKey,
+      checkoutTestSuccessUrl: 'https://shop.example/ok',
+      checkoutTestCancelUrl: 'https://shop.example/pricing',
+    });
+    const shopPlans = `/api/v1/projects/${shop.slug}/plans`;
+    const endpoint = await fetch(`${fake.url}/v1/webhook_endpoints`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stripeKey}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ url: `${server.url}/api/payments/webhook/${shop.shareId}`, 'enabled_events[]': '*' }),
+    }).then((r) => r.json() as Promise<{ secret: string }>);
+    expect((await api.put(`/api/v1/projects/${shop.slug}`, { paymentWebhookSecret: endpoint.secret })).status).toBe(
+      200,
+    );
+    const plan = await makePlan(api, shop.slug, { name: 'Stripe Pro', basePrice: 10 });
+    const buy = async (customerId: string) => {
+      const visitor = server.client();
+      const session = await visitor.post('/api/payments/checkout', {
+        shareId: shop.shareId,
+        planId: plan.id,
+        customerId,
+      });
+      expect(session.status, session.text).toBe(200);
+      expect(fake.lastSessionCreate()?.body).toMatchObject({ metadata: { planVersion: '1' } });
+      fake.complete(session.body.sessionId);
+      await fake.webhooksSettled();
+      const customer = await api.get(`/api/v1/projects/${shop.slug}/customers/${customerId}`);
+      expect(customer.body.subscription).toMatchObject({ planVersion: 1, source: 'stripe' });
+      return customer.body.subscription.stripeSubscriptionId as string;
+    };
+    const laterSub = await buy('stripe-later');
+    const nowSub = await buy('stripe-now');
+    await api.put(`${shopPlans}/${plan.id}`, { basePrice: 15 });
+
+    const sub = async (id: string) =>
+      (await api.get(`/api/v1/projects/${shop.slug}/customers/${id}`)).body.subscription;
+    // Period end: the price changes at Stripe without proration, the customer shows the pending version.
+    const later = await api.post(`${shopPlans}/${plan.id}/migrate`, { fromVersions: [1], toVersion: 2 });
+    expect(later.body).toEqual({ migrating: 2 });
+    await fake.webhooksSettled();
+    const stripeLater = fake.subscriptions.get(laterSub);
+    expect(stripeLater?.items.data[0]?.price.unit_amount).toBe(1500);
+    expect(stripeLater?.metadata).toMatchObject({ planId: String(plan.id), planVersion: '2' });
+    expect(stripeLater?.internal.prorations ?? []).toEqual([]);
+    const update = fake.requests.findLast((r) => r.method === 'POST' && r.path === `/v1/subscriptions/${laterSub}`);
+    expect(update?.body).toMatchObject({ proration_behavior: 'none' });
+    // The update's own webhook (same period) keeps the held version and the pending one.
+    expect(await sub('stripe-later')).toMatchObject({ planVersion: 1, pendingVersion: 2 });
+    // The renewal's webhook takes it. (Stripe stamps events in whole seconds, and two updates of
+    // one subscription in one second cannot be ordered: a renewal comes a period later.)
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    fake.renewSubscription(laterSub);
+    await fake.webhooksSettled();
+    expect(await sub('stripe-later')).toMatchObject({ planVersion: 2, pendingVersion: null });
+
+    // At once: prorated at Stripe, moved here. (stripe-now is pending from the migration above.)
+    expect(await sub('stripe-now')).toMatchObject({ planVersion: 1, pendingVersion: 2 });
+    await api.put(`${shopPlans}/${plan.id}`, { basePrice: 20 });
+    const now = await api.post(`${shopPlans}/${plan.id}/migrate`, { fromVersions: [1, 2], toVersion: 3, at: 'now' });
+    expect(now.body).toEqual({ migrating: 2 });
+    await fake.webhooksSettled();
+    const stripeNow = fake.subscriptions.get(nowSub);
+    expect(stripeNow?.items.data[0]?.price.unit_amount).toBe(2000);
+    expect(stripeNow?.internal.prorations?.[0]).toMatchObject({ behavior: 'create_prorations' });
+    expect(await sub('stripe-now')).toMatchObject({ planVersion: 3, pendingVersion: null });
+    expect(await sub('stripe-later')).toMatchObject({ planVersion: 3, pendingVersion: null });
+  });
+});
