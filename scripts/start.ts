@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
 import { createDocumentClient, dynamoOptions } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
 import { type DynamoLocal, DynamoLocalError, startDynamoLocal } from '#dev/dynamodb-local.ts';
@@ -95,17 +96,20 @@ async function main(): Promise<void> {
 /**
  * A local run takes payments offline by default: the project's fake Stripe, whose hosted
  * page completes a checkout and redirects like Stripe's. Test keys only; nothing is charged.
+ * Its purchases are kept beside the table's data, so their receipts outlive a restart.
  */
 async function startLocalStripe(config: LocalConfig): Promise<FakeStripe> {
-  const fake = await startFakeStripe({ port: config.FAKE_STRIPE_PORT }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'EADDRINUSE') {
+  const stateFile = config.DATA_DIR === ':memory:' ? undefined : join(resolve(config.DATA_DIR), 'fake-stripe.json');
+  try {
+    return await startFakeStripe({ port: config.FAKE_STRIPE_PORT, ...(stateFile ? { stateFile } : {}) });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new ConfigError(
         `Port ${config.FAKE_STRIPE_PORT} (the fake Stripe) is taken: set FAKE_STRIPE_PORT, or STRIPE_API_BASE to use the Stripe that runs there.`,
       );
     }
     throw error;
-  });
-  return fake;
+  }
 }
 
 /**

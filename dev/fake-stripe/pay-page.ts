@@ -25,15 +25,32 @@ function substituteSessionId(url: string, id: string): string {
   return url.replaceAll('{CHECKOUT_SESSION_ID}', id);
 }
 
+/**
+ * What the page states, as Stripe's does: the price of each period (what a trial is followed
+ * by, not the trial's 0), and with a trial what is due today.
+ */
+function priceLines(session: FakeSession): { amount: string; trial: string } {
+  const { lineItems, trialPeriodDays } = session.internal;
+  const first = lineItems[0];
+  if (!first || session.currency === null) return { amount: '', trial: '' };
+  const each = lineItems.reduce((sum, item) => sum + item.price.unit_amount * item.quantity, 0);
+  const recurring = first.price.recurring;
+  const period = recurring
+    ? ` per ${recurring.interval_count > 1 ? `${recurring.interval_count} ` : ''}${recurring.interval}${recurring.interval_count > 1 ? 's' : ''}`
+    : '';
+  const amount = `${formatAmount(each, session.currency)}${period}`;
+  if (!trialPeriodDays) return { amount, trial: '' };
+  const today = formatAmount(session.amount_total ?? 0, session.currency);
+  return {
+    amount,
+    trial: `<p class="trial">${trialPeriodDays}-day free trial, then ${escapeHtml(amount)}; ${escapeHtml(today)} due today</p>`,
+  };
+}
+
 function payPage(session: FakeSession): string {
   const first = session.internal.lineItems[0];
   const product = first ? first.description : 'Setup';
-  const amount =
-    session.amount_total !== null && session.currency ? formatAmount(session.amount_total, session.currency) : '';
-  const recurring = first?.price.recurring
-    ? ` per ${first.price.recurring.interval_count > 1 ? `${first.price.recurring.interval_count} ` : ''}${first.price.recurring.interval}${first.price.recurring.interval_count > 1 ? 's' : ''}`
-    : '';
-  const trial = session.internal.trialPeriodDays ? `<p>${session.internal.trialPeriodDays}-day free trial</p>` : '';
+  const { amount, trial } = priceLines(session);
   const body =
     session.status === 'open'
       ? `<form method="post">
@@ -50,7 +67,7 @@ ${session.cancel_url ? `<p><a href="${escapeHtml(session.cancel_url)}">Cancel</a
 <body>
 <h1>Fake Stripe Checkout</h1>
 <p class="product">${escapeHtml(product)}</p>
-<p class="amount">${escapeHtml(amount)}${escapeHtml(recurring)}</p>
+<p class="amount">${escapeHtml(amount)}</p>
 ${trial}
 ${body}
 </body>

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeStripe, parseForm, startFakeStripe } from '#dev/fake-stripe/index.ts';
@@ -483,5 +486,73 @@ describe('form decoding', () => {
     const parsed = parseForm('__proto__[polluted]=1');
     expect(Object.keys(parsed)).toEqual(['__proto__']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('the pay page of a trial', () => {
+  it('states the price that follows the trial, per period, and the 0 due today', async () => {
+    const created = await stripe().checkout.sessions.create(
+      subscriptionParams({
+        line_items: [
+          {
+            quantity: 1,
+            price_data: {
+              currency: 'eur',
+              unit_amount: 69600,
+              product_data: { name: 'Pro' },
+              recurring: { interval: 'year' },
+            },
+          },
+        ],
+      }),
+    );
+    expect(created.amount_total).toBe(0);
+    const html = await (await fetch(created.url ?? '')).text();
+    expect(html).toContain('<p class="amount">€696.00 per year</p>');
+    expect(html).toContain('14-day free trial, then €696.00 per year; €0.00 due today');
+    expect(html).not.toContain('€0.00 per year');
+  });
+});
+
+describe('state kept in a file', () => {
+  it('sessions and subscriptions outlive a restart: the session, its subscription and its pay page are still there', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fake-stripe-state-'));
+    const stateFile = join(dir, 'data', 'fake-stripe.json');
+    try {
+      const first = await startFakeStripe({ stateFile });
+      const sdk = (port: number) => new Stripe(KEY, { host: '127.0.0.1', port, protocol: 'http' });
+      const created = await sdk(first.port).checkout.sessions.create(subscriptionParams());
+      const open = await sdk(first.port).checkout.sessions.create(subscriptionParams());
+      const paid = await fetch(created.url ?? '', { method: 'POST', redirect: 'manual' });
+      expect(paid.status).toBe(303);
+      const subscriptionId = first.sessions.get(created.id)?.subscription as string;
+      first.updateSubscription(subscriptionId, { quantity: 3 });
+      await first.close();
+      expect(statSync(stateFile).mode & 0o777).toBe(0o600);
+
+      const second = await startFakeStripe({ stateFile });
+      try {
+        const read = await sdk(second.port).checkout.sessions.retrieve(created.id, { expand: ['subscription'] });
+        expect(read).toMatchObject({ status: 'complete', customer_email: 'ada@example.com' });
+        expect((read.subscription as Stripe.Subscription).items.data[0]?.quantity).toBe(3);
+        expect((await sdk(second.port).checkout.sessions.retrieve(open.id)).status).toBe('open');
+        expect(second.subscriptions.get(subscriptionId)?.status).toBe('trialing');
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a file that is not its state stops it with a message naming the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fake-stripe-state-'));
+    const stateFile = join(dir, 'fake-stripe.json');
+    try {
+      writeFileSync(stateFile, 'not json');
+      await expect(startFakeStripe({ stateFile })).rejects.toThrow(`${stateFile} is not the fake Stripe's state`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -323,13 +323,14 @@ async function buyOnFakeStripe(port: number, shareId: string, planId: number | u
     body: JSON.stringify({ shareId, planId, customerId }),
   });
   expect(bought.status).toBe(200);
-  const payUrl = ((await bought.json()) as { url: string }).url;
+  const { url: payUrl, sessionId } = (await bought.json()) as { url: string; sessionId: string };
   const paid = await fetch(payUrl, {
     method: 'POST',
     redirect: 'manual',
     body: new URLSearchParams({ email: `${customerId}@example.com` }),
   });
   expect(paid.status).toBe(303);
+  return sessionId;
 }
 
 /** Polls for up to 10 s: webhooks arrive after the payment's redirect. */
@@ -545,6 +546,16 @@ describe('npm start (scripts/start.ts)', () => {
       expect(demoUrl).toBe(`http://127.0.0.1:${port}/demo/${shareId}`);
       const api = new ApiClient(`http://127.0.0.1:${port}`, key);
       const before = (await api.get(`/api/v1/projects/${slug}`)).body as { shareId: string; updatedAt: string };
+      const share = (await (await fetch(`http://127.0.0.1:${port}/api/share/${before.shareId}`)).json()) as {
+        plans: Array<{ id: number; isPopular: boolean }>;
+      };
+      const pro = share.plans.find((plan) => plan.isPopular)?.id;
+      // A purchase before the restart: the fake Stripe keeps it in DATA_DIR, so its receipt outlives it.
+      const boughtBefore = await buyOnFakeStripe(port, before.shareId, pro, 'user_6');
+      expect((await receiptOf(boughtBefore)).status).toBe(200);
+      function receiptOf(sessionId: string) {
+        return fetch(`http://127.0.0.1:${port}/api/payments/receipt?session_id=${sessionId}&shareId=${before.shareId}`);
+      }
       process.kill(first.child.pid as number, 'SIGINT');
       expect(await waitForExit(first)).toEqual({ code: 0, signal: null });
 
@@ -559,10 +570,9 @@ describe('npm start (scripts/start.ts)', () => {
       };
       // The fake derives the same secret for the same account and URL: nothing is rewritten.
       expect(project).toMatchObject({ updatedAt: before.updatedAt, paymentWebhookConnected: true });
-      const share = (await (await fetch(`http://127.0.0.1:${port}/api/share/${before.shareId}`)).json()) as {
-        plans: Array<{ id: number; isPopular: boolean }>;
-      };
-      const pro = share.plans.find((plan) => plan.isPopular)?.id;
+      const afterRestart = await receiptOf(boughtBefore);
+      expect(afterRestart.status, await afterRestart.clone().text()).toBe(200);
+      expect(await afterRestart.json()).toMatchObject({ customer: { email: 'user_6@example.com' } });
       await buyOnFakeStripe(port, before.shareId, pro, 'user_7');
       const planOf = async () =>
         ((await api.get(`/api/v1/projects/${slug}/customers/user_7/entitlements`)).body as { planId: number }).planId;

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { featureMonthlyPrice, intervalPrice, planMonthlyPrice, toMinorUnits } from '#contract/pricing.ts';
+import { defaultTheme } from '#domain/projects/theme.ts';
 import { contrast, mutedOn, parseHex, textOn, toHex, WHITE } from '../../widget/src/colors.ts';
 import {
   clampCount,
@@ -253,5 +254,17 @@ describe('theme colours that always read', () => {
     expect(properties.get('--pricing-accent')).toBe('#f9fafb');
     expect(properties.get('--pricing-page-text')).toBe('#111827');
     expect(new Map(themeProperties(theme, bg('#0B1020'))).get('--pricing-page-text')).toBe('#f9fafb');
+  });
+
+  test('hover: a shade of the primary colour unless the owner chose one; the default pair as it is', () => {
+    const hover = (primaryColor: string, hoverColor: string) =>
+      new Map(themeProperties({ ...defaultTheme, primaryColor, hoverColor } as Theme, WHITE)).get('--pricing-hover');
+    expect(hover('#4F46E5', '#4338CA')).toBe('#4338CA');
+    // Only primaryColor set: 15% towards black, not the default indigo.
+    expect(hover('#0F766E', '#4338CA')).toBe('#0d645e');
+    expect(hover('#0f766e', '#4338ca')).toBe('#0d645e');
+    expect(hover('#0F766E', '#7C2D12')).toBe('#7C2D12');
+    // A near-black primary gets a lighter hover: a darker one would not show.
+    expect(hover('#111111', '#4338CA')).toBe('#414141');
   });
 });

@@ -8,6 +8,7 @@ export type Rgb = [number, number, number];
 const DARK: Rgb = [17, 24, 39]; // #111827
 const LIGHT: Rgb = [249, 250, 251]; // #F9FAFB
 export const WHITE: Rgb = [255, 255, 255];
+const BLACK: Rgb = [0, 0, 0];
 const AA = 4.5;
 
 /** `#RGB`, `#RRGGBB` or `#RRGGBBAA` (the theme's forms), its alpha laid over `under`. */
@@ -66,3 +67,10 @@ export function mutedOn(text: Rgb, background: Rgb): Rgb {
 /** `color` where it reads on `background`, else `fallback` (a brand colour used as text). */
 export const readableOr = (color: Rgb, background: Rgb, fallback: Rgb): Rgb =>
   contrast(color, background) >= AA ? color : fallback;
+
+/**
+ * A button's hover shade of `primary`: 15% darker, as the default pair is (#4F46E5 over
+ * #4338CA), or lighter where darker would not show (a near-black primary).
+ */
+export const hoverOf = (primary: Rgb): Rgb =>
+  contrast(primary, BLACK) < 1.5 ? mix(primary, WHITE, 0.2) : mix(primary, BLACK, 0.15);

@@ -11,7 +11,7 @@
  */
 export const baseCss = `
 @layer{:host{contain:paint!important;overflow-clip-margin:0px!important;position:static!important;z-index:auto!important;transform:none!important;translate:none!important;rotate:none!important;scale:none!important;box-shadow:none!important;outline:none!important;filter:none!important;-webkit-box-reflect:none!important}:host>*{contain:paint!important;position:static!important}}
-:host{all:initial;display:block;box-sizing:border-box;font-family:var(--pricing-font);color:var(--pricing-text);line-height:1.5;font-size:16px;
+:host{all:initial;display:block;box-sizing:border-box;font-family:var(--pricing-font);color:var(--pricing-text);line-height:1.5;font-size:16px;overflow-wrap:anywhere;
 --pricing-gap:1.25rem}
 :host{font-family:var(--pricing-font,Inter,system-ui,-apple-system,"Segoe UI",Roboto,sans-serif);color:var(--pricing-page-text,#111827)}
 :host([hidden]){display:none}

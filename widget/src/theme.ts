@@ -1,9 +1,20 @@
-import { mutedOn, parseHex, type Rgb, readableOr, textOn, toHex, WHITE } from './colors.ts';
+import { hoverOf, mutedOn, parseHex, type Rgb, readableOr, textOn, toHex, WHITE } from './colors.ts';
 import type { Theme } from './types.ts';
 
 const flexAlign = { left: 'flex-start', center: 'center', right: 'flex-end' } as const;
 const ERROR_ON_LIGHT: Rgb = [185, 28, 28]; // #B91C1C
 const ERROR_ON_DARK: Rgb = [252, 165, 165]; // #FCA5A5
+/** The theme's default colours (decisions.md): a stored hoverColor still at its default was never chosen. */
+const DEFAULT_PRIMARY = '#4f46e5';
+const DEFAULT_HOVER = '#4338ca';
+
+/** The hover colour: the theme's, unless it is the default indigo under another primary colour. */
+function hoverColor(theme: Theme, primary: Rgb): string {
+  // Share data of another shape (an older service) may lack a field: no exception for it.
+  const chosen = `${theme.hoverColor}`.toLowerCase() !== DEFAULT_HOVER;
+  const primaryIsDefault = `${theme.primaryColor}`.toLowerCase() === DEFAULT_PRIMARY;
+  return chosen || primaryIsDefault ? theme.hoverColor : toHex(hoverOf(primary));
+}
 
 type Properties = Array<[string, string]>;
 
@@ -30,7 +41,7 @@ export function themeProperties(theme: Theme, page: Rgb): Properties {
   return [
     ['--pricing-font', theme.fontFamily],
     ['--pricing-primary', theme.primaryColor],
-    ['--pricing-hover', theme.hoverColor],
+    ['--pricing-hover', hoverColor(theme, primary)],
     ['--pricing-button-text', theme.buttonTextColor],
     ['--pricing-radius', theme.borderRadius],
     ['--pricing-card-bg', theme.pricingBackgroundColor],
