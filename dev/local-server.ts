@@ -17,8 +17,10 @@ import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import type { Group } from '#shared/routes.ts';
 import { keyringFor } from '#shared/secrets/keyring.ts';
+import { httpWebhookSender } from '#shared/webhooks-out/http-sender.ts';
 import { localMigrationsFor } from './local-migrations.ts';
 import { LocalSweeper, localSweeperFor } from './local-sweeper.ts';
+import { LocalWebhooksOut } from './local-webhooks-out.ts';
 
 /** Routes every request as API Gateway does, by the whole table. */
 const router = createRouter(routes);
@@ -224,12 +226,23 @@ export async function startLocalServer({
   port,
   host = '127.0.0.1',
   app = composeFromEnvironment(),
+  webhooksOut = true,
 }: {
   port: number;
   host?: string;
   app?: App<Ports>;
+  /** Deliver the outbox's webhooks in the background (a test of the workers runs them itself). */
+  webhooksOut?: boolean;
 }): Promise<LocalServer> {
   const handlers = groupHandlers(app);
+  const delivery = webhooksOut
+    ? new LocalWebhooksOut(
+        app.ports.keyring,
+        httpWebhookSender(app.config.WEBHOOK_URLS),
+        app.config.WEBHOOK_RETRY_SCALE,
+      )
+    : undefined;
+  delivery?.start();
   // Deleted projects whose sweep a previous run did not finish (killed, or stopped mid-sweep).
   const sweeper = app.ports.sweeps instanceof LocalSweeper ? app.ports.sweeps : undefined;
   sweeper?.resumePending().catch((error: unknown) => console.error('could not resume pending sweeps', error));
@@ -269,7 +282,9 @@ export async function startLocalServer({
         for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
         server.close(() => resolve());
         server.closeIdleConnections();
-      }).then(() => sweeper?.stop());
+      })
+        .then(() => Promise.all([sweeper?.stop(), delivery?.stop()]))
+        .then(() => undefined);
       void closed.finally(() => clearTimeout(cut));
       return closed;
     },

@@ -74,6 +74,12 @@ export const RuntimeEnv = z.object({
   // https hosts only (every deployed stage), or also plain http to a loopback host (`loopback`:
   // npm start and the tests, whose receivers listen on 127.0.0.1).
   WEBHOOK_URLS: z.enum(['public', 'loopback'], { error: 'must be public or loopback' }).default('public'),
+  // Local runs only: the webhook retry schedule times this (tests shrink its 24 h to seconds).
+  WEBHOOK_RETRY_SCALE: z.coerce
+    .number({ error: 'must be a number' })
+    .positive('must be above 0')
+    .max(1, 'must be at most 1')
+    .default(1),
   // Another Stripe-compatible server (tests, local runs); unset means api.stripe.com.
   STRIPE_API_BASE: optionalUrl,
   // Per attempt. The SDK makes at most two (one retry after ≥ 0.5 s), so the worst case is

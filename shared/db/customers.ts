@@ -1,9 +1,9 @@
 import { createConversions } from 'electrodb';
 import { deleteEveryPage } from './batch.ts';
-import { ifConditionFails } from './errors.ts';
 import { db } from './service.ts';
-import { writeTransaction } from './transactions.ts';
+import { type TransactionEntities, writeTransaction } from './transactions.ts';
 import type { CustomerItem, ProjectKey } from './types.ts';
+import { type NewWebhookEventItem, putEvent } from './webhook-deliveries.ts';
 
 /** Keys and cursors from composite attributes, without I/O (built at the first listing). */
 const customerConversions = () => createConversions(db().entities.customer);
@@ -52,35 +52,50 @@ export async function saveCustomerItem(
   project: ProjectKey,
   item: Omit<CustomerItem, 'version'>,
   expectedVersion: number | undefined,
+  events: NewWebhookEventItem[] = [],
 ): Promise<SaveCustomerOutcome> {
-  const outcome = await writeTransaction(({ project: projects, customer }) => [
-    projects
-      .check(project)
-      .where(({ projectId }, { exists }) => exists(projectId))
-      .commit(),
-    customer
-      .put({ ...item, version: (expectedVersion ?? 0) + 1 })
-      .where(({ version }, { eq, notExists }) =>
-        expectedVersion === undefined ? notExists(version) : eq(version, expectedVersion),
-      )
-      .commit(),
+  const outcome = await writeTransaction((entities) => [
+    ...customerWrite(entities, project, item, expectedVersion),
+    ...events.map((event) => putEvent(entities, event)),
   ]);
   if (outcome.committed) return 'saved';
   return outcome.reasons[0]?.code === 'ConditionalCheckFailed' ? 'project_gone' : 'stale';
 }
 
-/** Deletes one customer; false when there was none. */
-export async function deleteCustomerItem(projectId: number, customerId: string): Promise<boolean> {
-  const removed = db()
-    .entities.customer.delete({ projectId, customerId })
-    .where(({ version }, { exists }) => exists(version))
-    .go();
-  return (
-    (await ifConditionFails(
-      removed.then(() => true),
-      'missing',
-    )) === true
-  );
+const customerWrite = (
+  { project: projects, customer }: TransactionEntities,
+  project: ProjectKey,
+  item: Omit<CustomerItem, 'version'>,
+  expectedVersion: number | undefined,
+) => [
+  projects
+    .check(project)
+    .where(({ projectId }, { exists }) => exists(projectId))
+    .commit(),
+  customer
+    .put({ ...item, version: (expectedVersion ?? 0) + 1 })
+    .where(({ version }, { eq, notExists }) =>
+      expectedVersion === undefined ? notExists(version) : eq(version, expectedVersion),
+    )
+    .commit(),
+];
+
+/**
+ * Deletes the customer read at `version` with its `customer.deleted` event in one
+ * transaction: 'stale' when it changed since, 'missing' when it went.
+ */
+export async function deleteCustomerWithEvent(
+  item: Pick<CustomerItem, 'projectId' | 'customerId' | 'version'>,
+  event: NewWebhookEventItem,
+): Promise<'deleted' | 'stale'> {
+  const outcome = await writeTransaction((entities) => [
+    entities.customer
+      .delete({ projectId: item.projectId, customerId: item.customerId })
+      .where(({ version }, { eq }) => eq(version, item.version))
+      .commit(),
+    putEvent(entities, event),
+  ]);
+  return outcome.committed ? 'deleted' : 'stale';
 }
 
 /**

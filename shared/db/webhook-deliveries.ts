@@ -1,8 +1,10 @@
+import { type AttributeValue, ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 // The outbox's events and the deliveries they become (shared/db/entities/webhooks-out.ts).
 
 import type { NewWebhookEventItem, WebhookDeliveryItem, WebhookEventItem } from './entities/webhooks-out.ts';
 import { isConditionalCheckFailed } from './errors.ts';
-import { db } from './service.ts';
+import { db, rawTable } from './service.ts';
 import type { TransactionEntities } from './transactions.ts';
 
 export type { NewWebhookEventItem, WebhookDeliveryItem, WebhookEventItem };
@@ -98,4 +100,79 @@ export async function recordAttempt(
     // The delivery went with its project or expired: nothing to record.
     if (!isConditionalCheckFailed(error)) throw error;
   }
+}
+
+type AnyItem = Record<string, unknown>;
+const isMarshalled = (item: AnyItem) => typeof item.__edb_e__ === 'object';
+const asOutboxItem = (raw: AnyItem): WebhookEventItem | undefined => {
+  const item = isMarshalled(raw) ? unmarshall(raw as Record<string, AttributeValue>) : raw;
+  if (item.__edb_e__ !== 'webhookEvent') return undefined;
+  const { projectId, eventId, type, body, resend } = item as WebhookEventItem;
+  return { projectId, eventId, type, body, ...(resend ? { resend } : {}) };
+};
+
+/**
+ * Local runs only: calls `onEvent` with each outbox item this process's client has just
+ * written (a committed transaction or put), as a table's stream hands them to the
+ * dispatcher in a stage. Returns the function that stops watching.
+ */
+export function watchOutboxWrites(onEvent: (item: WebhookEventItem) => void): () => void {
+  const { lowLevel } = rawTable();
+  const name = `outboxWatch${Math.random()}`;
+  lowLevel.middlewareStack.add(
+    (next) => async (args) => {
+      const result = await next(args);
+      const input = args.input as {
+        Item?: AnyItem;
+        TransactItems?: { Put?: { Item?: AnyItem } }[];
+      };
+      const items = [input.Item, ...(input.TransactItems ?? []).map((action) => action.Put?.Item)];
+      for (const item of items) {
+        const event = item && asOutboxItem(item);
+        if (event) onEvent(event);
+      }
+      return result;
+    },
+    { step: 'build', name },
+  );
+  return () => {
+    lowLevel.middlewareStack.remove(name);
+  };
+}
+
+/**
+ * Local runs only, at start: what a killed process left undone, with one Scan of the table
+ * (a local table is small): the outbox items, and the deliveries still pending.
+ */
+export async function scanUnfinishedWebhooks(): Promise<{
+  events: WebhookEventItem[];
+  deliveries: WebhookDeliveryItem[];
+}> {
+  const { lowLevel, table } = rawTable();
+  const events: WebhookEventItem[] = [];
+  const deliveries: WebhookDeliveryItem[] = [];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const page: ScanCommandOutput = await lowLevel.send(
+      new ScanCommand({
+        TableName: table,
+        ConsistentRead: true,
+        FilterExpression: '#e = :event OR (#e = :delivery AND #s = :pending)',
+        ExpressionAttributeNames: { '#e': '__edb_e__', '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':event': { S: 'webhookEvent' },
+          ':delivery': { S: 'webhookDelivery' },
+          ':pending': { S: 'pending' },
+        },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const raw of page.Items ?? []) {
+      const item = unmarshall(raw);
+      if (item.__edb_e__ === 'webhookEvent') events.push(asOutboxItem(item) as WebhookEventItem);
+      else deliveries.push(item as WebhookDeliveryItem);
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return { events, deliveries };
 }

@@ -74,7 +74,7 @@ beforeAll(async () => {
     sweeps: () => sweeps,
     migrations: localMigrationsFor,
   });
-  server = await startLocalServer({ port: 0, app });
+  server = await startLocalServer({ port: 0, app, webhooksOut: false });
   // Every DynamoDB client of this process (the handlers run in it, behind the local server).
   spyOnDynamoSends((call) => current?.push(call));
 });

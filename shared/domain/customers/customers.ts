@@ -1,13 +1,14 @@
 import * as z from 'zod';
 import type { AggregationMethod } from '#contract/enums.ts';
-import { deleteCustomerItem, getCustomerItem, listCustomerItems } from '#db/customers.ts';
+import { deleteCustomerWithEvent, getCustomerItem, listCustomerItems } from '#db/customers.ts';
 import type { CustomerItem, FeatureItem, ProjectKey } from '#db/types.ts';
 import { deleteCustomerUsage, type MeteredFeature, readCustomerWithUsage } from '#db/usage.ts';
-import { echo, featureNotFound, NotFoundError, projectNotFound, ValidationError } from '../errors.ts';
+import { ConflictError, echo, featureNotFound, NotFoundError, projectNotFound, ValidationError } from '../errors.ts';
 import { type PageQuery, pagedList } from '../pages.ts';
 import { findPlan, loadProject } from '../projects/load.ts';
 import { utcMonth } from '../usage/record.ts';
 import { versionOf } from '../versions/content.ts';
+import { outboxEvent } from '../webhooks-out/events.ts';
 import { computeEntitlements, isAllowed } from './entitlements.ts';
 import { heldPlan, settled } from './held-plan.ts';
 import { loadProjectCached } from './project-cache.ts';
@@ -101,10 +102,24 @@ export async function deleteCustomer(key: ProjectKey, customerId: string): Promi
   knownShape(customerId);
   const { project } = await loadProject(key);
   const [removed, usageItems] = await Promise.all([
-    deleteCustomerItem(project.projectId, customerId),
+    deleteWithEvent(project.projectId, customerId),
     deleteCustomerUsage(project.projectId, customerId),
   ]);
   if (!removed && usageItems === 0) throw customerNotFound(customerId);
+}
+
+/**
+ * Deletes the customer with its `customer.deleted` event (the Customer as it was) in one
+ * transaction; a concurrent change of it is read again.
+ */
+async function deleteWithEvent(projectId: number, customerId: string): Promise<boolean> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const current = await getCustomerItem(projectId, customerId, { consistent: true });
+    if (!current) return false;
+    const event = outboxEvent(projectId, 'customer.deleted', toCustomerView(current));
+    if ((await deleteCustomerWithEvent(current, event)) === 'deleted') return true;
+  }
+  throw new ConflictError('This customer kept changing while it was deleted; retry it.');
 }
 
 /** The project's countable features as their aggregates are keyed, kept with the cached definition. */

@@ -2,6 +2,7 @@ import { getCustomerItem, saveCustomerItem } from '#db/customers.ts';
 import type { CustomerItem, ProjectItem } from '#db/types.ts';
 import { ConflictError } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
+import { outboxEvent, subscriptionEventType } from '../webhooks-out/events.ts';
 import { settled } from './held-plan.ts';
 import type { CustomerView, StoredSubscription } from './schemas.ts';
 
@@ -58,7 +59,13 @@ export async function changeCustomer<Skip extends string>(
       createdAt: current?.createdAt ?? now,
       updatedAt: now,
     }) as Omit<CustomerItem, 'version'>;
-    const saved = await saveCustomerItem({ ownerId, slug }, item, current?.version);
+    const version = (current?.version ?? 0) + 1;
+    const type = subscriptionEventType(
+      settled(storedSubscription(current), Date.now()),
+      settled(storedSubscription(item as CustomerItem), Date.now()),
+    );
+    const events = type ? [outboxEvent(projectId, type, toCustomerView({ ...item, version }))] : [];
+    const saved = await saveCustomerItem({ ownerId, slug }, item, current?.version, events);
     if (saved === 'saved') return { outcome: 'saved', item: { ...item, version: (current?.version ?? 0) + 1 } };
     if (saved === 'project_gone') return { outcome: 'project_gone', item: current };
   }

@@ -1,0 +1,122 @@
+import { scanUnfinishedWebhooks, type WebhookEventItem, watchOutboxWrites } from '#db/webhook-deliveries.ts';
+import type { Keyring } from '#domain/ports.ts';
+import {
+  attemptDelivery,
+  type DeliveryQueue,
+  type DeliveryRef,
+  dispatchOutboxItem,
+  type WebhookSender,
+} from '#domain/webhooks-out/delivery.ts';
+import { log } from '#shared/logger.ts';
+
+/** Attempts in flight to one endpoint at a time, as the delivering Lambda bounds them per endpoint. */
+const PER_ENDPOINT = 2;
+/** How long a dispatch or attempt that failed (DynamoDB Local busy, say) waits before it runs again. */
+const RETRY_MS = 1_000;
+
+/**
+ * `npm start`'s webhook delivery: the same dispatch and attempt code as the stage's Lambdas
+ * (shared/domain/webhooks-out/delivery.ts), fed by this process's own outbox writes instead
+ * of the table's stream, with timers in place of the queue's visibility timeouts. Nothing
+ * here needs to survive the process: events wait in the outbox and deliveries stay pending
+ * in the table, and the next start finds both (`resumePending`).
+ */
+export class LocalWebhooksOut implements DeliveryQueue {
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly active = new Map<string, number>();
+  private readonly waiting = new Map<string, DeliveryRef[]>();
+  private unwatch: (() => void) | undefined;
+  private stopping = false;
+
+  constructor(
+    private readonly keyring: Keyring,
+    private readonly sender: WebhookSender,
+    private readonly retryScale = 1,
+  ) {}
+
+  /** Watches this process's outbox writes, and picks up what a previous run left. */
+  start(): void {
+    this.unwatch = watchOutboxWrites((item) => this.dispatch(item));
+    this.track(
+      scanUnfinishedWebhooks().then(
+        async ({ events, deliveries }) => {
+          for (const item of events) this.dispatch(item);
+          await this.enqueue(
+            deliveries.map(({ projectId, endpointId, eventId }) => ({ projectId, endpointId, eventId })),
+          );
+        },
+        (error: unknown) => this.failed('could not resume pending webhooks', error),
+      ),
+    );
+  }
+
+  async enqueue(refs: DeliveryRef[]): Promise<void> {
+    for (const ref of refs) this.later(() => this.attempt(ref), 0);
+  }
+
+  /** Resolves once nothing is in flight (tests; timers of later retries may remain). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.unwatch?.();
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    await this.idle();
+  }
+
+  private dispatch(item: WebhookEventItem): void {
+    this.track(
+      dispatchOutboxItem(item, this).catch((error: unknown) => {
+        this.failed('webhook dispatch failed; retrying', error);
+        this.later(() => this.dispatch(item), RETRY_MS);
+      }),
+    );
+  }
+
+  private attempt(ref: DeliveryRef): void {
+    const endpoint = `${ref.projectId}/${ref.endpointId}`;
+    if ((this.active.get(endpoint) ?? 0) >= PER_ENDPOINT) {
+      this.waiting.set(endpoint, [...(this.waiting.get(endpoint) ?? []), ref]);
+      return;
+    }
+    this.active.set(endpoint, (this.active.get(endpoint) ?? 0) + 1);
+    const run = attemptDelivery({ keyring: this.keyring, sender: this.sender }, ref)
+      .then((outcome) => {
+        if (!outcome.done) this.later(() => this.attempt(ref), outcome.retryInSeconds * 1000 * this.retryScale);
+      })
+      .catch((error: unknown) => {
+        this.failed('webhook attempt failed; retrying', error);
+        this.later(() => this.attempt(ref), RETRY_MS);
+      })
+      .finally(() => {
+        this.active.set(endpoint, (this.active.get(endpoint) ?? 1) - 1);
+        const next = this.waiting.get(endpoint)?.shift();
+        if (next) this.attempt(next);
+      });
+    this.track(run);
+  }
+
+  private later(work: () => void, ms: number): void {
+    if (this.stopping) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (!this.stopping) work();
+    }, ms);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  private track(work: Promise<void>): void {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work));
+  }
+
+  private failed(msg: string, error: unknown): void {
+    if (this.stopping) return;
+    log({ level: 'error', msg, error: { name: (error as Error).name, message: (error as Error).message } });
+  }
+}

@@ -1,0 +1,138 @@
+import { createHmac } from 'node:crypto';
+import {
+  ensureDelivery,
+  getDelivery,
+  recordAttempt,
+  removeOutboxItem,
+  reopenDelivery,
+  type WebhookEventItem,
+} from '#db/webhook-deliveries.ts';
+import { disableEndpoint, listEndpointItems } from '#db/webhooks-out.ts';
+import type { Keyring } from '../ports.ts';
+import { openEndpointSecret } from './endpoints.ts';
+
+/**
+ * Delivery of the outbox's events (lifecycle.md §4), the same code on AWS (the stream
+ * dispatcher and the queue's delivering Lambda, functions/webhooks-out/) and in `npm start`
+ * (dev/local-webhooks-out.ts): what differs is only who calls and how a retry waits.
+ */
+
+/** One delivery to attempt: what a queue message names. */
+export interface DeliveryRef {
+  projectId: number;
+  endpointId: number;
+  eventId: string;
+}
+
+/** Where deliveries wait for their attempt: SQS in a stage, timers in a local run. */
+export interface DeliveryQueue {
+  enqueue(refs: DeliveryRef[]): Promise<void>;
+}
+
+/** One POST to a receiver: its status, or null when nothing answered in time (or the host was refused). */
+export interface WebhookSender {
+  send(url: string, headers: Record<string, string>, body: string): Promise<number | null>;
+}
+
+/**
+ * Seconds to wait after attempt n (1-based) fails before attempt n + 1: growing, and 24.2 h
+ * in all before the last attempt (docs/decisions.md, "Webhooks out"). Each is at most 12 h,
+ * SQS's longest visibility timeout.
+ */
+export const RETRY_DELAYS_S = [5, 30, 120, 600, 3_600, 10_800, 28_800, 43_200] as const;
+export const MAX_ATTEMPTS = RETRY_DELAYS_S.length + 1;
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+const RETENTION_S = 30 * 24 * 60 * 60;
+
+/** Standard Webhooks' `v1,` signature: HMAC-SHA256 with the secret's bytes over "{id}.{timestamp}.{body}". */
+export function signature(secret: string, id: string, timestamp: number, body: string): string {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}
+
+/**
+ * Turns one outbox item into its deliveries: one per endpoint that is enabled and takes its
+ * type (none written twice when the item comes again), handed to the queue, then the item
+ * goes. A resend sets its delivery pending again and hands it on. Safe to run again from the
+ * start at any point: a crash leaves the item in the outbox, or a delivery queued twice
+ * (the second attempt finds it delivered and sends nothing).
+ */
+export async function dispatchOutboxItem(item: WebhookEventItem, queue: DeliveryQueue): Promise<void> {
+  const { projectId } = item;
+  if (item.resend) {
+    const ref = { projectId, endpointId: item.resend.endpointId, eventId: item.resend.eventId };
+    if ((await reopenDelivery(ref)) === 'reopened') await queue.enqueue([ref]);
+  } else {
+    const endpoints = (await listEndpointItems(projectId)).filter(
+      (endpoint) => !endpoint.disabledAt && endpoint.events.includes(item.type),
+    );
+    const expiresAt = Math.floor(Date.now() / 1000) + RETENTION_S;
+    const deliveries = await Promise.all(
+      endpoints.map((endpoint) =>
+        ensureDelivery({
+          projectId,
+          endpointId: endpoint.endpointId,
+          eventId: item.eventId,
+          type: item.type,
+          body: item.body,
+          status: 'pending',
+          attempts: 0,
+          expiresAt,
+        }),
+      ),
+    );
+    const pending = deliveries.filter((delivery) => delivery.status === 'pending');
+    await queue.enqueue(pending.map(({ endpointId, eventId }) => ({ projectId, endpointId, eventId })));
+  }
+  await removeOutboxItem(projectId, item.eventId);
+}
+
+export type AttemptOutcome = { done: true } | { done: false; retryInSeconds: number };
+
+/**
+ * One attempt of one delivery, signed with the endpoint's current secret: recorded, and
+ * either done (delivered, failed for good, or nothing left to send) or to be tried again
+ * after the returned delay. The same event id is the `webhook-id` of every attempt.
+ */
+export async function attemptDelivery(
+  ports: { keyring: Keyring; sender: WebhookSender },
+  ref: DeliveryRef,
+): Promise<AttemptOutcome> {
+  const delivery = await getDelivery(ref.projectId, ref.endpointId, ref.eventId);
+  if (delivery?.status !== 'pending') return { done: true };
+  const endpoint = (await listEndpointItems(ref.projectId)).find((item) => item.endpointId === ref.endpointId);
+  const attempts = delivery.attempts + 1;
+  const lastAttemptAt = new Date().toISOString();
+  if (!endpoint || endpoint.disabledAt) {
+    await recordAttempt(ref, {
+      status: 'failed',
+      attempts: delivery.attempts,
+      lastAttemptAt,
+      lastResponseStatus: null,
+    });
+    return { done: true };
+  }
+  const secret = await openEndpointSecret(ports.keyring, endpoint);
+  const timestamp = Math.floor(Date.now() / 1000);
+  const status = await ports.sender.send(
+    endpoint.url,
+    {
+      'content-type': 'application/json',
+      'user-agent': 'pricing-plan-service-webhooks/1',
+      'webhook-id': delivery.eventId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signature(secret, delivery.eventId, timestamp, delivery.body),
+    },
+    delivery.body,
+  );
+  const succeeded = (status ?? 0) >= 200 && (status ?? 0) < 300;
+  if (status === 410) await disableEndpoint(endpoint, lastAttemptAt);
+  const finished = succeeded || status === 410 || attempts >= MAX_ATTEMPTS;
+  await recordAttempt(ref, {
+    status: succeeded ? 'succeeded' : finished ? 'failed' : 'pending',
+    attempts,
+    lastAttemptAt,
+    lastResponseStatus: status,
+  });
+  return finished ? { done: true } : { done: false, retryInSeconds: RETRY_DELAYS_S[attempts - 1] as number };
+}

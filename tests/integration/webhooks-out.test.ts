@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { newOwner, useLocalServer } from '../fixtures/api.ts';
+import { makePlan, makeProject } from '../fixtures/factories.ts';
+import { eventually, startReceiver } from '../fixtures/webhook-receiver.ts';
+
+// Before the server reads its configuration: the 24 h retry schedule shrunk to a blink.
+vi.hoisted(() => {
+  process.env.WEBHOOK_RETRY_SCALE = '0.001';
+});
+
+const server = useLocalServer();
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await receiver.close();
+});
+
+async function setUp(label: string) {
+  const owner = await newOwner(label);
+  const api = server.client(owner.writeKey);
+  const { slug } = await makeProject(api);
+  const plan = await makePlan(api, slug, { name: 'Pro' });
+  const base = `/api/v1/projects/${slug}`;
+  const endpoint = async (path: string, events?: string[]) => {
+    const created = await api.post(`${base}/webhook-endpoints`, { url: `${receiver.url}${path}`, events });
+    expect(created.status).toBe(201);
+    receiver.trust(created.body.secret);
+    return created.body as { id: number; secret: string };
+  };
+  return { api, slug, base, planId: plan.id as number, endpoint };
+}
+
+describe('webhooks out', () => {
+  test('subscription created and updated, customer deleted (an unchanged write sends nothing), each signed and verified', async () => {
+    const { api, base, planId, endpoint } = await setUp('events');
+    const all = await endpoint('/all');
+    const deletesOnly = await endpoint('/deletes', ['customer.deleted']);
+    expect((await api.put(`${base}/customers/ada`, { planId })).status).toBe(200);
+    expect((await api.put(`${base}/customers/ada`, { planId })).status).toBe(200); // no change: no event
+    expect((await api.put(`${base}/customers/ada`, { planId, seats: 3 })).status).toBe(200);
+    expect((await api.delete(`${base}/customers/ada`)).status).toBe(200);
+    const got = await eventually(
+      () => receiver.on('/all'),
+      (r) => r.length >= 3,
+    );
+    expect(got.map((r) => r.body.type)).toEqual(['subscription.created', 'subscription.updated', 'customer.deleted']);
+    for (const r of got) {
+      expect(r.verifiedWith).toBe(all.secret);
+      expect(r.id).toBe(r.body.id);
+      expect(r.body.id).toMatch(/^evt_/);
+      expect(r.body.data.customerId).toBe('ada');
+    }
+    expect(got[1]?.body.data.subscription.seats).toBe(3);
+    const deletes = await eventually(
+      () => receiver.on('/deletes'),
+      (r) => r.length >= 1,
+    );
+    expect(deletes.map((r) => [r.body.type, r.verifiedWith])).toEqual([['customer.deleted', deletesOnly.secret]]);
+    const log = await api.get(`${base}/webhook-endpoints/${all.id}/deliveries?limit=2`);
+    expect(log.body.deliveries.map((d: { type: string }) => d.type)).toEqual([
+      'customer.deleted',
+      'subscription.updated',
+    ]);
+    expect(log.body.deliveries[0]).toMatchObject({ status: 'succeeded', attempts: 1, lastResponseStatus: 200 });
+    const next = await api.get(`${base}/webhook-endpoints/${all.id}/deliveries?limit=2&cursor=${log.body.nextCursor}`);
+    expect(next.body.deliveries.map((d: { type: string }) => d.type)).toEqual(['subscription.created']);
+    expect(next.body.nextCursor).toBeNull();
+  });
+
+  test('a failing receiver is retried with the same webhook-id; 410 disables the endpoint', async () => {
+    const { api, base, planId, endpoint } = await setUp('retries');
+    const flaky = await endpoint('/flaky');
+    receiver.answer('/flaky', 500, 302, 200);
+    await api.put(`${base}/customers/bo`, { planId });
+    const attempts = await eventually(
+      () => receiver.on('/flaky'),
+      (r) => r.length >= 3,
+    );
+    expect(new Set(attempts.map((r) => r.id)).size).toBe(1);
+    const [delivery] = (
+      await eventually(
+        () => api.get(`${base}/webhook-endpoints/${flaky.id}/deliveries`),
+        (a) => a.body.deliveries[0]?.status === 'succeeded',
+      )
+    ).body.deliveries;
+    expect(delivery).toMatchObject({ attempts: 3, lastResponseStatus: 200 });
+
+    const gone = await endpoint('/gone');
+    receiver.answer('/gone', 410);
+    await api.put(`${base}/customers/cy`, { planId });
+    const listed = await eventually(
+      () => api.get(`${base}/webhook-endpoints`),
+      (a) => a.body.webhookEndpoints.find((e: { id: number }) => e.id === gone.id)?.disabledAt !== null,
+    );
+    expect(listed.status).toBe(200);
+    await api.put(`${base}/customers/dee`, { planId });
+    await eventually(
+      () => receiver.on('/flaky'),
+      (r) => r.some((x) => x.body.data.customerId === 'dee'),
+    );
+    expect(receiver.on('/gone')).toHaveLength(1);
+  });
+
+  test('after a rotation, a resend of an older event is signed with the new secret only', async () => {
+    const { api, base, planId, endpoint } = await setUp('rotation');
+    const hook = await endpoint('/rotate');
+    await api.put(`${base}/customers/eve`, { planId });
+    const [first] = await eventually(
+      () => receiver.on('/rotate'),
+      (r) => r.length === 1,
+    );
+    const rotated = await api.post(`${base}/webhook-endpoints/${hook.id}/rotate-secret`);
+    receiver.trust(rotated.body.secret);
+    const [delivery] = (await api.get(`${base}/webhook-endpoints/${hook.id}/deliveries`)).body.deliveries;
+    expect((await api.post(`${base}/webhook-endpoints/${hook.id}/deliveries/${delivery.id}/retry`)).status).toBe(202);
+    const again = await eventually(
+      () => receiver.on('/rotate'),
+      (r) => r.length === 2,
+    );
+    expect(again[1]?.id).toBe(first?.id);
+    expect(first?.verifiedWith).toBe(hook.secret);
+    expect(again[1]?.verifiedWith).toBe(rotated.body.secret);
+  });
+});
