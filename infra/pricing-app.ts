@@ -5,6 +5,7 @@ import { CdnStack } from './cdn-stack.ts';
 import { DataStack } from './data-stack.ts';
 import { stageSettings } from './stages.ts';
 import { SweepStack } from './sweep-stack.ts';
+import { WebhooksStack } from './webhooks-stack.ts';
 
 export interface PricingAppOptions {
   stage: unknown;
@@ -41,6 +42,10 @@ export function buildPricingApp(app: App, options: PricingAppOptions) {
     ...functions,
     description: `Pricing plan service, stage ${settings.stage}: the queue and function that sweep deleted projects`,
   });
+  const webhooks = new WebhooksStack(app, `Pricing-${settings.stage}-Webhooks`, {
+    ...functions,
+    description: `Pricing plan service, stage ${settings.stage}: webhooks out, from the table's stream to the owners' apps`,
+  });
   const api = new ApiStack(app, `Pricing-${settings.stage}-Api`, {
     ...functions,
     paymentKey: data.paymentKey,
@@ -59,5 +64,5 @@ export function buildPricingApp(app: App, options: PricingAppOptions) {
   // cdk-nag's AwsSolutions pack runs at every synth; a finding fails it unless it is
   // acknowledged, with its reason, next to the construct it concerns.
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
-  return { settings, data, sweep, api, cdn };
+  return { settings, data, sweep, webhooks, api, cdn };
 }

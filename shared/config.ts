@@ -74,6 +74,8 @@ export const RuntimeEnv = z.object({
   // https hosts only (every deployed stage), or also plain http to a loopback host (`loopback`:
   // npm start and the tests, whose receivers listen on 127.0.0.1).
   WEBHOOK_URLS: z.enum(['public', 'loopback'], { error: 'must be public or loopback' }).default('public'),
+  // The queue of webhook deliveries (the webhooksOut worker of a stage).
+  WEBHOOK_QUEUE_URL: optionalText,
   // Local runs only: the webhook retry schedule times this (tests shrink its 24 h to seconds).
   WEBHOOK_RETRY_SCALE: z.coerce
     .number({ error: 'must be a number' })

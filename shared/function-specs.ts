@@ -127,7 +127,7 @@ export const groupSpecs = {
 export const groupNames = Object.keys(groupSpecs) as Group[];
 
 /** Functions no route reaches, each started by its own trigger (infra/sweep-stack.ts). */
-export type Worker = 'sweeper';
+export type Worker = 'sweeper' | 'webhooksOut';
 
 export const workerSpecs = {
   // Sweeps deleted projects' items, from the sweep queue and from a periodic check: reads the
@@ -143,6 +143,20 @@ export const workerSpecs = {
     paymentKeys: 'open',
     ports: ['sweeps', 'migrations', 'keyring', 'payments'],
     timeoutSeconds: 120,
+    assets: [],
+  },
+  // Webhooks out (lifecycle.md §4), fed by the table's stream (new outbox items) and the
+  // delivery queue: a dispatch reads the project's endpoints (Query), puts deliveries
+  // (PutItem, GetItem when one exists) and deletes the outbox item (DeleteItem); an attempt
+  // reads its delivery and endpoints, opens the endpoint's sealed secret (Decrypt) and
+  // records the outcome (UpdateItem). The queue's grants come with its stack.
+  webhooksOut: {
+    table: 'readWrite',
+    paymentRecords: 'none',
+    indexes: [],
+    paymentKeys: 'open',
+    ports: ['keyring'],
+    timeoutSeconds: 30,
     assets: [],
   },
 } as const satisfies Record<Worker, GroupSpec>;

@@ -92,7 +92,7 @@ describe.each(stages)(
 
     test.each([
       ['kms:GenerateDataKey', 'projects'],
-      ['kms:Decrypt', 'payments and webhooks and plans and sweeper'],
+      ['kms:Decrypt', 'payments and webhooks and plans and sweeper and webhooksOut'],
     ] as const)(
       '%s is allowed by one statement, conditioned on the %s role ARN(s) and a projectId context',
       (action, roles) => {
@@ -373,12 +373,14 @@ describe('stage naming: stages deploy side by side', () => {
       'Pricing-dev-Cdn',
       'Pricing-dev-Data',
       'Pricing-dev-Sweep',
+      'Pricing-dev-Webhooks',
     ]);
     expect(stackNames('prod').sort()).toEqual([
       'Pricing-prod-Api',
       'Pricing-prod-Cdn',
       'Pricing-prod-Data',
       'Pricing-prod-Sweep',
+      'Pricing-prod-Webhooks',
     ]);
     expect(stackNames('dev').filter((name) => stackNames('prod').includes(name))).toEqual([]);
   });

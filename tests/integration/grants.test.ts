@@ -1,10 +1,13 @@
-import type { SQSEvent } from 'aws-lambda';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { pendingSweeps } from '#db/project-sweep.ts';
 import { paymentRecordsKeyPrefix } from '#db/table.ts';
 import { localMigrationsFor } from '#dev/local-migrations.ts';
 import { type LocalServer, startLocalServer } from '#dev/local-server.ts';
 import { type SweepQueue, systemClock } from '#domain/ports.ts';
+import type { DeliveryRef } from '#domain/webhooks-out/delivery.ts';
+import { newEventId } from '#domain/webhooks-out/event-ids.ts';
 import { findRoute, type RouteKey, routes } from '#functions/routes.ts';
 import { compose } from '#shared/composition.ts';
 import { runtimeConfig } from '#shared/config.ts';
@@ -15,6 +18,7 @@ import { type Group, routeKey } from '#shared/routes.ts';
 import { keyringFor } from '#shared/secrets/keyring.ts';
 import { sweepMessageBody } from '#shared/sweeps/sqs-queue.ts';
 import { createSweeper } from '../../functions/sweeper/worker.ts';
+import { createWebhooksOutWorker } from '../../functions/webhooksOut/worker.ts';
 import { paymentRecordActions, tableActions, tableActionsFor } from '../../infra/service-function.ts';
 import { ApiClient, type ApiResponse, newOwner } from '../fixtures/api.ts';
 import { spyOnDynamoSends } from '../fixtures/dynamo-calls.ts';
@@ -374,6 +378,20 @@ describe('every DynamoDB call a function makes is granted by its spec', () => {
         await sweeper({ source: 'aws.events' }, context);
         const messages = held.map((id) => ({ body: sweepMessageBody(id) }));
         await sweeper({ Records: messages } as SQSEvent, context);
+      },
+      webhooksOut: async () => {
+        const enqueued: DeliveryRef[] = [];
+        const worker = createWebhooksOutWorker({
+          keyring: keyringFor(config),
+          sender: { send: async () => 200 },
+          queue: { enqueue: async (refs) => void enqueued.push(...refs), delay: async () => {} },
+        });
+        const item = { projectId, eventId: newEventId(), type: 'customer.deleted', body: '{}' };
+        await worker({
+          Records: [{ eventName: 'INSERT', dynamodb: { NewImage: marshall({ ...item, __edb_e__: 'webhookEvent' }) } }],
+        } as DynamoDBStreamEvent);
+        const ref = { projectId, endpointId: 1, eventId: item.eventId };
+        await worker({ Records: [{ messageId: 'm', receiptHandle: 'r', body: JSON.stringify(ref) }] } as SQSEvent);
       },
     };
     for (const [worker, run] of Object.entries(workerRuns)) await recorded(worker as Worker, undefined, run);

@@ -1,0 +1,66 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import * as z from 'zod';
+import type { WebhookEventItem } from '#db/webhook-deliveries.ts';
+import type { Keyring } from '#domain/ports.ts';
+import {
+  attemptDelivery,
+  type DeliveryQueue,
+  dispatchOutboxItem,
+  type WebhookSender,
+} from '#domain/webhooks-out/delivery.ts';
+
+const DeliveryMessage = z.object({
+  projectId: z.number().int().positive(),
+  endpointId: z.number().int().positive(),
+  eventId: z.string(),
+});
+
+export interface WebhooksOutPorts {
+  keyring: Keyring;
+  sender: WebhookSender;
+  queue: DeliveryQueue & { delay(receiptHandle: string, seconds: number): Promise<void> };
+}
+
+/**
+ * The webhooksOut Lambda: the table's stream hands it new outbox items (filtered to them by
+ * the event source), which it turns into deliveries on the queue; the queue hands it
+ * deliveries, each attempted once. A failed attempt stays on the queue, invisible for the
+ * retry schedule's next delay (ReportBatchItemFailures keeps it; ChangeMessageVisibility
+ * sets when it comes back). A stream batch that fails is retried by the event source: a
+ * dispatch is safe to run again.
+ */
+export function createWebhooksOutWorker(ports: WebhooksOutPorts) {
+  return async (event: DynamoDBStreamEvent | SQSEvent): Promise<SQSBatchResponse | undefined> => {
+    const first = event.Records[0];
+    if (!first) return undefined;
+    if ('dynamodb' in first) {
+      for (const record of (event as DynamoDBStreamEvent).Records) {
+        const image = record.dynamodb?.NewImage;
+        if (record.eventName !== 'INSERT' || !image) continue;
+        const item = unmarshall(image as Record<string, AttributeValue>);
+        if (item.__edb_e__ !== 'webhookEvent') continue;
+        await dispatchOutboxItem(item as WebhookEventItem, ports.queue);
+      }
+      return undefined;
+    }
+    const failures: { itemIdentifier: string }[] = [];
+    await Promise.all(
+      (event as SQSEvent).Records.map(async (message) => {
+        const parsed = DeliveryMessage.safeParse(JSON.parse(message.body));
+        // A message this code never wrote: nothing to deliver.
+        if (!parsed.success) return;
+        try {
+          const outcome = await attemptDelivery(ports, parsed.data);
+          if (outcome.done) return;
+          await ports.queue.delay(message.receiptHandle, outcome.retryInSeconds);
+        } catch {
+          // Back after the queue's visibility timeout; the dead-letter queue after too many.
+        }
+        failures.push({ itemIdentifier: message.messageId });
+      }),
+    );
+    return { batchItemFailures: failures };
+  };
+}

@@ -1,0 +1,110 @@
+import { Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { MAX_ATTEMPTS } from '../shared/domain/webhooks-out/delivery.ts';
+import { workerSpecs } from '../shared/function-specs.ts';
+import { ServiceFunction } from './service-function.ts';
+import type { StageSettings } from './stages.ts';
+
+export interface WebhooksStackProps extends StackProps {
+  settings: StageSettings;
+  table: ITable;
+  paymentKey: IKey;
+  projectRoot: string;
+  bundleAwsSdk: boolean;
+}
+
+/**
+ * Receives of one delivery message before it moves to the dead-letter queue: each attempt is
+ * one receive, and a few more allow for attempts that failed on our side (DynamoDB busy).
+ */
+export const DELIVERY_MAX_RECEIVES = MAX_ATTEMPTS + 6;
+/** At most this many deliveries run at once, across all endpoints. */
+export const DELIVERY_CONCURRENCY = 10;
+
+/**
+ * Webhooks out on AWS's own machinery (lifecycle.md §4): the table's stream, filtered to new
+ * outbox items, invokes the webhooksOut function, which writes each event's deliveries and
+ * queues them; the queue invokes it again per delivery, and a failed attempt waits on the
+ * queue (its visibility timeout) for the next. Stream records that keep failing and
+ * deliveries received too often go to dead-letter queues, alarmed in protective stages.
+ */
+export class WebhooksStack extends Stack {
+  readonly queue: Queue;
+  readonly deadLetters: Queue;
+  readonly worker: ServiceFunction;
+
+  constructor(scope: Construct, id: string, props: WebhooksStackProps) {
+    super(scope, id, props);
+    const { settings } = props;
+    const spec = workerSpecs.webhooksOut;
+    const queueDefaults = {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: settings.removalPolicy,
+    };
+    this.deadLetters = new Queue(this, 'DeliveryDeadLetters', { ...queueDefaults, retentionPeriod: Duration.days(14) });
+    this.queue = new Queue(this, 'DeliveryQueue', {
+      ...queueDefaults,
+      // The retry schedule spans a little over 24 h; a message outlives it with room to spare.
+      retentionPeriod: Duration.days(4),
+      visibilityTimeout: Duration.seconds(6 * spec.timeoutSeconds),
+      deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: DELIVERY_MAX_RECEIVES },
+    });
+
+    this.worker = new ServiceFunction(this, 'WebhooksOutFunction', {
+      group: 'webhooksOut',
+      settings,
+      projectRoot: props.projectRoot,
+      bundleAwsSdk: props.bundleAwsSdk,
+    });
+    this.worker.bindTable(props.table, spec.table, spec.indexes);
+    this.worker.bindPaymentKeys(props.paymentKey, spec.paymentKeys);
+    this.worker.fn.addEnvironment('WEBHOOK_QUEUE_URL', this.queue.queueUrl);
+    this.queue.grantSendMessages(this.worker.fn);
+    this.worker.fn.addEventSource(
+      new DynamoEventSource(props.table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 10,
+        bisectBatchOnError: true,
+        retryAttempts: 20,
+        onFailure: new SqsDlq(this.deadLetters),
+        filters: [
+          FilterCriteria.filter({
+            eventName: FilterRule.isEqual('INSERT'),
+            dynamodb: { NewImage: { __edb_e__: { S: FilterRule.isEqual('webhookEvent') } } },
+          }),
+        ],
+      }),
+    );
+    Validations.of(this.worker.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        "dynamodb:ListStreams, granted by the stream's event source, takes no resource: IAM accepts only * for it. Every other grant names the table, its stream, the queue or the key.",
+    });
+    // Consuming grants (ReceiveMessage, DeleteMessage, ChangeMessageVisibility) come with the source.
+    this.worker.fn.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: 5,
+        reportBatchItemFailures: true,
+        maxConcurrency: DELIVERY_CONCURRENCY,
+      }),
+    );
+
+    if (settings.alarms) {
+      new Alarm(this, 'DeliveryDeadLettersAlarm', {
+        alarmDescription: 'Webhook deliveries or outbox records failed on our side too often: see the webhooksOut logs',
+        metric: this.deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+    }
+  }
+}
