@@ -3,6 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConfigError, type RuntimeConfig } from '#shared/config.ts';
 import { countDynamoRequest } from '#shared/request-context.ts';
+import { marshallNumbers, unmarshallNumbers } from './numbers.ts';
 
 export interface DynamoCredentials {
   accessKeyId: string;
@@ -86,7 +87,11 @@ export function createDynamoClient({ endpoint, region, credentials }: DynamoOpti
 
 /** A DocumentClient on `client`: the same configuration and middleware (the SDK shares them). */
 export const documentClientOn = (client: DynamoDBClient): DynamoDBDocumentClient =>
-  DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true, ...marshallNumbers },
+    // A copy: the DocumentClient sets its own option on the object it is given.
+    unmarshallOptions: { ...unmarshallNumbers },
+  });
 
 export const createDocumentClient = (options: DynamoOptions): DynamoDBDocumentClient =>
   documentClientOn(createDynamoClient(options));

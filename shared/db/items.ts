@@ -11,6 +11,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
 import { convertToNative, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Entity, EntityItem } from 'electrodb';
+import { unmarshallNumbers } from './numbers.ts';
 
 /** An item as the low-level client returns it: attribute name to AttributeValue. */
 export type StoredItem = Record<string, AttributeValue>;
@@ -27,11 +28,11 @@ interface Definition {
 type Read = (value: AttributeValue) => NativeAttributeValue;
 
 /**
- * One attribute's value as the DocumentClient gives it (numbers past 2^53 as BigInt, sets as
- * Sets...): lib-dynamodb converts each attribute of a Query's items with this, and no options
- * that change a value.
+ * One attribute's value as the DocumentClient gives it (sets as Sets, numbers past 2^53 as the
+ * nearest double: shared/db/numbers.ts): lib-dynamodb converts each attribute of a Query's items
+ * with this and the same options.
  */
-const native: Read = (value) => convertToNative(value);
+const native: Read = (value) => convertToNative(value, unmarshallNumbers);
 
 /** Attribute options that change nothing when ElectroDB reads an item (padding shapes keys only). */
 const INERT = new Set(['type', 'required', 'readOnly', 'default', 'padding', 'validate', 'properties']);
@@ -163,7 +164,7 @@ function buildReader<E extends AnyEntity>(entity: E): ItemReader<E> {
   };
   // The fallback for an attribute the readers below do not mirror.
   const parse = (items: StoredItem[]) =>
-    entity.parse({ Items: items.map((item) => unmarshall(item)) }).data as Native[];
+    entity.parse({ Items: items.map((item) => unmarshall(item, unmarshallNumbers)) }).data as Native[];
   const read: Readers = Object.create(null);
   for (const [name, definition] of Object.entries(attributes)) {
     const reader = name === '__proto__' ? undefined : readerOf(definition);

@@ -3,6 +3,7 @@ import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/l
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { type NewChangeEntryItem, renumberChanges } from './changes.ts';
 import { BUSY, onlyTransient, retryWhileBusy, StorageBusyError } from './contention.ts';
+import { unmarshallNumbers } from './numbers.ts';
 import { db, type PricingService, rawTable } from './service.ts';
 import type { ProjectScope } from './types.ts';
 
@@ -94,7 +95,10 @@ export async function sendTransaction(items: TransactItem[]): Promise<Transactio
     if ((error as Error).name !== 'TransactionCanceledException' || !reasons) throw error;
     return {
       committed: false,
-      reasons: reasons.map((r) => ({ code: r.Code ?? 'None', item: r.Item ? unmarshall(r.Item) : null })),
+      reasons: reasons.map((r) => ({
+        code: r.Code ?? 'None',
+        item: r.Item ? unmarshall(r.Item, unmarshallNumbers) : null,
+      })),
     };
   }
 }

@@ -55,8 +55,15 @@ export interface ConsumeRefused {
   duplicate: boolean;
   /** The customer is no longer as assumed: here it is (null: none). */
   customer?: CustomerItem | null;
-  /** The usage is no longer as assumed: here it is (null: none). */
-  usage?: number | null;
+  /** The usage is no longer as assumed: here it is. */
+  usage?: number;
+  /**
+   * The usage is no longer as assumed and what it is now did not come back: the aggregate is
+   * gone (a deleted customer), or ElectroDB could not read it (it reads a cancelled action's
+   * item with the SDK's default number options, which refuse a sum past 2^53 with a
+   * fraction). Only a read says which.
+   */
+  usageUnknown?: boolean;
 }
 
 /**
@@ -117,10 +124,11 @@ export async function writeConsume(
   if (outcome.committed) return 'committed';
   const failed = (i: number) => outcome.reasons[i]?.code === 'ConditionalCheckFailed';
   const stored = (i: number) => outcome.reasons[i]?.item ?? null;
+  const usage = stored(3)?.amount;
   return {
     projectGone: failed(0),
     duplicate: failed(2),
     ...(failed(1) ? { customer: stored(1) as CustomerItem | null } : {}),
-    ...(failed(3) ? { usage: (stored(3)?.amount as number | undefined) ?? null } : {}),
+    ...(failed(3) ? (typeof usage === 'number' ? { usage } : { usageUnknown: true }) : {}),
   };
 }

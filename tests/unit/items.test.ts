@@ -10,6 +10,7 @@ import { Entity } from 'electrodb';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { type AnyEntity, collectionItems, itemReader, itemsOf as readItems, type StoredItem } from '#db/items.ts';
+import { unmarshallNumbers } from '#db/numbers.ts';
 import { queryTemplate } from '#db/raw-query.ts';
 import { db, entities } from '#db/service.ts';
 
@@ -57,7 +58,7 @@ const itemsOf = (entity: AnyEntity, items: NativeItem[]) => readItems(entity, it
 
 /** The old path: the DocumentClient's conversion of the same AttributeValues, then ElectroDB's parse. */
 const parsed = (entity: AnyEntity, items: NativeItem[]) =>
-  entity.parse({ Items: items.map((item) => unmarshall(raw(item))) }).data as NativeItem[];
+  entity.parse({ Items: items.map((item) => unmarshall(raw(item), unmarshallNumbers)) }).data as NativeItem[];
 
 const projectCollection = ['project', 'feature', 'featureHead', 'plan'] as const;
 
@@ -355,7 +356,7 @@ describe('any stored value: the DocumentClient’s conversion then ElectroDB’s
     fc.assert(
       fc.property(fc.array(item, { minLength: 1, maxLength: 4 }), (items: StoredItem[]) => {
         const old = (list: StoredItem[]) =>
-          outcome(() => entity.parse({ Items: list.map((one) => unmarshall(one)) }).data);
+          outcome(() => entity.parse({ Items: list.map((one) => unmarshall(one, unmarshallNumbers)) }).data);
         const ours = outcome(() => readItems(entity, items));
         const keys = (list: unknown) => (list as object[]).map((one) => Object.keys(one));
         const whole = old(items);

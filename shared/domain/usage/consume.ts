@@ -136,12 +136,15 @@ export function createConsumer() {
           forgetProjectCached(key);
           throw projectNotFound(key.slug);
         }
-        if (outcome.duplicate) {
-          // Counted already: the answer shows the entitlement as it is now.
+        // Any change of the usage found: from now on ask only for room (a usage read past
+        // 2^53 is a rounded double, which no exact condition ever matches).
+        if (outcome.usage !== undefined || outcome.usageUnknown) exactly = false;
+        if (outcome.duplicate || outcome.usageUnknown) {
+          // Counted already (the answer shows the entitlement as it is now), or the usage
+          // changed to something only a read tells.
           state = undefined;
           continue;
         }
-        if (outcome.usage !== undefined) exactly = false;
         state = {
           customer: outcome.customer === undefined ? state.customer : (outcome.customer as CustomerItem | null),
           usage: outcome.usage === undefined ? state.usage : outcome.usage,
