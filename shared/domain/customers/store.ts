@@ -1,14 +1,13 @@
 import { getCustomerItem, saveCustomerItem } from '#db/customers.ts';
 import type { CustomerItem, ProjectItem } from '#db/types.ts';
-import { ConflictError } from '../errors.ts';
 import { definedOnly } from '../fields.ts';
+import { untilWritten } from '../versions.ts';
 import { outboxEvent, subscriptionEventType } from '../webhooks-out/events.ts';
 import { settled } from './held-plan.ts';
 import type { CustomerView, StoredSubscription } from './schemas.ts';
 
 /** How many applied Stripe event ids a customer keeps (see docs/decisions.md). */
 const EVENT_IDS_KEPT = 100;
-const MAX_ATTEMPTS = 8;
 
 /** What a change writes; undefined leaves a field as it is, null removes it. */
 export interface CustomerChange {
@@ -40,7 +39,9 @@ export async function changeCustomer<Skip extends string>(
   decide: (current: CustomerItem | undefined) => Decision<Skip>,
 ): Promise<ChangeOutcome<Skip>> {
   const { ownerId, slug, projectId } = project;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  // A plain write (no If-Match): it outlasts concurrent writers of the customer, each round
+  // after a random wait, and a burst that never settles is a 503 with Retry-After.
+  return untilWritten('customer', {}, async (): Promise<ChangeOutcome<Skip> | 'stale'> => {
     const current = await getCustomerItem(projectId, customerId, { consistent: true });
     const decision = decide(current);
     if ('skip' in decision) return { outcome: decision.skip, item: current };
@@ -68,8 +69,8 @@ export async function changeCustomer<Skip extends string>(
     const saved = await saveCustomerItem({ ownerId, slug }, item, current?.version, events);
     if (saved === 'saved') return { outcome: 'saved', item: { ...item, version: (current?.version ?? 0) + 1 } };
     if (saved === 'project_gone') return { outcome: 'project_gone', item: current };
-  }
-  throw new ConflictError('This customer kept changing while the change was applied; retry it.');
+    return 'stale';
+  });
 }
 
 export function toCustomerView(item: CustomerItem): CustomerView {
