@@ -1,6 +1,5 @@
-import type { MigrationQueue, Ports } from '#domain/ports.ts';
+import type { MigrationJob, MigrationQueue, Ports } from '#domain/ports.ts';
 import { runMigration } from '#domain/versions/migrate.ts';
-import type { MigrationJob } from '#domain/versions/move.ts';
 import { log } from '#shared/logger.ts';
 
 /**

@@ -1,13 +1,10 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
-import type { WebhookEventItem } from '#db/webhook-deliveries.ts';
 import type { Keyring } from '#domain/ports.ts';
 import {
   attemptDelivery,
   type DeliveryQueue,
-  dispatchOutboxItem,
+  dispatchStreamImage,
   type WebhookSender,
 } from '#domain/webhooks-out/delivery.ts';
 
@@ -39,9 +36,7 @@ export function createWebhooksOutWorker(ports: WebhooksOutPorts) {
       for (const record of (event as DynamoDBStreamEvent).Records) {
         const image = record.dynamodb?.NewImage;
         if (record.eventName !== 'INSERT' || !image) continue;
-        const item = unmarshall(image as Record<string, AttributeValue>);
-        if (item.__edb_e__ !== 'webhookEvent') continue;
-        await dispatchOutboxItem(item as WebhookEventItem, ports.queue);
+        await dispatchStreamImage(image, ports.queue);
       }
       return undefined;
     }

@@ -104,7 +104,8 @@ export async function recordAttempt(
 
 type AnyItem = Record<string, unknown>;
 const isMarshalled = (item: AnyItem) => typeof item.__edb_e__ === 'object';
-const asOutboxItem = (raw: AnyItem): WebhookEventItem | undefined => {
+/** An outbox item from a stored image, marshalled (a stream record's) or native; others are undefined. */
+export const asOutboxItem = (raw: AnyItem): WebhookEventItem | undefined => {
   const item = isMarshalled(raw) ? unmarshall(raw as Record<string, AttributeValue>) : raw;
   if (item.__edb_e__ !== 'webhookEvent') return undefined;
   const { projectId, eventId, type, body, resend } = item as WebhookEventItem;

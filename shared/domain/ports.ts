@@ -1,4 +1,5 @@
 import type { BillingInterval } from '#contract/enums.ts';
+import type { ProjectKey } from '#db/types.ts';
 
 /**
  * What the domain needs from outside, as interfaces. The adapters that implement them
@@ -106,7 +107,7 @@ export interface SweepQueue {
  * nothing stored: resending the migration finds who has not moved yet.
  */
 export interface MigrationQueue {
-  enqueue(job: import('./versions/move.ts').MigrationJob): Promise<void>;
+  enqueue(job: MigrationJob): Promise<void>;
 }
 
 /** A verified Stripe event: what its signed payload says, as delivered. */
@@ -133,4 +134,12 @@ export interface Ports {
   sweeps: SweepQueue;
   migrations: MigrationQueue;
   webhooks: WebhookVerifier;
+}
+
+/** A migration as the background runs it: what moves where, re-read from the table each time. */
+export interface MigrationJob extends ProjectKey {
+  planId: number;
+  fromVersions: number[];
+  toVersion: number;
+  at: 'now' | 'period_end';
 }

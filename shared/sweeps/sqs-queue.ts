@@ -1,6 +1,5 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { MigrationQueue, SweepQueue } from '#domain/ports.ts';
-import type { MigrationJob } from '#domain/versions/move.ts';
+import type { MigrationJob, MigrationQueue, SweepQueue } from '#domain/ports.ts';
 import { ConfigError, type RuntimeConfig } from '#shared/config.ts';
 
 /** The message a sweep is handed over with; the sweeper reads it back with sweepMessage. */

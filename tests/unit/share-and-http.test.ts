@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
+import { featureLimit } from '#domain/features/view.ts';
 import { copyName, uniqueRefs } from '#domain/plans/plans.ts';
-import { featureLimit } from '#domain/share/share.ts';
 import { findRoute, routes } from '#functions/routes.ts';
 import { etagOf, ifNoneMatchHits } from '#http/etag.ts';
 import { createRouter } from '#http/router.ts';

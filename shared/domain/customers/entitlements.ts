@@ -1,6 +1,6 @@
 import type { FeatureItem, ProjectPartition } from '#db/types.ts';
+import { featureLimit } from '../features/view.ts';
 import { assignmentsByPlan } from '../plans/view.ts';
-import { featureLimit } from '../share/share.ts';
 import { isUnlimited, type VersionFeature, versionLimit } from '../versions/content.ts';
 import type { HeldPlan } from './held-plan.ts';
 import {

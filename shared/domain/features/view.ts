@@ -24,3 +24,6 @@ export function toFeatureView(item: FeatureItem): FeatureView {
     updatedAt: item.updatedAt,
   };
 }
+
+/** Limits are usageCount × multiplier; rounding keeps float noise (1000 × 1.1) out. */
+export const featureLimit = (usageCount: number, multiplier: number) => Math.round(usageCount * multiplier * 1e6) / 1e6;

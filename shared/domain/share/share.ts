@@ -1,7 +1,7 @@
 import { readSharePartition } from '#db/projects.ts';
 import type { ProjectPartition } from '#db/types.ts';
 import { NotFoundError } from '../errors.ts';
-import { countableData } from '../features/view.ts';
+import { countableData, featureLimit } from '../features/view.ts';
 import { paymentsConnected } from '../payments/payment-key.ts';
 import { assignmentsByPlan } from '../plans/view.ts';
 import { readTheme } from '../projects/theme.ts';
@@ -12,9 +12,6 @@ const shareIdPattern = /^[A-Za-z0-9_-]{16,64}$/;
 
 /** Whether a string has the shape of a share id (it may still name no project). */
 export const isShareIdShaped = (value: string) => shareIdPattern.test(value);
-
-/** Limits are usageCount × multiplier; rounding keeps float noise (1000 × 1.1) out. */
-export const featureLimit = (usageCount: number, multiplier: number) => Math.round(usageCount * multiplier * 1e6) / 1e6;
 
 /**
  * A project by its share id, with everything in it, from one Query on the byShareId index.

@@ -1,6 +1,6 @@
 import type { FeatureType } from '#contract/enums.ts';
 import type { FeatureItem, PlanItem } from '#db/types.ts';
-import { featureLimit } from '../share/share.ts';
+import { featureLimit } from '../features/view.ts';
 
 /**
  * A plan's priced content (lifecycle.md §1): what a customer who holds a version of the plan

@@ -4,14 +4,14 @@ import { readCustomerWithUsage } from '#db/usage.ts';
 import { meteredFeatures } from '../customers/customers.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { planViews } from '../plans/view.ts';
-import type { Ports } from '../ports.ts';
+import type { MigrationJob, Ports } from '../ports.ts';
 import { findPlan, loadProject } from '../projects/load.ts';
 import { utcMonth } from '../usage/record.ts';
 import { checkIfMatch, type Writer } from '../versions.ts';
 import { type VersionContent, versionOf } from './content.ts';
 import { planContent } from './current.ts';
 import { type Holder, holdersOf } from './holders.ts';
-import { type MigrationJob, moveHolders } from './move.ts';
+import { moveHolders } from './move.ts';
 import { previewRow, previewTotals } from './preview.ts';
 import type { MigrateInput, MigrationPreview, MigrationStarted } from './schemas.ts';
 

@@ -4,17 +4,9 @@ import { settled } from '../customers/held-plan.ts';
 import type { StoredSubscription } from '../customers/schemas.ts';
 import { changeCustomer, storedSubscription } from '../customers/store.ts';
 import { openPaymentKey } from '../payments/account.ts';
-import type { Ports } from '../ports.ts';
+import type { MigrationJob, Ports } from '../ports.ts';
 import type { VersionContent } from './content.ts';
 import type { Holder } from './holders.ts';
-
-/** A migration as the background runs it: what moves where, re-read from the table each time. */
-export interface MigrationJob extends ProjectKey {
-  planId: number;
-  fromVersions: number[];
-  toVersion: number;
-  at: 'now' | 'period_end';
-}
 
 /** Customers moved at once: Stripe calls and customer writes overlap this much. */
 const PARALLEL_MOVES = 8;

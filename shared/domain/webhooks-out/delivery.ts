@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import {
+  asOutboxItem,
   ensureDelivery,
   getDelivery,
   recordAttempt,
@@ -48,6 +49,12 @@ const RETENTION_S = 30 * 24 * 60 * 60;
 export function signature(secret: string, id: string, timestamp: number, body: string): string {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}
+
+/** A stream record's new image: dispatched when it is an outbox item, ignored otherwise. */
+export async function dispatchStreamImage(image: Record<string, unknown>, queue: DeliveryQueue): Promise<void> {
+  const item = asOutboxItem(image);
+  if (item) await dispatchOutboxItem(item, queue);
 }
 
 /**
