@@ -1,5 +1,5 @@
 import { intervalPrice, planMonthlyPrice, toMinorUnits } from '#contract/pricing.ts';
-import type { CustomerItem, ProjectKey, ProjectPartition } from '#db/types.ts';
+import type { CustomerItem, ProjectPartition } from '#db/types.ts';
 import { settled } from '../customers/held-plan.ts';
 import type { StoredSubscription } from '../customers/schemas.ts';
 import { changeCustomer, storedSubscription } from '../customers/store.ts';
