@@ -90,7 +90,7 @@ describe('cdk-nag: the synthesized assembly has no unacknowledged AwsSolutions f
     }
   });
 
-  test('the only acknowledgments are APIG4 on routes, L1 on functions, CFR1-4 on the CDN and IAM5 for ListStreams, each with its reason', () => {
+  test('the only acknowledgments are APIG4 on routes, L1 on functions, CFR1-4 on the CDN, IAM5 for ListStreams and SMG4 on the CDN origin secret, each with its reason', () => {
     const found = acknowledgments(dev.app);
     expect(found.length).toBeGreaterThan(0);
     for (const { path, id, reason } of found) {
@@ -100,6 +100,7 @@ describe('cdk-nag: the synthesized assembly has no unacknowledged AwsSolutions f
         expect(path).toMatch(/^Pricing-dev-(Api|Sweep|Webhooks)\/[A-Za-z]+Function\/Function$/);
       else if (id === 'AwsSolutions-IAM5[Resource::*]')
         expect(path).toBe('Pricing-dev-Webhooks/WebhooksOutFunction/Role');
+      else if (id === 'AwsSolutions-SMG4') expect(path).toBe('Pricing-dev-Api/CdnOriginSecret');
       else if (/^AwsSolutions-CFR[1-4]$/.test(id)) expect(path).toBe('Pricing-dev-Cdn/Distribution');
       else expect.unreachable(`unexpected acknowledgment ${id} on ${path}`);
     }

@@ -69,6 +69,8 @@ interface PlanSpec {
 }
 interface PlanFx extends PlanSpec {
   id: number;
+  /** The version checkout sells: the plan's current one, as its create answered. */
+  version: number;
 }
 interface FeatureSpec {
   name: string;
@@ -366,6 +368,7 @@ function planModel(sent: unknown): Outcome {
     trialDays: chosen.freemiumDay,
     metadata: {
       planId: String(chosen.id),
+      planVersion: String(chosen.version),
       projectId: String(project.id),
       ...(chosen.isPerUserPricing ? { seats: String(seatCount) } : {}),
     },
@@ -680,7 +683,10 @@ describe('fuzz: the payment endpoints', () => {
         checkoutCancelUrl: 'https://live.example/pricing',
       });
       const plans = await Promise.all(
-        spec.plans.map(async (p) => ({ ...p, id: (await makePlan(api, created.slug, { ...p })).id as number })),
+        spec.plans.map(async (p) => {
+          const made = await makePlan(api, created.slug, { ...p });
+          return { ...p, id: made.id as number, version: made.version as number };
+        }),
       );
       const features = await Promise.all(
         spec.features.map(async (f) => ({ ...f, id: (await makeFeature(api, created.slug, { ...f })).id as number })),
