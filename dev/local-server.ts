@@ -21,6 +21,7 @@ import { httpWebhookSender } from '#shared/webhooks-out/http-sender.ts';
 import { localMigrationsFor } from './local-migrations.ts';
 import { LocalSweeper, localSweeperFor } from './local-sweeper.ts';
 import { LocalWebhooksOut } from './local-webhooks-out.ts';
+import { tokenKeysFor } from '#shared/secrets/token-keys.ts';
 
 /** Routes every request as API Gateway does, by the whole table. */
 const router = createRouter(routes);
@@ -53,6 +54,7 @@ export const composeFromEnvironment = ({ clock = systemClock }: { clock?: Clock 
     sweeps: localSweeperFor,
     migrations: localMigrationsFor,
     webhooks: stripeWebhookVerifier,
+    tokenKeys: tokenKeysFor,
   });
 
 const TEXT_CONTENT = /^(?:text\/|application\/(?:[^;]*\+)?(?:json|xml|x-www-form-urlencoded|javascript))/i;

@@ -21,6 +21,7 @@ import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { totalDynamoRequests } from '#shared/request-context.ts';
 import { localKeyring } from '#shared/secrets/keyring.ts';
+import { localTokenKeys } from '#shared/secrets/token-keys.ts';
 
 /**
  * `npm run bench:delete`: a project at the documented limits (every feature on every plan),
@@ -57,6 +58,7 @@ async function main(): Promise<void> {
       payments: stripeGatewayFor,
       clock: () => systemClock,
       webhooks: stripeWebhookVerifier,
+      tokenKeys: () => localTokenKeys(randomBytes(32)),
       sweeps: () => held,
       migrations: localMigrationsFor,
     });

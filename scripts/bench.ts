@@ -26,6 +26,7 @@ import { consumeRows } from './bench-consume.ts';
 import { printScaleTable } from './bench-scale.ts';
 import { entitlementReads, usageRows } from './bench-usage.ts';
 import { versionRows } from './bench-versions.ts';
+import { localTokenKeys } from '#shared/secrets/token-keys.ts';
 
 /**
  * `npm run bench`: seeds one project of 50 features and 20 plans (1,000 assignments)
@@ -126,6 +127,7 @@ async function main(): Promise<number> {
       sweeps: localSweeperFor,
       migrations: localMigrationsFor,
       webhooks: stripeWebhookVerifier,
+      tokenKeys: () => localTokenKeys(randomBytes(32)),
     });
     await ensureTable(client, TABLE_NAME);
     const server = await startLocalServer({ port: 0, app });

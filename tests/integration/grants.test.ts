@@ -23,6 +23,7 @@ import { paymentRecordActions, tableActions, tableActionsFor } from '../../infra
 import { ApiClient, type ApiResponse, newOwner } from '../fixtures/api.ts';
 import { spyOnDynamoSends } from '../fixtures/dynamo-calls.ts';
 import { deliver, newWebhookSecret, stripeEvent, subscriptionObject } from '../fixtures/stripe-events.ts';
+import { tokenKeysFor } from '#shared/secrets/token-keys.ts';
 
 /**
  * The other half of least privilege: a grant missing from a function's spec is a 500 on AWS
@@ -75,6 +76,7 @@ beforeAll(async () => {
     payments: stripeGatewayFor,
     clock: () => systemClock,
     webhooks: stripeWebhookVerifier,
+    tokenKeys: tokenKeysFor,
     sweeps: () => sweeps,
     migrations: localMigrationsFor,
   });

@@ -20,6 +20,7 @@ import { ApiClient, newOwner } from '../fixtures/api.ts';
 import { featureItem, makeFeature, makePlan, makeProject, planItem } from '../fixtures/factories.ts';
 import { sweepsFinished } from '../fixtures/sweeps.ts';
 import { entityOf, itemsOfProject } from '../fixtures/table.ts';
+import { tokenKeysFor } from '#shared/secrets/token-keys.ts';
 
 /**
  * DELETE of a project answers in the time of one transaction whatever the project's size,
@@ -48,6 +49,7 @@ beforeAll(async () => {
     payments: stripeGatewayFor,
     clock: () => systemClock,
     webhooks: stripeWebhookVerifier,
+    tokenKeys: tokenKeysFor,
     sweeps: () => held,
     migrations: localMigrationsFor,
   });
@@ -171,6 +173,7 @@ describe('the sweep is resumable', () => {
         payments: stripeGatewayFor,
         clock: () => systemClock,
         webhooks: stripeWebhookVerifier,
+        tokenKeys: tokenKeysFor,
         sweeps: () => new LocalSweeper(),
         migrations: localMigrationsFor,
       }),
