@@ -17,11 +17,11 @@ import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import type { Group } from '#shared/routes.ts';
 import { keyringFor } from '#shared/secrets/keyring.ts';
+import { tokenKeysFor } from '#shared/secrets/token-keys.ts';
 import { httpWebhookSender } from '#shared/webhooks-out/http-sender.ts';
 import { localMigrationsFor } from './local-migrations.ts';
 import { LocalSweeper, localSweeperFor } from './local-sweeper.ts';
 import { LocalWebhooksOut } from './local-webhooks-out.ts';
-import { tokenKeysFor } from '#shared/secrets/token-keys.ts';
 
 /** Routes every request as API Gateway does, by the whole table. */
 const router = createRouter(routes);

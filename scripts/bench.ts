@@ -19,6 +19,7 @@ import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { totalDynamoRequests } from '#shared/request-context.ts';
 import { localKeyring } from '#shared/secrets/keyring.ts';
+import { localTokenKeys } from '#shared/secrets/token-keys.ts';
 import { WIDGET_GZIP_BUDGET, widgetSize } from '../widget/build.ts';
 import { billingRows, type Row, summarize } from './bench-billing.ts';
 import { compressionRows } from './bench-compression.ts';
@@ -26,7 +27,6 @@ import { consumeRows } from './bench-consume.ts';
 import { printScaleTable } from './bench-scale.ts';
 import { entitlementReads, usageRows } from './bench-usage.ts';
 import { versionRows } from './bench-versions.ts';
-import { localTokenKeys } from '#shared/secrets/token-keys.ts';
 
 /**
  * `npm run bench`: seeds one project of 50 features and 20 plans (1,000 assignments)

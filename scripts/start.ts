@@ -15,8 +15,8 @@ import { ConfigError } from '#shared/config.ts';
 import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { keyringFor, localKeyring } from '#shared/secrets/keyring.ts';
-import { localTokenKeys, tokenKeysFor } from '#shared/secrets/token-keys.ts';
 import { ensureLocalKeyFile } from '#shared/secrets/local-key-file.ts';
+import { localTokenKeys, tokenKeysFor } from '#shared/secrets/token-keys.ts';
 import { writeWidget } from '../widget/build.ts';
 
 /**

@@ -53,4 +53,3 @@ export function providerError(sdk: StripeSdk, error: unknown): Error {
       : 'Stripe refused the request';
   return new PaymentProviderError(`${prefix}${status}: ${scrubSecrets(error.message)}`);
 }
-

@@ -38,7 +38,10 @@ async function withStripe<T>(
 /** Whether an invoice line is a proration (Stripe names it on the line's parent). */
 function isProration(line: Stripe.InvoiceLineItem): boolean {
   const parent = line.parent as
-    | { subscription_item_details?: { proration?: boolean } | null; invoice_item_details?: { proration?: boolean } | null }
+    | {
+        subscription_item_details?: { proration?: boolean } | null;
+        invoice_item_details?: { proration?: boolean } | null;
+      }
     | null
     | undefined;
   return (
@@ -107,9 +110,7 @@ export function subscriptionCalls(options: StripeOptions): Calls {
         }),
       );
       if (!session) {
-        throw new ConflictError(
-          "This customer's Stripe customer no longer exists in the project's Stripe account.",
-        );
+        throw new ConflictError("This customer's Stripe customer no longer exists in the project's Stripe account.");
       }
       return { url: session.url };
     },

@@ -16,6 +16,7 @@ import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { type Group, routeKey } from '#shared/routes.ts';
 import { keyringFor } from '#shared/secrets/keyring.ts';
+import { tokenKeysFor } from '#shared/secrets/token-keys.ts';
 import { sweepMessageBody } from '#shared/sweeps/sqs-queue.ts';
 import { createSweeper } from '../../functions/sweeper/worker.ts';
 import { createWebhooksOutWorker } from '../../functions/webhooksOut/worker.ts';
@@ -23,7 +24,6 @@ import { paymentRecordActions, tableActions, tableActionsFor } from '../../infra
 import { ApiClient, type ApiResponse, newOwner } from '../fixtures/api.ts';
 import { spyOnDynamoSends } from '../fixtures/dynamo-calls.ts';
 import { deliver, newWebhookSecret, stripeEvent, subscriptionObject } from '../fixtures/stripe-events.ts';
-import { tokenKeysFor } from '#shared/secrets/token-keys.ts';
 
 /**
  * The other half of least privilege: a grant missing from a function's spec is a 500 on AWS

@@ -14,13 +14,13 @@ import { runtimeConfig } from '#shared/config.ts';
 import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { keyringFor } from '#shared/secrets/keyring.ts';
+import { tokenKeysFor } from '#shared/secrets/token-keys.ts';
 import { sweepMessageBody } from '#shared/sweeps/sqs-queue.ts';
 import { createSweeper, STALE_SWEEP_MS, SWEEP_MARGIN_MS, type SweeperPorts } from '../../functions/sweeper/worker.ts';
 import { ApiClient, newOwner } from '../fixtures/api.ts';
 import { featureItem, makeFeature, makePlan, makeProject, planItem } from '../fixtures/factories.ts';
 import { sweepsFinished } from '../fixtures/sweeps.ts';
 import { entityOf, itemsOfProject } from '../fixtures/table.ts';
-import { tokenKeysFor } from '#shared/secrets/token-keys.ts';
 
 /**
  * DELETE of a project answers in the time of one transaction whatever the project's size,

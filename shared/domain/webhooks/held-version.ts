@@ -32,7 +32,13 @@ export function withHeldVersion(
     next.planId === pendingPlanId
   ) {
     return renews(stored, next)
-      ? { ...next, planId: pendingPlanId, planVersion: stored.pendingVersion, pendingVersion: null, pendingPlanId: null }
+      ? {
+          ...next,
+          planId: pendingPlanId,
+          planVersion: stored.pendingVersion,
+          pendingVersion: null,
+          pendingPlanId: null,
+        }
       : {
           ...next,
           planId: stored.planId,
