@@ -47,7 +47,12 @@ beforeAll(async () => {
   expect((await api.put(`/api/v1/projects/${shop.slug}`, { paymentWebhookSecret: endpoint.secret })).status).toBe(200);
   basic = await makePlan(api, shop.slug, { name: 'Basic', basePrice: 10 });
   pro = await makePlan(api, shop.slug, { name: 'Pro', basePrice: 30 });
-  team = await makePlan(api, shop.slug, { name: 'Team', basePrice: 20, isPerUserPricing: true, perUserMultiplier: 0.5 });
+  team = await makePlan(api, shop.slug, {
+    name: 'Team',
+    basePrice: 20,
+    isPerUserPricing: true,
+    perUserMultiplier: 0.5,
+  });
   free = await makePlan(api, shop.slug, { name: 'Free', isFree: true });
   hidden = await makePlan(api, shop.slug, { name: 'Deal', basePrice: 5, isVisible: false });
   return () => fake.close();
@@ -58,7 +63,9 @@ const customer = async (id: string) => (await api.get(`${customers()}/${id}`)).b
 
 /** A paid checkout of `planId` by `customerId`, its webhooks applied. */
 async function buy(customerId: string, planId: number, body: Record<string, unknown> = {}): Promise<FakeSubscription> {
-  const session = await server.client().post('/api/payments/checkout', { shareId: shop.shareId, planId, customerId, ...body });
+  const session = await server
+    .client()
+    .post('/api/payments/checkout', { shareId: shop.shareId, planId, customerId, ...body });
   expect(session.status, session.text).toBe(200);
   fake.complete(session.body.sessionId);
   await fake.webhooksSettled();
@@ -119,7 +126,9 @@ describe('Stripe-sourced subscriptions change at Stripe', () => {
     const atStripe = fake.subscriptions.get(subscription.id);
     expect(atStripe?.items.data[0]?.price.unit_amount).toBe(3000);
     expect(atStripe?.metadata).toMatchObject({ planId: String(pro.id), planVersion: '1' });
-    const update = fake.requests.findLast((r) => r.method === 'POST' && r.path === `/v1/subscriptions/${subscription.id}`);
+    const update = fake.requests.findLast(
+      (r) => r.method === 'POST' && r.path === `/v1/subscriptions/${subscription.id}`,
+    );
     expect(update?.body).toMatchObject({ proration_behavior: 'create_prorations' });
     await fake.webhooksSettled();
     expect(subscriptionFields(await customer('up'))).toEqual(subscriptionFields(changed.body));
@@ -132,7 +141,9 @@ describe('Stripe-sourced subscriptions change at Stripe', () => {
     const changed = await api.post(`${customers()}/down/subscription`, { planId: basic.id });
     expect(changed.status, changed.text).toBe(200);
     expect(changed.body.subscription).toMatchObject({ planId: pro.id, pendingPlanId: basic.id, pendingVersion: 1 });
-    const update = fake.requests.findLast((r) => r.method === 'POST' && r.path === `/v1/subscriptions/${subscription.id}`);
+    const update = fake.requests.findLast(
+      (r) => r.method === 'POST' && r.path === `/v1/subscriptions/${subscription.id}`,
+    );
     expect(update?.body).toMatchObject({ proration_behavior: 'none' });
     await fake.webhooksSettled();
     expect(subscriptionFields(await customer('down'))).toEqual(subscriptionFields(changed.body));
@@ -152,7 +163,11 @@ describe('Stripe-sourced subscriptions change at Stripe', () => {
     expect(fake.subscriptions.get(subscription.id)?.metadata.seats).toBe('4');
     await fake.webhooksSettled();
     expect((await customer('seats')).subscription).toMatchObject({ seats: 4 });
-    const yearly = await api.post(`${customers()}/seats/subscription`, { planId: team.id, seats: 4, billingInterval: 'year' });
+    const yearly = await api.post(`${customers()}/seats/subscription`, {
+      planId: team.id,
+      seats: 4,
+      billingInterval: 'year',
+    });
     expect(yearly.status, yearly.text).toBe(200);
     expect(yearly.body.subscription).toMatchObject({ billingInterval: 'year' });
     // 20 × (1 + 3 × 0.5) a month, × 12 × 0.8 a year.
