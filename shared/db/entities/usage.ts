@@ -1,4 +1,3 @@
-import type { CreateEntityItem, EntityItem } from 'electrodb';
 import { aggregationMethods } from '#contract/enums.ts';
 import { defineEntity, entityModel } from './model.ts';
 import { idAttribute } from './project-scope.ts';
@@ -107,7 +106,3 @@ export const usageEventEntity = defineEntity({
     },
   },
 });
-
-export type UsageAggregateEntity = ReturnType<typeof usageAggregateEntity>;
-export type UsageAggregateItem = EntityItem<UsageAggregateEntity>;
-export type NewUsageAggregateItem = CreateEntityItem<UsageAggregateEntity>;
