@@ -1,6 +1,6 @@
 import { limits } from '#contract/limits.ts';
 import { type Coding, compress } from '#http/compression.ts';
-import { type Row, summarize } from './bench-billing.ts';
+import { type Row, summarize } from './bench-harness.ts';
 
 /**
  * The CPU of coding the share answer (docs/decisions.md, "Compressed answers"): the bench

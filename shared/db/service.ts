@@ -15,7 +15,7 @@ import { planEntity } from './entities/plan.ts';
 import { planVersionEntity } from './entities/plan-version.ts';
 import { projectEntity } from './entities/project.ts';
 import { projectSweepEntity } from './entities/project-sweep.ts';
-import { usageAggregateEntity, usageEventEntity, usageUniqueEntity } from './entities/usage.ts';
+import { usageAggregateEntity, usageAlertEntity, usageEventEntity, usageUniqueEntity } from './entities/usage.ts';
 import { webhookDeliveryEntity, webhookEndpointEntity, webhookEventEntity } from './entities/webhooks-out.ts';
 
 /** Every entity of the table by alias, as the definition its Entity is built from. */
@@ -34,6 +34,7 @@ export const entityDefinitions = {
   changeEntry: changeEntryEntity,
   usage: usageAggregateEntity,
   usageUnique: usageUniqueEntity,
+  usageAlert: usageAlertEntity,
   usageEvent: usageEventEntity,
   planVersion: planVersionEntity,
   webhookEndpoint: webhookEndpointEntity,
@@ -67,6 +68,7 @@ export const entityPlaces = {
   changeEntry: 'ownPartition',
   usage: 'ownPartition',
   usageUnique: 'ownPartition',
+  usageAlert: 'ownPartition',
   usageEvent: 'ownPartition',
   planVersion: 'ownPartition',
   webhookEndpoint: 'ownPartition',

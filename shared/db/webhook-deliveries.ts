@@ -46,14 +46,6 @@ export async function putOutboxItem(event: NewWebhookEventItem): Promise<void> {
   await db().entities.webhookEvent.create(event).go();
 }
 
-/** The outbox items still waiting for their dispatch (local runs: what a killed process left). */
-export async function readOutbox(projectId: number): Promise<WebhookEventItem[]> {
-  const { data } = await db()
-    .entities.webhookEvent.query.byProject({ projectId })
-    .go({ pages: 'all', consistent: true });
-  return data;
-}
-
 /** Takes an event out of the outbox once its deliveries are written and handed on. */
 export async function removeOutboxItem(projectId: number, eventId: string): Promise<void> {
   await db().entities.webhookEvent.delete({ projectId, eventId }).go();

@@ -1,4 +1,3 @@
-import type { CreateEntityItem, EntityItem } from 'electrodb';
 import { defineEntity, entityModel } from './model.ts';
 
 export const counterNames = ['project', 'feature', 'plan', 'planFeature', 'webhookEndpoint'] as const;
@@ -17,7 +16,3 @@ export const counterEntity = defineEntity({
     },
   },
 });
-
-export type CounterEntity = ReturnType<typeof counterEntity>;
-export type CounterItem = EntityItem<CounterEntity>;
-export type NewCounterItem = CreateEntityItem<CounterEntity>;

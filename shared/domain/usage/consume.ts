@@ -7,6 +7,7 @@ import { isCustomerId } from '../customers/schemas.ts';
 import { storedSubscription } from '../customers/store.ts';
 import { featureNotFound, NotFoundError, projectNotFound, UnavailableError, ValidationError } from '../errors.ts';
 import { aggregationRules, roundedSum } from './aggregation.ts';
+import { crossed, quietRange, usageAlerts } from './alerts.ts';
 import { timeProblem, utcMonth } from './record.ts';
 import type { ConsumeBody, ConsumeResultView } from './schemas.ts';
 
@@ -106,6 +107,8 @@ export function createConsumer() {
       let fresh = false;
       // Whether the next write asks for the usage exactly as seen (until one finds it changed).
       let exactly = true;
+      // Thresholds found sent already this month: their marker exists.
+      const alerted = new Set<string>();
       for (let round = 0; round < MAX_ROUNDS; round++) {
         if (!state) {
           const read = await readConsumeState(target);
@@ -126,9 +129,22 @@ export function createConsumer() {
           return { allowed: false, entitlement };
         }
         const max = entitlement.limit === null ? null : roundedSum(entitlement.limit - added);
-        const outcome = await writeConsume(target, state, added, exactly ? { exactly } : { max });
+        // A write that would cross an alert threshold asks for the usage exactly as seen, so
+        // its event tells the usage after it; any other is kept out of the thresholds' reach.
+        const before = state.usage ?? 0;
+        const quiet = quietRange(entitlement.limit, before, added);
+        const exact = exactly || quiet === undefined;
+        const alerts = exact
+          ? usageAlerts(
+              project.projectId,
+              crossed(entitlement.limit, before, after).filter((threshold) => !alerted.has(threshold)),
+              { customerId, featureId, usage: after, limit: entitlement.limit, month: target.month },
+            )
+          : [];
+        const condition = exact ? { exactly: true as const } : { max, within: quiet };
+        const outcome = await writeConsume(target, state, added, condition, alerts);
         if (outcome === 'committed') {
-          const stored = exactly ? { customer: state.customer, usage: after } : await readConsumeState(target);
+          const stored = exact ? { customer: state.customer, usage: after } : await readConsumeState(target);
           remember(id, stored);
           return { allowed: true, entitlement: view(stored) };
         }
@@ -139,6 +155,7 @@ export function createConsumer() {
         // Any change of the usage found: from now on ask only for room (a usage read past
         // 2^53 is a rounded double, which no exact condition ever matches).
         if (outcome.usage !== undefined || outcome.usageUnknown) exactly = false;
+        for (const threshold of outcome.alerted) alerted.add(threshold);
         if (outcome.duplicate || outcome.usageUnknown) {
           // Counted already (the answer shows the entitlement as it is now), or the usage
           // changed to something only a read tells.
