@@ -618,6 +618,225 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{slug}/customers/{customerId}/subscription/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What a plan change would cost now (Stripe’s invoice preview), changing nothing
+         * @description Follows the change’s defaults: a change at period end owes 0 now; a manual subscription owes 0. Amounts in major units.
+         */
+        post: operations["previewSubscriptionChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/customers/{customerId}/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change a customer's plan, seats or billing interval
+         * @description Stripe-sourced subscriptions change at Stripe through the project's key (the item's price and metadata, prorated as `at` and `prorate` say), manual ones here; the answer already shows the change, and the webhook that follows changes nothing more. Defaults: `now` with prorations when the new monthly price is higher, else at period end (the customer keeps its plan and shows `pendingPlanId` until then). A free target cancels the paid subscription at period end. 409 without a live subscription, for the plan it already has, or while another change of the customer runs.
+         */
+        post: operations["changeSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/customers/{customerId}/subscription/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel at period end (the default) or now */
+        post: operations["cancelSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/customers/{customerId}/subscription/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take back a cancel at period end (409 when none is set) */
+        post: operations["resumeSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/customers/{customerId}/portal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A Stripe billing portal session for the customer's Stripe customer */
+        post: operations["createPortalSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/customers/{customerId}/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A customer token for the widget: this customer of this project, for one hour
+         * @description Give it to the page that embeds the widget (`customer-token`). It is refused on v1, and by every other project and customer.
+         */
+        post: operations["createCustomerToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/share/{shareId}/customer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The customer token's customer and its subscription (Authorization: Bearer <customer token>) */
+        get: operations["getTokenCustomer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight */
+        options: operations["tokenCustomerPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/subscription/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The preview of a plan change of the customer token's customer */
+        post: operations["previewTokenCustomerChange"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["subscriptionPreviewPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change the plan of the customer token's customer, with the v1 change's defaults */
+        post: operations["changeTokenCustomerPlan"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["subscriptionChangePreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/subscription/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel the customer token's customer's subscription at period end */
+        post: operations["cancelTokenCustomerPlan"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["subscriptionCancelPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/subscription/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take back the customer token's customer's cancel at period end */
+        post: operations["resumeTokenCustomerPlan"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["subscriptionResumePreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/portal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A Stripe billing portal session for the customer token's customer */
+        post: operations["createTokenCustomerPortalSession"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["portalPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects/{slug}/events": {
         parameters: {
             query?: never;
@@ -886,6 +1105,7 @@ export interface components {
             planId: number | null;
             planVersion: number | null;
             pendingVersion: number | null;
+            pendingPlanId: number | null;
             customPlan: boolean;
             features: {
                 featureId: number;
@@ -3982,6 +4202,663 @@ export interface operations {
             413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
             503: components["responses"]["unavailable"];
+        };
+    };
+    previewSubscriptionChange: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description Your own id for the customer (the widget's customer-id); an unknown one is not an error. */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    planId: number;
+                    /** @enum {string} */
+                    billingInterval?: "month" | "year";
+                    seats?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        amountDue: number;
+                        currency: string;
+                        nextPeriodAmount: number;
+                        lines: {
+                            description: string;
+                            amount: number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict_or_payments_not_configured"];
+            413: components["responses"]["payload_too_large"];
+            500: components["responses"]["internal_error"];
+            502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    changeSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description Your own id for the customer (the widget's customer-id); an unknown one is not an error. */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    planId: number;
+                    /** @enum {string} */
+                    billingInterval?: "month" | "year";
+                    seats?: number;
+                    /** @enum {string} */
+                    at?: "now" | "period_end";
+                    prorate?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict_or_payments_not_configured"];
+            413: components["responses"]["payload_too_large"];
+            500: components["responses"]["internal_error"];
+            502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    cancelSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description Your own id for the customer (the widget's customer-id); an unknown one is not an error. */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @default true */
+                    atPeriodEnd?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict_or_payments_not_configured"];
+            413: components["responses"]["payload_too_large"];
+            500: components["responses"]["internal_error"];
+            502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    resumeSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description Your own id for the customer (the widget's customer-id); an unknown one is not an error. */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict_or_payments_not_configured"];
+            500: components["responses"]["internal_error"];
+            502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    createPortalSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description Your own id for the customer (the widget's customer-id); an unknown one is not an error. */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    returnUrl?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        url: string;
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict_or_payments_not_configured"];
+            413: components["responses"]["payload_too_large"];
+            500: components["responses"]["internal_error"];
+            502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    createCustomerToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description Your own id for the customer (the widget's customer-id); an unknown one is not an error. */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        token: string;
+                        expiresAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict"];
+            500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    getTokenCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's public share id. */
+                shareId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        customerId: string;
+                        planId: number | null;
+                        planVersion: number | null;
+                        pendingPlanId: number | null;
+                        status: ("trialing" | "active" | "past_due" | "canceled" | "unpaid" | "incomplete" | "incomplete_expired" | "paused") | null;
+                        billingInterval: ("month" | "year") | null;
+                        seats: number;
+                        cancelAtPeriodEnd: boolean;
+                        currentPeriodEnd: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
+            429: components["responses"]["rate_limited"];
+            500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    tokenCustomerPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's public share id. */
+                shareId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods and headers a browser may use from any origin. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["internal_error"];
+        };
+    };
+    previewTokenCustomerChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    shareId: string;
+                    planId: number;
+                    /** @enum {string} */
+                    billingInterval?: "month" | "year";
+                    seats?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        amountDue: number;
+                        currency: string;
+                        nextPeriodAmount: number;
+                        lines: {
+                            description: string;
+                            amount: number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            409: components["responses"]["conflict_or_payments_not_configured"];
+            413: components["responses"]["payload_too_large"];
+            429: components["responses"]["rate_limited"];
+            500: components["responses"]["internal_error"];
+            502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    subscriptionPreviewPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods and headers a browser may use from any origin. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["internal_error"];
+        };
+    };
+    changeTokenCustomerPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    shareId: string;
+                    planId: number;
+                    /** @enum {string} */
+                    billingInterval?: "month" | "year";
+                    seats?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        customerId: string;
+                        planId: number | null;
+                        planVersion: number | null;
+                        pendingPlanId: number | null;
+                        status: ("trialing" | "active" | "past_due" | "canceled" | "unpaid" | "incomplete" | "incomplete_expired" | "paused") | null;
+                        billingInterval: ("month" | "year") | null;
+                        seats: number;
+                        cancelAtPeriodEnd: boolean;
+                        currentPeriodEnd: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            409: components["responses"]["conflict_or_payments_not_configured"];
+            413: components["responses"]["payload_too_large"];
+            429: components["responses"]["rate_limited"];
+            500: components["responses"]["internal_error"];
+            502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    subscriptionChangePreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods and headers a browser may use from any origin. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["internal_error"];
+        };
+    };
+    cancelTokenCustomerPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    shareId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        customerId: string;
+                        planId: number | null;
+                        planVersion: number | null;
+                        pendingPlanId: number | null;
+                        status: ("trialing" | "active" | "past_due" | "canceled" | "unpaid" | "incomplete" | "incomplete_expired" | "paused") | null;
+                        billingInterval: ("month" | "year") | null;
+                        seats: number;
+                        cancelAtPeriodEnd: boolean;
+                        currentPeriodEnd: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            409: components["responses"]["conflict_or_payments_not_configured"];
+            413: components["responses"]["payload_too_large"];
+            429: components["responses"]["rate_limited"];
+            500: components["responses"]["internal_error"];
+            502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    subscriptionCancelPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods and headers a browser may use from any origin. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["internal_error"];
+        };
+    };
+    resumeTokenCustomerPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    shareId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        customerId: string;
+                        planId: number | null;
+                        planVersion: number | null;
+                        pendingPlanId: number | null;
+                        status: ("trialing" | "active" | "past_due" | "canceled" | "unpaid" | "incomplete" | "incomplete_expired" | "paused") | null;
+                        billingInterval: ("month" | "year") | null;
+                        seats: number;
+                        cancelAtPeriodEnd: boolean;
+                        currentPeriodEnd: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            409: components["responses"]["conflict_or_payments_not_configured"];
+            413: components["responses"]["payload_too_large"];
+            429: components["responses"]["rate_limited"];
+            500: components["responses"]["internal_error"];
+            502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    subscriptionResumePreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods and headers a browser may use from any origin. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["internal_error"];
+        };
+    };
+    createTokenCustomerPortalSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    shareId: string;
+                    returnUrl?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        url: string;
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            409: components["responses"]["conflict_or_payments_not_configured"];
+            413: components["responses"]["payload_too_large"];
+            429: components["responses"]["rate_limited"];
+            500: components["responses"]["internal_error"];
+            502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    portalPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods and headers a browser may use from any origin. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["internal_error"];
         };
     };
     recordEvents: {

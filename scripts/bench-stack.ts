@@ -11,6 +11,7 @@ import { parseRuntimeConfig } from '#shared/config.ts';
 import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { localKeyring } from '#shared/secrets/keyring.ts';
+import { localTokenKeys } from '#shared/secrets/token-keys.ts';
 
 /**
  * What a bench runs against: DynamoDB Local on a free port (in memory, or file-backed in
@@ -42,6 +43,7 @@ export async function startBenchStack(options: {
       sweeps: localSweeperFor,
       migrations: localMigrationsFor,
       webhooks: stripeWebhookVerifier,
+      tokenKeys: () => localTokenKeys(randomBytes(32)),
       ...options.ports,
     });
     await ensureTable(client, options.table);

@@ -64,6 +64,11 @@ export const SubscriptionView = z.strictObject({
   planVersion: z.number().nullable(),
   /** The version a period-end migration moves it to when its period ends; null when none. */
   pendingVersion: z.number().nullable(),
+  /**
+   * The plan a change at period end moves it to when its period ends (lifecycle.md §2), with
+   * `pendingVersion`; null when none.
+   */
+  pendingPlanId: z.number().nullable(),
   customPlan: z.boolean(),
   features: z.array(z.strictObject({ featureId: z.number(), quantity: z.number().nullable() })).nullable(),
   status: z.enum(subscriptionStatuses),

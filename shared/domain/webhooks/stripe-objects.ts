@@ -88,6 +88,7 @@ export function subscriptionFrom(value: Json, created: number, deleted: boolean)
   return {
     ...purchase,
     pendingVersion: null,
+    pendingPlanId: null,
     status: deleted ? 'canceled' : (status as SubscriptionStatus),
     seats: seatsOf(number(item.quantity), metadata),
     billingInterval: interval === 'month' || interval === 'year' ? interval : null,
@@ -113,6 +114,7 @@ export function subscriptionFromSession(value: Json, created: number): StoredSub
   return {
     ...purchase,
     pendingVersion: null,
+    pendingPlanId: null,
     status: value.payment_status === 'no_payment_required' ? 'trialing' : 'active',
     seats: seatsOf(undefined, metadata),
     billingInterval: null,

@@ -1,6 +1,7 @@
 import type { CustomerItem, ProjectItem } from '#db/types.ts';
 import { grantsAccess, type StoredSubscription } from '../customers/schemas.ts';
 import { changeCustomer, type Decision, storedSubscription } from '../customers/store.ts';
+import { UnavailableError } from '../errors.ts';
 import { openWebhookSecret } from '../payments/webhook-secret.ts';
 import type { Ports, WebhookEvent } from '../ports.ts';
 import { loadSharedProject } from '../share/share.ts';
@@ -34,6 +35,17 @@ const SUBSCRIPTION_EVENTS = new Set([
 type Skip = 'duplicate' | 'stale';
 
 const seen = (current: CustomerItem | undefined, event: WebhookEvent) => current?.eventIds?.includes(event.id) ?? false;
+
+/**
+ * A plan change of this customer is waiting on Stripe (shared/domain/subscriptions/changes.ts):
+ * its event is answered 503, so Stripe delivers it again once the change is stored, and it then
+ * finds the change already there instead of racing it.
+ */
+function waitForChange(current: CustomerItem | undefined): void {
+  if ((current?.changingUntil ?? 0) > Date.now()) {
+    throw new UnavailableError("A plan change of this customer is being stored; Stripe's retry will apply this event.");
+  }
+}
 
 /**
  * Stripe stamps events in whole seconds and delivers them in any order: within one second the
@@ -84,6 +96,7 @@ function subscriptionAfter(stored: StoredSubscription | null, next: StoredSubscr
 function decideSubscription(event: WebhookEvent, next: StoredSubscription, currentVersion: CurrentVersion) {
   return (current: CustomerItem | undefined): Decision<Skip> => {
     if (seen(current, event)) return { skip: 'duplicate' };
+    waitForChange(current);
     const stored = storedSubscription(current);
     const after = subscriptionAfter(stored, next, event);
     if (!after) return { skip: 'stale' };
@@ -101,6 +114,7 @@ function decideSubscription(event: WebhookEvent, next: StoredSubscription, curre
 function decideSession(event: WebhookEvent, next: StoredSubscription | undefined, currentVersion: CurrentVersion) {
   return (current: CustomerItem | undefined): Decision<Skip> => {
     if (seen(current, event)) return { skip: 'duplicate' };
+    waitForChange(current);
     const stored = storedSubscription(current);
     const keep =
       !next ||
