@@ -23,6 +23,7 @@ import { printScaleTable } from './bench-scale.ts';
 import { startBenchStack } from './bench-stack.ts';
 import { entitlementReads, usageRows } from './bench-usage.ts';
 import { versionRows } from './bench-versions.ts';
+import { webhookRows } from './bench-webhooks.ts';
 
 /**
  * `npm run bench`: seeds one project of 50 features and 20 plans (1,000 assignments)
@@ -35,7 +36,8 @@ import { versionRows } from './bench-versions.ts';
  *
  * `BENCH_ONLY=warm` seeds the same project and prints only the warm handler CPU and p50 against
  * a bare Query (dev/warm-cpu.ts) and the share throughput; `BENCH_ONLY=scale` only the scale
- * table (scripts/bench-scale.ts); `BENCH_ONLY=consume` only the consume rows.
+ * table (scripts/bench-scale.ts); `BENCH_ONLY=consume` only the consume rows, `BENCH_ONLY=webhooks`
+ * only the webhooks-out rows.
  * `BENCH_ITERATIONS`: calls per endpoint.
  */
 
@@ -44,11 +46,11 @@ const OWNER_ID = 'bench';
 const DEFAULT_ITERATIONS = 200;
 const SCALE_FAILURE = "a part read's requests grew past 1.5× between 1,000 and 20,000 assignments";
 
-function benchOnly(): 'warm' | 'scale' | 'consume' | undefined {
+function benchOnly(): 'warm' | 'scale' | 'consume' | 'webhooks' | undefined {
   const raw = process.env.BENCH_ONLY;
   if (raw === undefined || raw.trim() === '') return undefined;
-  if (raw === 'warm' || raw === 'scale' || raw === 'consume') return raw;
-  throw new BenchError(`BENCH_ONLY must be "warm", "scale", "consume" or unset (got "${raw}")`);
+  if (raw === 'warm' || raw === 'scale' || raw === 'consume' || raw === 'webhooks') return raw;
+  throw new BenchError(`BENCH_ONLY must be "warm", "scale", "consume", "webhooks" or unset (got "${raw}")`);
 }
 
 function iterationCount(): number {
@@ -74,7 +76,12 @@ async function main(): Promise<number> {
   const stack = await startBenchStack({
     table: TABLE_NAME,
     dataDir,
-    env: { KEY_CACHE_TTL_SECONDS: String(KEY_CACHE_TTL_SECONDS), STRIPE_API_BASE: stripe.url },
+    // Webhooks go to the bench's own receiver on loopback, as in local runs.
+    env: {
+      KEY_CACHE_TTL_SECONDS: String(KEY_CACHE_TTL_SECONDS),
+      STRIPE_API_BASE: stripe.url,
+      WEBHOOK_URLS: 'loopback',
+    },
     ports: { clock: () => spacedClock },
   });
   try {
@@ -84,6 +91,13 @@ async function main(): Promise<number> {
     const call = apiCaller(server.url, key.key);
     const on = { client, table: TABLE_NAME, serverUrl: server.url, ownerId: OWNER_ID, iterations, cacheTtlMs };
     const consume = () => consumeRows({ ...on, key: key.key() });
+    const webhooks = () => webhookRows({ serverUrl: server.url, key: key.key(), ownerId: OWNER_ID, iterations });
+    if (only === 'webhooks') {
+      const hooks = await webhooks();
+      printTable(hooks.rows);
+      for (const note of hooks.notes) console.log(note);
+      return 0;
+    }
     if (only === 'consume') {
       const consumed = await consume();
       printTable(consumed.rows);
@@ -150,7 +164,8 @@ async function main(): Promise<number> {
     const usage = await usageRows({ ...on, key: writeKey, dynamoPid: stack.dynamo.pid });
     const consumed = await consume();
     const versions = await versionRows({ serverUrl: server.url, key: writeKey, iterations, customers: 1_000 });
-    rows.push(...usage.rows, ...consumed.rows, ...versions.rows);
+    const hooks = await webhooks();
+    rows.push(...usage.rows, ...consumed.rows, ...versions.rows, ...hooks.rows);
 
     printTable(rows);
     await warm();
@@ -163,7 +178,7 @@ async function main(): Promise<number> {
     console.log(
       `entitlements read (${FEATURES} countable features, ${PLANS} plans): ${bigReads.note}; webhook p50 ${billing.webhook.p50.toFixed(2)} ms`,
     );
-    for (const note of [...usage.notes, ...versions.notes, ...consumed.notes]) console.log(note);
+    for (const note of [...usage.notes, ...versions.notes, ...consumed.notes, ...hooks.notes]) console.log(note);
 
     const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
     const fail = (why: string) => {

@@ -16,7 +16,12 @@ import { planVersionEntity } from './entities/plan-version.ts';
 import { projectEntity } from './entities/project.ts';
 import { projectSweepEntity } from './entities/project-sweep.ts';
 import { usageAggregateEntity, usageAlertEntity, usageEventEntity, usageUniqueEntity } from './entities/usage.ts';
-import { webhookDeliveryEntity, webhookEndpointEntity, webhookEventEntity } from './entities/webhooks-out.ts';
+import {
+  webhookDeliveryEntity,
+  webhookEndpointEntity,
+  webhookEventEntity,
+  webhookLeaseEntity,
+} from './entities/webhooks-out.ts';
 
 /** Every entity of the table by alias, as the definition its Entity is built from. */
 export const entityDefinitions = {
@@ -40,6 +45,7 @@ export const entityDefinitions = {
   webhookEndpoint: webhookEndpointEntity,
   webhookEvent: webhookEventEntity,
   webhookDelivery: webhookDeliveryEntity,
+  webhookLease: webhookLeaseEntity,
 };
 
 type Definitions = typeof entityDefinitions;
@@ -74,6 +80,7 @@ export const entityPlaces = {
   webhookEndpoint: 'ownPartition',
   webhookEvent: 'ownPartition',
   webhookDelivery: 'ownPartition',
+  webhookLease: 'ownPartition',
   apiKey: { kept: "an owner's, not a project's" },
   counter: { kept: 'one id counter per kind of resource, for every project' },
   idempotencyRecord: { kept: "an owner's request; the table's TTL removes it" },

@@ -1,5 +1,5 @@
 // A project's webhook endpoints, and the sweep of its whole webhooks partition (endpoints,
-// deliveries, events not dispatched yet). Deliveries and events: shared/db/webhook-deliveries.ts.
+// deliveries, events not dispatched yet, delivery slots). Deliveries and events: shared/db/webhook-deliveries.ts.
 
 import { deleteEveryPage } from './batch.ts';
 import type { NewChangeEntryItem } from './changes.ts';
@@ -95,7 +95,7 @@ export async function disableEndpoint(endpoint: WebhookEndpointItem, at: string)
  * can commit any more (each checks the project item in its transaction).
  */
 export async function sweepWebhooksOut(projectId: number): Promise<void> {
-  const { webhookEndpoint, webhookEvent, webhookDelivery } = db().entities;
+  const { webhookEndpoint, webhookEvent, webhookDelivery, webhookLease } = db().entities;
   const go = { consistent: true } as const;
   await deleteEveryPage(webhookEndpoint, (cursor) =>
     webhookEndpoint.query.byProject({ projectId }).go({ ...go, cursor, attributes: ['projectId', 'slot'] }),
@@ -107,5 +107,8 @@ export async function sweepWebhooksOut(projectId: number): Promise<void> {
     webhookDelivery.query
       .byEndpoint({ projectId })
       .go({ ...go, cursor, attributes: ['projectId', 'endpointId', 'eventId'] }),
+  );
+  await deleteEveryPage(webhookLease, (cursor) =>
+    webhookLease.query.byEndpoint({ projectId }).go({ ...go, cursor, attributes: ['projectId', 'endpointId', 'slot'] }),
   );
 }
