@@ -4,7 +4,7 @@
 import { deleteEveryPage } from './batch.ts';
 import type { NewChangeEntryItem } from './changes.ts';
 import type { NewWebhookEndpointItem, WebhookEndpointItem } from './entities/webhooks-out.ts';
-import { isConditionalCheckFailed } from './errors.ts';
+import { ifConditionFails } from './errors.ts';
 import { db } from './service.ts';
 import { projectIsLive, writeTransaction } from './transactions.ts';
 import type { ProjectScope } from './types.ts';
@@ -77,16 +77,15 @@ export async function replaceEndpointSecret(
 
 /** Marks the endpoint disabled (its receiver answered 410 Gone), if it is still there. */
 export async function disableEndpoint(endpoint: WebhookEndpointItem, at: string): Promise<void> {
-  try {
-    await db()
+  // Deleted (or replaced) meanwhile: nothing is left to disable.
+  await ifConditionFails(
+    db()
       .entities.webhookEndpoint.patch({ projectId: endpoint.projectId, slot: endpoint.slot })
       .set({ disabledAt: at })
       .where((attributes, { eq }) => eq(attributes.endpointId, endpoint.endpointId))
-      .go();
-  } catch (error) {
-    // Deleted (or replaced) meanwhile: nothing is left to disable.
-    if (!isConditionalCheckFailed(error)) throw error;
-  }
+      .go(),
+    'gone',
+  );
 }
 
 /**
