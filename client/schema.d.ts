@@ -4576,6 +4576,7 @@ export interface operations {
             };
             400: components["responses"]["validation_error"];
             401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
             409: components["responses"]["conflict_or_payments_not_configured"];
             413: components["responses"]["payload_too_large"];
             429: components["responses"]["rate_limited"];
@@ -4645,6 +4646,7 @@ export interface operations {
             };
             400: components["responses"]["validation_error"];
             401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
             409: components["responses"]["conflict_or_payments_not_configured"];
             413: components["responses"]["payload_too_large"];
             429: components["responses"]["rate_limited"];
@@ -4710,6 +4712,7 @@ export interface operations {
             };
             400: components["responses"]["validation_error"];
             401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
             409: components["responses"]["conflict_or_payments_not_configured"];
             413: components["responses"]["payload_too_large"];
             429: components["responses"]["rate_limited"];
@@ -4775,6 +4778,7 @@ export interface operations {
             };
             400: components["responses"]["validation_error"];
             401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
             409: components["responses"]["conflict_or_payments_not_configured"];
             413: components["responses"]["payload_too_large"];
             429: components["responses"]["rate_limited"];
@@ -4833,6 +4837,7 @@ export interface operations {
             };
             400: components["responses"]["validation_error"];
             401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
             409: components["responses"]["conflict_or_payments_not_configured"];
             413: components["responses"]["payload_too_large"];
             429: components["responses"]["rate_limited"];

@@ -24,7 +24,7 @@ const route = routesIn(customersRoutes);
 /** A customer's own data, for its token's holder only: no cache may keep it. */
 const privately = (body: unknown): HttpResult => ({ status: 200, body, headers: { 'cache-control': 'no-store' } });
 const stripeErrors = ['conflict', 'payments_not_configured', 'payment_provider_error'] as const;
-const publicErrors = ['unauthorized', 'rate_limited', ...stripeErrors] as const;
+const publicErrors = ['not_found', 'unauthorized', 'rate_limited', ...stripeErrors] as const;
 const visitorOf = (shareId: string, headers: Record<string, string | undefined>, clientAddress: string): Visitor => ({
   shareId,
   authorization: headers.authorization,
@@ -106,7 +106,7 @@ export const subscriptionActions = [
       operationId: 'getTokenCustomer',
       summary: "The customer token's customer and its subscription (Authorization: Bearer <customer token>)",
       responses: { 200: PublicCustomerView },
-      errors: ['unauthorized', 'rate_limited'],
+      errors: ['not_found', 'unauthorized', 'rate_limited'],
     },
     run: async ({ path, headers, ports, clientAddress }) =>
       privately(await visitorCalls.customer(ports, visitorOf(path.shareId, headers, clientAddress))),

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test, vi } from 'vitest';
 import type { FakeSubscription } from '#dev/fake-stripe/index.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makePlan, makeProject } from '../fixtures/factories.ts';
+import { eventually, startReceiver } from '../fixtures/webhook-receiver.ts';
 
 /**
  * lifecycle.md §2 end to end over real HTTP: the owner's v1 calls change Stripe-sourced
@@ -27,6 +28,7 @@ let team: { id: number };
 let free: { id: number };
 let hidden: { id: number };
 const stripeKey = `sk_test_${'c'.repeat(24)}`;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
 beforeAll(async () => {
   const owner = await newOwner('changes');
@@ -55,7 +57,14 @@ beforeAll(async () => {
   });
   free = await makePlan(api, shop.slug, { name: 'Free', isFree: true });
   hidden = await makePlan(api, shop.slug, { name: 'Deal', basePrice: 5, isVisible: false });
-  return () => fake.close();
+  receiver = await startReceiver();
+  const hook = await api.post(`/api/v1/projects/${shop.slug}/webhook-endpoints`, { url: `${receiver.url}/shop` });
+  expect(hook.status, hook.text).toBe(201);
+  receiver.trust(hook.body.secret);
+  return async () => {
+    await fake.close();
+    await receiver.close();
+  };
 }, 60_000);
 
 const customers = () => `/api/v1/projects/${shop.slug}/customers`;
@@ -132,6 +141,28 @@ describe('Stripe-sourced subscriptions change at Stripe', () => {
     expect(update?.body).toMatchObject({ proration_behavior: 'create_prorations' });
     await fake.webhooksSettled();
     expect(subscriptionFields(await customer('up'))).toEqual(subscriptionFields(changed.body));
+  });
+
+  test("events to the owner's app: one subscription.updated per change, none for the webhook that follows, canceled at the end", async () => {
+    const eventsOf = () =>
+      receiver
+        .on('/shop')
+        .filter((r) => r.body.data?.customerId === 'evented')
+        .map((r) => r.body.type);
+    await buy('evented', basic.id);
+    await eventually(eventsOf, (types) => types.includes('subscription.created'));
+    expect((await api.post(`${customers()}/evented/subscription`, { planId: pro.id })).status).toBe(200);
+    await fake.webhooksSettled();
+    expect((await api.post(`${customers()}/evented/subscription/cancel`, { atPeriodEnd: false })).status).toBe(200);
+    await fake.webhooksSettled();
+    await eventually(eventsOf, (list) => list.includes('subscription.canceled'));
+    // (The checkout's own events may add an update that fills in the interval: not this change's.)
+    const mine = receiver
+      .on('/shop')
+      .filter((r) => r.body.data?.customerId === 'evented' && r.body.data.subscription?.planId === pro.id);
+    expect(mine.map((r) => r.body.type)).toEqual(['subscription.updated', 'subscription.canceled']);
+    expect(mine[0]?.body.data.subscription).toMatchObject({ planId: pro.id, planVersion: 1, status: 'active' });
+    expect(mine.every((r) => r.verifiedWith)).toBe(true);
   });
 
   test('a downgrade waits for the period end (pending plan, nothing owed now); the renewal takes it', async () => {
