@@ -2,6 +2,7 @@ import type { BillingInterval } from '#contract/enums.ts';
 import type { CustomCheckout, PlanCheckout } from './api.ts';
 import type { Formatter, PriceText } from './display.ts';
 import { h, uniqueId } from './dom.ts';
+import type { CustomerSession } from './plan-change.ts';
 import type { ShareData } from './types.ts';
 
 /** What the parts of one rendered table (toggle, cards) need from the element that draws them. */
@@ -9,6 +10,10 @@ export interface View {
   readonly data: ShareData;
   readonly shareId: string;
   readonly format: Formatter;
+  /** The service's base URL. */
+  readonly base: string;
+  /** With a customer token whose customer holds a plan: plan changes instead of checkout. */
+  readonly session?: CustomerSession | undefined;
   /** The interval prices are shown for now; it changes when the visitor flips the toggle. */
   interval(): BillingInterval;
   /** A listener whose failure, even an async one, becomes a message in the widget, never the page's error. */
