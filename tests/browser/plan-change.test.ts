@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, test, vi } from 'vitest';
+import { beforeAll, expect, test, vi } from 'vitest';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { artifactPath, describeInBrowser, useBrowser } from '../fixtures/browser.ts';
 import { makePlan, makeProject } from '../fixtures/factories.ts';

@@ -8,11 +8,11 @@ import { h } from './dom.ts';
 import { header, toggle } from './header.ts';
 import { type MessageKey, type Translate, translator } from './i18n.ts';
 import { planCard } from './plan-card.ts';
-import { type CustomerSession, holding } from './plan-change.ts';
+import { holding } from './plan-change.ts';
 import { fillShadowRoot } from './sheets.ts';
 import { pageProperties, themeProperties } from './theme.ts';
 import type { ShareData } from './types.ts';
-import type { View } from './view.ts';
+import type { CustomerSession, View } from './view.ts';
 
 /**
  * The colour the host page paints behind the widget: the nearest ancestor backgrounds (across

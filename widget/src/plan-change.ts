@@ -2,7 +2,7 @@ import { planMonthlyPrice } from '#contract/pricing.ts';
 import { type ChangePreview, type CheckoutSession, type TokenCustomer, tokenCall } from './api.ts';
 import { h, uniqueId } from './dom.ts';
 import type { SharedPlan } from './types.ts';
-import type { View } from './view.ts';
+import type { CustomerSession, View } from './view.ts';
 
 /**
  * With a customer token (lifecycle.md §2): the customer's card says "Current plan" and offers
@@ -11,13 +11,6 @@ import type { View } from './view.ts';
  * each period then costs, which confirms the change. A native modal <dialog>: focus moves into
  * it and back, Escape closes it, the page behind is inert.
  */
-
-export interface CustomerSession {
-  token: string;
-  customer: TokenCustomer;
-  /** Draws the table again once a change is made. */
-  reload(): void;
-}
 
 const live = (customer: TokenCustomer) =>
   customer.planId !== null && customer.status !== null && !['canceled', 'incomplete_expired'].includes(customer.status);
@@ -43,7 +36,7 @@ async function busy(button: HTMLElement, error: HTMLElement, label: string, work
 }
 
 /** The current card's action: its "Current plan" mark and the billing portal. */
-function manage(session: CustomerSession, view: View, plan: SharedPlan): HTMLElement {
+function manage(session: CustomerSession, view: View): HTMLElement {
   const { t } = view.format;
   const error = h('p', { class: 'error', role: 'alert' });
   const button = h('button', { type: 'button', class: 'button', part: 'button manage' }, t('manage'));
@@ -104,7 +97,7 @@ function confirmDialog(session: CustomerSession, view: View, plan: SharedPlan, p
  */
 export function changeAction(session: CustomerSession, view: View, plan: SharedPlan, seats: () => number) {
   const { customer } = session;
-  if (plan.id === customer.planId) return manage(session, view, plan);
+  if (plan.id === customer.planId) return manage(session, view);
   const { t } = view.format;
   const held = view.data.plans.find((p) => p.id === customer.planId);
   const monthly = (p: SharedPlan, count: number) => (p.isFree ? 0 : planMonthlyPrice(p, count));

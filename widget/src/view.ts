@@ -1,9 +1,15 @@
 import type { BillingInterval } from '#contract/enums.ts';
-import type { CustomCheckout, PlanCheckout } from './api.ts';
+import type { CustomCheckout, PlanCheckout, TokenCustomer } from './api.ts';
 import type { Formatter, PriceText } from './display.ts';
 import { h, uniqueId } from './dom.ts';
-import type { CustomerSession } from './plan-change.ts';
 import type { ShareData } from './types.ts';
+
+export interface CustomerSession {
+  token: string;
+  customer: TokenCustomer;
+  /** Draws the table again once a change is made. */
+  reload(): void;
+}
 
 /** What the parts of one rendered table (toggle, cards) need from the element that draws them. */
 export interface View {
