@@ -4,7 +4,7 @@ import { entitlementKeys, usageKeys } from '#db/usage-item-keys.ts';
 import { createConsumer } from '#domain/usage/consume.ts';
 import { utcMonth } from '#domain/usage/record.ts';
 import { totalDynamoRequests } from '#shared/request-context.ts';
-import { apiCaller, BenchError, type Row, timed } from './bench-harness.ts';
+import { apiCaller, BenchError, type BenchOn, type Row, timed } from './bench-harness.ts';
 
 /**
  * The consume rows of `npm run bench`: DynamoDB requests per consume with a warm cache, its
@@ -17,15 +17,7 @@ import { apiCaller, BenchError, type Row, timed } from './bench-harness.ts';
 const CALLERS = 8;
 const THROUGHPUT_SECONDS = 3;
 
-export async function consumeRows(options: {
-  client: DynamoDBDocumentClient;
-  table: string;
-  serverUrl: string;
-  key: string;
-  ownerId: string;
-  iterations: number;
-  cacheTtlMs: number;
-}): Promise<{ rows: Row[]; notes: string[] }> {
+export async function consumeRows(options: BenchOn): Promise<{ rows: Row[]; notes: string[] }> {
   const { client, table, serverUrl, key, ownerId, iterations, cacheTtlMs } = options;
   const call = apiCaller(serverUrl, () => key);
   const project = await call('POST', '/api/v1/projects', 201, { name: 'Consume bench' });

@@ -1,3 +1,4 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { apiRequest } from '#dev/api-request.ts';
 import { createApiKey } from '#domain/keys/keys.ts';
 import { totalDynamoRequests } from '#shared/request-context.ts';
@@ -14,6 +15,18 @@ export interface Row {
   p50: number;
   p95: number;
   size: string;
+}
+
+/** What a group of rows runs against: the bench's table and server, a key and its settings. */
+export interface BenchOn {
+  client: DynamoDBDocumentClient;
+  table: string;
+  serverUrl: string;
+  key: string;
+  ownerId: string;
+  iterations: number;
+  /** The server's project cache TTL, for the use cases called in process. */
+  cacheTtlMs: number;
 }
 
 /** A bench's own failure: the run prints its message and exits 1. */

@@ -5,7 +5,7 @@ import { apiRequest } from '#dev/api-request.ts';
 import { getEntitlements } from '#domain/customers/customers.ts';
 import { utcMonth } from '#domain/usage/record.ts';
 import { totalDynamoRequests } from '#shared/request-context.ts';
-import { apiCaller, BenchError, type Row, summarize, timed } from './bench-harness.ts';
+import { apiCaller, BenchError, type BenchOn, type Row, summarize, timed } from './bench-harness.ts';
 import { cpuSecondsOf, RAW_TRANSACT, rawWrites } from './bench-raw-writes.ts';
 
 /**
@@ -143,16 +143,9 @@ async function ingestBesideRaw(
 export const describeSustained = (run: Sustained) =>
   `${run.events} events in ${run.seconds.toFixed(1)} s from ${SENDERS} concurrent senders (batches of ${BATCH}) = ${Math.round(run.eventsPerSecond)} events/s sustained, ${run.requestsPerBatch.toFixed(1)} DynamoDB requests per batch; CPU per 1,000 events: server ${Math.round(run.serverCpuMs)} ms, DynamoDB Local ${Math.round(run.dynamoCpuMs)} ms`;
 
-export async function usageRows(options: {
-  client: DynamoDBDocumentClient;
-  table: string;
-  serverUrl: string;
-  key: string;
-  ownerId: string;
-  iterations: number;
-  cacheTtlMs: number;
-  dynamoPid?: number | undefined;
-}): Promise<{ rows: Row[]; notes: string[] }> {
+export async function usageRows(
+  options: BenchOn & { dynamoPid?: number | undefined },
+): Promise<{ rows: Row[]; notes: string[] }> {
   const { client, table, serverUrl, key, ownerId, iterations } = options;
   const usage = await usageProject(serverUrl, key);
   const { project, features, batch, post } = usage;
@@ -212,18 +205,14 @@ export async function usageRows(options: {
  * very keys it reads, the use case in process with a warm project cache (as a warm Lambda
  * runs it, without HTTP), and over HTTP through the local server.
  */
-export async function entitlementReads(options: {
-  client: DynamoDBDocumentClient;
-  table: string;
-  serverUrl: string;
-  key: string;
-  projectKey: { ownerId: string; slug: string };
-  projectId: number;
-  customerId: string;
-  features: MeteredFeature[];
-  iterations: number;
-  cacheTtlMs: number;
-}): Promise<{ rows: Row[]; note: string }> {
+export async function entitlementReads(
+  options: Omit<BenchOn, 'ownerId'> & {
+    projectKey: { ownerId: string; slug: string };
+    projectId: number;
+    customerId: string;
+    features: MeteredFeature[];
+  },
+): Promise<{ rows: Row[]; note: string }> {
   const { client, table, serverUrl, key, projectKey, customerId, iterations } = options;
   const path = `${serverUrl}/api/v1/projects/${projectKey.slug}/customers/${customerId}/entitlements`;
   const keys = entitlementKeys(options.projectId, customerId, utcMonth(Date.now()), options.features);

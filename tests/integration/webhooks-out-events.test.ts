@@ -136,6 +136,31 @@ describe('events of usage', () => {
     expect(usage[0]?.body.data.usage).toBe(33);
   });
 
+  test('20 concurrent /events batches that cross 80% and 100%: one event each, with the usage after its write', async () => {
+    const { api, base, received, path, featureId } = await limited('events-race', 'count', 20);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        api.post(`${base}/events`, {
+          events: [
+            { eventId: `a-${i}`, customerId: 'ada', featureId },
+            { eventId: `b-${i}`, customerId: 'ada', featureId },
+          ],
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    await received((types) => types.includes('usage.limit_reached') && types.includes('usage.limit_approaching'));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const usage = receiver.on(path).filter((r) => r.body.type.startsWith('usage.'));
+    // Two events a batch: the usage goes 14 → 16 (80%) and 18 → 20 (100%) in one batch each.
+    expect(usage.map((r) => [r.body.type, r.body.data.usage]).sort()).toEqual([
+      ['usage.limit_approaching', 16],
+      ['usage.limit_reached', 20],
+    ]);
+    const entitlement = await api.get(`${base}/customers/ada/entitlements/${featureId}`);
+    expect(entitlement.body.usage).toBe(40);
+  });
+
   test('one consume that passes both thresholds sends both; another month sends them again', async () => {
     const { api, base, featureId, received, path } = await limited('consume-both', 'sum', 100);
     const consume = (eventId: string, amount: number, timestamp?: string) =>
