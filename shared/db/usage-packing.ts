@@ -109,10 +109,10 @@ export async function readStored(
     }
   }
   const pk = customerPartition(projectId);
-  // A customer is read whole (its subscription decides the limit).
+  // Of a customer, its subscription decides the limit.
   const items = await getAll(
     [...found.keys()].map((sk) => ({ pk, sk })),
-    customers.size > 0 ? undefined : ['sk', 'amount', 'at'],
+    customers.size > 0 ? ['sk', 'amount', 'at', 'subscription'] : ['sk', 'amount', 'at'],
   );
   for (const item of items) found.get(item.sk as string)?.(item);
   for (const group of limited) {
