@@ -287,6 +287,31 @@ describe('Stripe-sourced subscriptions change at Stripe', () => {
     expect((await customer('portal')).subscription).toMatchObject({ planId: pro.id, planVersion: 1 });
   });
 
+  test('the same through a customer token: preview, change at Stripe, portal', async () => {
+    const subscription = await buy('visitor', basic.id);
+    const { token } = (await api.post(`${customers()}/visitor/token`)).body;
+    const visitor = server.client();
+    const bearer = { headers: { authorization: `Bearer ${token}` } };
+    const shareId = shop.shareId;
+    const preview = await visitor.post('/api/payments/subscription/preview', { shareId, planId: pro.id }, bearer);
+    expect(preview.status, preview.text).toBe(200);
+    expect(preview.body.amountDue).toBeGreaterThan(0);
+    const changed = await visitor.post('/api/payments/subscription', { shareId, planId: pro.id }, bearer);
+    expect(changed.body).toMatchObject({ customerId: 'visitor', planId: pro.id, status: 'active' });
+    expect(fake.subscriptions.get(subscription.id)?.items.data[0]?.price.unit_amount).toBe(3000);
+    // A hidden plan is not on the page: the visitor cannot name it.
+    expect((await visitor.post('/api/payments/subscription', { shareId, planId: hidden.id }, bearer)).status).toBe(404);
+    const portal = await visitor.post(
+      '/api/payments/portal',
+      { shareId, returnUrl: 'https://shop.example/me' },
+      bearer,
+    );
+    expect(portal.status, portal.text).toBe(200);
+    expect(portal.body.url).toMatch(/\/portal\/bps_/);
+    await fake.webhooksSettled();
+    expect((await customer('visitor')).subscription).toMatchObject({ planId: pro.id });
+  });
+
   test('Stripe failing is a 502 and changes nothing here', async () => {
     await buy('fails', basic.id);
     const before = await customer('fails');
