@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { entitlementKeys, usageKeys } from '#db/usage-item-keys.ts';
 import { createConsumer } from '#domain/usage/consume.ts';
 import { utcMonth } from '#domain/usage/record.ts';

@@ -37,7 +37,7 @@ import { webhookRows } from './bench-webhooks.ts';
  * `BENCH_ONLY=warm` seeds the same project and prints only the warm handler CPU and p50 against
  * a bare Query (dev/warm-cpu.ts) and the share throughput; `BENCH_ONLY=scale` only the scale
  * table (scripts/bench-scale.ts); `BENCH_ONLY=consume` only the consume rows, `BENCH_ONLY=webhooks`
- * only the webhooks-out rows.
+ * the rows whose writes carry webhook events (usage, consume, webhooks out).
  * `BENCH_ITERATIONS`: calls per endpoint.
  */
 
@@ -93,9 +93,12 @@ async function main(): Promise<number> {
     const consume = () => consumeRows({ ...on, key: key.key() });
     const webhooks = () => webhookRows({ serverUrl: server.url, key: key.key(), ownerId: OWNER_ID, iterations });
     if (only === 'webhooks') {
+      // The rows whose writes carry webhook events: usage, consume and the webhooks' own.
+      const usage = await usageRows({ ...on, key: key.key(), dynamoPid: stack.dynamo.pid });
+      const consumed = await consume();
       const hooks = await webhooks();
-      printTable(hooks.rows);
-      for (const note of hooks.notes) console.log(note);
+      printTable([...usage.rows, ...consumed.rows, ...hooks.rows]);
+      for (const note of [...usage.notes, ...consumed.notes, ...hooks.notes]) console.log(note);
       return 0;
     }
     if (only === 'consume') {

@@ -3,14 +3,14 @@
 
 import { getAll } from './batch.ts';
 import type { CustomerItem } from './entities/customer.ts';
+import type { UsageThreshold } from './entities/usage.ts';
 import { projectIsLive, writeTransaction } from './transactions.ts';
 import type { ProjectScope } from './types.ts';
 import { aggregateExpiry, eventIdExpiry, markerExpiry } from './usage-expiry.ts';
 import { entitlementKeys, eventShard, type MeteredFeature, usageKeys } from './usage-item-keys.ts';
 import { type NewWebhookEventItem, putEvent } from './webhook-deliveries.ts';
 
-/** A threshold of a limit whose crossing is sent once a month: 80% and 100%. */
-export type UsageThreshold = 'approaching' | 'reached';
+export type { UsageThreshold };
 
 /** A threshold the write crosses: its once-a-month marker and its outbox event. */
 export interface UsageAlert {

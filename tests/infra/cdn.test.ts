@@ -98,12 +98,14 @@ describe('the CDN: one distribution per stage in front of the API', () => {
     }
   });
 
-  test('every request to the API carries the stage’s origin secret, which only the payments function holds', () => {
+  test('every request to the API carries the stage’s origin secret, which only the payments and customers functions hold', () => {
     const origin = only(distributionConfig().Origins as Record<string, any>[]);
     const header = only(origin.OriginCustomHeaders as { HeaderName: string; HeaderValue: unknown }[]);
     expect(header.HeaderName).toBe(CDN_ORIGIN_HEADER);
     const api = Template.fromStack(dev.built.api).toJSON() as CfnTemplate;
-    const [secretId, secret] = only(resourcesOfType(api, 'AWS::SecretsManager::Secret'));
+    const [secretId, secret] = only(
+      resourcesOfType(api, 'AWS::SecretsManager::Secret').filter(([id]) => id.startsWith('CdnOriginSecret')),
+    );
     expect(secret.Properties?.GenerateSecretString).toMatchObject({ PasswordLength: 48, ExcludePunctuation: true });
     // A dynamic reference to that secret, resolved by CloudFormation at deploy: never in the template.
     expect(JSON.stringify(header.HeaderValue)).toContain('{{resolve:secretsmanager:');
@@ -112,11 +114,21 @@ describe('the CDN: one distribution per stage in front of the API', () => {
       const { fn: lambda } = dev.built.api.functions[group];
       const fn = api.Resources[dev.built.api.getLogicalId(lambda.node.defaultChild as CfnResource)];
       const variables = fn?.Properties?.Environment?.Variables ?? {};
-      if (group === 'payments') {
+      if (group === 'payments' || group === 'customers') {
         expect(JSON.stringify(variables.CDN_ORIGIN_SECRET)).toContain('{{resolve:secretsmanager:');
         expect(JSON.stringify(variables.CDN_ORIGIN_SECRET)).toContain(secretId);
       } else {
         expect(variables, group).not.toHaveProperty('CDN_ORIGIN_SECRET');
+      }
+      // Customer tokens' signing keys: a secret per key id, in the customers function only.
+      if (group === 'customers') {
+        const [tokenSecretId] = only(
+          resourcesOfType(api, 'AWS::SecretsManager::Secret').filter(([id]) => id.startsWith('CustomerTokenKey')),
+        );
+        expect(JSON.stringify(variables.CUSTOMER_TOKEN_KEYS)).toContain('k1:');
+        expect(JSON.stringify(variables.CUSTOMER_TOKEN_KEYS)).toContain(tokenSecretId);
+      } else {
+        expect(variables, group).not.toHaveProperty('CUSTOMER_TOKEN_KEYS');
       }
     }
   });

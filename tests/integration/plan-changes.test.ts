@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test, vi } from 'vitest';
 import type { FakeSubscription } from '#dev/fake-stripe/index.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makePlan, makeProject } from '../fixtures/factories.ts';
+import { deliver, stripeEvent, subscriptionObject } from '../fixtures/stripe-events.ts';
 import { eventually, startReceiver } from '../fixtures/webhook-receiver.ts';
 
 /**
@@ -29,6 +30,7 @@ let free: { id: number };
 let hidden: { id: number };
 const stripeKey = `sk_test_${'c'.repeat(24)}`;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let webhookSecret: string;
 
 beforeAll(async () => {
   const owner = await newOwner('changes');
@@ -46,6 +48,7 @@ beforeAll(async () => {
     headers: { authorization: `Bearer ${stripeKey}`, 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ url: `${server.url}/api/payments/webhook/${shop.shareId}`, 'enabled_events[]': '*' }),
   }).then((r) => r.json() as Promise<{ secret: string }>);
+  webhookSecret = endpoint.secret;
   expect((await api.put(`/api/v1/projects/${shop.slug}`, { paymentWebhookSecret: endpoint.secret })).status).toBe(200);
   basic = await makePlan(api, shop.slug, { name: 'Basic', basePrice: 10 });
   pro = await makePlan(api, shop.slug, { name: 'Pro', basePrice: 30 });
@@ -165,6 +168,22 @@ describe('Stripe-sourced subscriptions change at Stripe', () => {
     expect(mine.every((r) => r.verifiedWith)).toBe(true);
   });
 
+  test('an event from before the change, delivered after it, changes nothing (out of order)', async () => {
+    const subscription = await buy('late', basic.id);
+    const changed = await api.post(`${customers()}/late/subscription`, { planId: pro.id });
+    expect(changed.status, changed.text).toBe(200);
+    await fake.webhooksSettled();
+    const project = (await api.get(`/api/v1/projects/${shop.slug}`)).body;
+    const old = stripeEvent(
+      'customer.subscription.updated',
+      subscriptionObject({ id: subscription.id, projectId: project.id, planId: basic.id, customerId: 'late' }),
+      { created: Math.floor(Date.now() / 1000) - 60 },
+    );
+    const late = await deliver(server.client(), shop.shareId, old, webhookSecret);
+    expect(late.body).toMatchObject({ received: true, outcome: 'stale' });
+    expect((await customer('late')).subscription).toMatchObject({ planId: pro.id });
+  });
+
   test('a downgrade waits for the period end (pending plan, nothing owed now); the renewal takes it', async () => {
     const subscription = await buy('down', pro.id);
     const preview = await reader.post(`${customers()}/down/subscription/preview`, { planId: basic.id });
@@ -266,6 +285,31 @@ describe('Stripe-sourced subscriptions change at Stripe', () => {
     expect(switched.status).toBe(303);
     await fake.webhooksSettled();
     expect((await customer('portal')).subscription).toMatchObject({ planId: pro.id, planVersion: 1 });
+  });
+
+  test('the same through a customer token: preview, change at Stripe, portal', async () => {
+    const subscription = await buy('visitor', basic.id);
+    const { token } = (await api.post(`${customers()}/visitor/token`)).body;
+    const visitor = server.client();
+    const bearer = { headers: { authorization: `Bearer ${token}` } };
+    const shareId = shop.shareId;
+    const preview = await visitor.post('/api/payments/subscription/preview', { shareId, planId: pro.id }, bearer);
+    expect(preview.status, preview.text).toBe(200);
+    expect(preview.body.amountDue).toBeGreaterThan(0);
+    const changed = await visitor.post('/api/payments/subscription', { shareId, planId: pro.id }, bearer);
+    expect(changed.body).toMatchObject({ customerId: 'visitor', planId: pro.id, status: 'active' });
+    expect(fake.subscriptions.get(subscription.id)?.items.data[0]?.price.unit_amount).toBe(3000);
+    // A hidden plan is not on the page: the visitor cannot name it.
+    expect((await visitor.post('/api/payments/subscription', { shareId, planId: hidden.id }, bearer)).status).toBe(404);
+    const portal = await visitor.post(
+      '/api/payments/portal',
+      { shareId, returnUrl: 'https://shop.example/me' },
+      bearer,
+    );
+    expect(portal.status, portal.text).toBe(200);
+    expect(portal.body.url).toMatch(/\/portal\/bps_/);
+    await fake.webhooksSettled();
+    expect((await customer('visitor')).subscription).toMatchObject({ planId: pro.id });
   });
 
   test('Stripe failing is a 502 and changes nothing here', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { getDelivery } from '#db/webhook-deliveries.ts';
 import { createConsumer } from '#domain/usage/consume.ts';
 import { newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
@@ -28,7 +29,7 @@ afterAll(async () => {
 async function setUp(label: string) {
   const owner = await newOwner(label);
   const api = server.client(owner.writeKey);
-  const { slug } = await makeProject(api);
+  const { slug, id: projectId } = await makeProject(api);
   const base = `/api/v1/projects/${slug}`;
   const path = `/${label}`;
   const created = await api.post(`${base}/webhook-endpoints`, { url: `${receiver.url}${path}` });
@@ -39,7 +40,17 @@ async function setUp(label: string) {
       () => receiver.on(path),
       (r) => check(r.map((x) => x.body.type)),
     );
-  return { api, base, slug, path, ownerId: owner.ownerId, secret: created.body.secret as string, received };
+  return {
+    api,
+    base,
+    slug,
+    path,
+    projectId: projectId as number,
+    endpointId: created.body.id as number,
+    ownerId: owner.ownerId,
+    secret: created.body.secret as string,
+    received,
+  };
 }
 
 describe('events of plans', () => {
@@ -136,6 +147,31 @@ describe('events of usage', () => {
     expect(usage[0]?.body.data.usage).toBe(33);
   });
 
+  test('20 concurrent /events batches that cross 80% and 100%: one event each, with the usage after its write', async () => {
+    const { api, base, received, path, featureId } = await limited('events-race', 'count', 20);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        api.post(`${base}/events`, {
+          events: [
+            { eventId: `a-${i}`, customerId: 'ada', featureId },
+            { eventId: `b-${i}`, customerId: 'ada', featureId },
+          ],
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    await received((types) => types.includes('usage.limit_reached') && types.includes('usage.limit_approaching'));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const usage = receiver.on(path).filter((r) => r.body.type.startsWith('usage.'));
+    // Two events a batch: the usage goes 14 → 16 (80%) and 18 → 20 (100%) in one batch each.
+    expect(usage.map((r) => [r.body.type, r.body.data.usage]).sort()).toEqual([
+      ['usage.limit_approaching', 16],
+      ['usage.limit_reached', 20],
+    ]);
+    const entitlement = await api.get(`${base}/customers/ada/entitlements/${featureId}`);
+    expect(entitlement.body.usage).toBe(40);
+  });
+
   test('one consume that passes both thresholds sends both; another month sends them again', async () => {
     const { api, base, featureId, received, path } = await limited('consume-both', 'sum', 100);
     const consume = (eventId: string, amount: number, timestamp?: string) =>
@@ -163,5 +199,37 @@ describe('events of usage', () => {
       ['usage.limit_approaching', 85, lastMonth.toISOString().slice(0, 7)],
     ]);
     expect(receiver.on(path).every((r) => r.verifiedWith)).toBe(true);
+  });
+});
+
+describe('cancellation and tenancy', () => {
+  test("a canceled subscription sends subscription.canceled only; one project's changes never reach another's endpoints", async () => {
+    const first = await setUp('tenant-a');
+    const second = await setUp('tenant-b');
+    const plan = await makePlan(first.api, first.slug, { name: 'Pro' });
+    expect((await first.api.put(`${first.base}/customers/shared-id`, { planId: plan.id })).status).toBe(200);
+    const canceled = await first.api.post(`${first.base}/customers/shared-id/subscription/cancel`, {
+      atPeriodEnd: false,
+    });
+    expect(canceled.status, canceled.text).toBe(200);
+    const got = await first.received((types) => types.includes('subscription.canceled'));
+    expect(got.map((r) => r.body.type)).toEqual(['subscription.created', 'subscription.canceled']);
+    expect(got[1]?.body.data.subscription.status).toBe('canceled');
+    // The other project's endpoint, on the same receiver, got nothing of it.
+    const otherPlan = await makePlan(second.api, second.slug, { name: 'Pro' });
+    expect((await second.api.put(`${second.base}/customers/shared-id`, { planId: otherPlan.id })).status).toBe(200);
+    const theirs = await second.received((types) => types.length === 1);
+    expect(theirs.map((r) => [r.body.type, r.verifiedWith])).toEqual([['subscription.created', second.secret]]);
+    expect(receiver.on(first.path)).toHaveLength(2);
+  });
+
+  test('a delivery is kept 30 days: its TTL attribute is set 30 days ahead', async () => {
+    const { api, base, slug, projectId, endpointId, received } = await setUp('retention');
+    const plan = await makePlan(api, slug, { name: 'Pro' });
+    await api.put(`${base}/customers/kept`, { planId: plan.id });
+    const [event] = await received((types) => types.length === 1);
+    const delivery = await getDelivery(projectId, endpointId, event?.id as string);
+    const thirtyDays = Math.floor(Date.now() / 1000) + 30 * 86_400;
+    expect(Math.abs((delivery?.expiresAt ?? 0) - thirtyDays)).toBeLessThan(120);
   });
 });

@@ -79,3 +79,49 @@ export function startCheckout(base: string, body: PlanCheckout | CustomCheckout)
     isCheckoutSession,
   );
 }
+
+/** The customer token's customer, as `GET /api/share/{shareId}/customer` answers (lifecycle.md §2). */
+export interface TokenCustomer {
+  planId: number | null;
+  status: string | null;
+  billingInterval: BillingInterval | null;
+  seats: number;
+  cancelAtPeriodEnd: boolean;
+  pendingPlanId: number | null;
+}
+
+export interface ChangePreview {
+  amountDue: number;
+  nextPeriodAmount: number;
+}
+
+const isTokenCustomer = (body: unknown): body is TokenCustomer => isObject(body) && 'planId' in body;
+const isPreview = (body: unknown): body is ChangePreview =>
+  isObject(body) && typeof body.amountDue === 'number' && typeof body.nextPeriodAmount === 'number';
+
+export function loadCustomer(base: string, shareId: string, token: string): Promise<Outcome<TokenCustomer>> {
+  return call(
+    `${base}/api/share/${encodeURIComponent(shareId)}/customer`,
+    { method: 'GET', headers: { authorization: `Bearer ${token}` } },
+    isTokenCustomer,
+  );
+}
+
+/** A call with the customer token: preview, change or the billing portal. */
+export function tokenCall(
+  base: string,
+  token: string,
+  what: 'subscription/preview' | 'subscription' | 'portal',
+  body: Record<string, unknown>,
+): Promise<Outcome<unknown>> {
+  const accept = what === 'subscription/preview' ? isPreview : what === 'portal' ? isCheckoutSession : isTokenCustomer;
+  return call(
+    `${base}/api/payments/${what}`,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    },
+    accept as (body: unknown) => body is unknown,
+  );
+}

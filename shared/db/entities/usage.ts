@@ -106,3 +106,6 @@ export const usageEventEntity = defineEntity({
     },
   },
 });
+
+/** A threshold of a limit whose crossing is sent once a month: 80% and 100%. */
+export type UsageThreshold = 'approaching' | 'reached';

@@ -1,6 +1,10 @@
 import type { WebhookEventType } from '#contract/enums.ts';
+import type { CustomerItem, ProjectPartition } from '#db/types.ts';
+import type { UsageAlertRules } from '#db/usage-alerts.ts';
 import type { UsageAlert, UsageThreshold } from '#db/usage-consume.ts';
 import type { NewWebhookEventItem } from '#db/webhook-deliveries.ts';
+import { featureEntitlement } from '../customers/entitlements.ts';
+import { storedSubscription } from '../customers/store.ts';
 import { outboxEvent } from '../webhooks-out/events.ts';
 
 /**
@@ -63,6 +67,35 @@ export function usageAlerts(
 ): UsageAlert[] {
   return thresholds.map((threshold) => ({
     threshold,
-    event: outboxEvent(projectId, TYPES[threshold], data) as NewWebhookEventItem,
+    event: outboxEvent(projectId, TYPES[threshold] as WebhookEventType, data) as NewWebhookEventItem,
   }));
+}
+
+/**
+ * The thresholds of a batch of /events (shared/db/usage-alerts.ts): each customer's limit as
+ * its stored subscription grants it now, read with the aggregates before the batch writes.
+ */
+export function batchAlertRules(partition: ProjectPartition, now: number): UsageAlertRules {
+  const { projectId } = partition.project;
+  return {
+    limitOf(group, customer) {
+      const feature = partition.features.find((f) => f.featureId === group.featureId);
+      if (!feature) return null;
+      const subscription = storedSubscription(customer as CustomerItem | undefined);
+      const entitlement = featureEntitlement(partition, feature, subscription, 0, new Date(now));
+      return entitlement.hasAccess ? entitlement.limit : null;
+    },
+    crossed,
+    quietRange,
+    event: (group, threshold, usage, limit) =>
+      (
+        usageAlerts(projectId, [threshold], {
+          customerId: group.customerId,
+          featureId: group.featureId,
+          usage,
+          limit,
+          month: group.month,
+        })[0] as UsageAlert
+      ).event,
+  };
 }
