@@ -34,7 +34,9 @@ export const CDN_MAX_TTL = Duration.days(1);
 
 /** The cached public paths, with what each keeps of the query string. */
 export const cachedPaths = {
-  '/api/share/*': [],
+  // A visitor's id keys the answer: while a pricing experiment runs it names the visitor's
+  // variant (and answers `private, no-store`, which nothing caches); otherwise it is public.
+  '/api/share/*': ['visitor'],
   '/widget.js': [],
   // The OpenAPI document: 5 minutes, revalidated by ETag.
   '/openapi.json': [],
@@ -48,8 +50,11 @@ export const cachedPaths = {
  */
 export const uncachedPublicPaths = ['/', '/health'] as const;
 
-/** Passed through to the API, never cached: checkout and receipts. */
-export const passThroughPaths = ['/api/payments/*'] as const;
+/**
+ * Passed through to the API, never cached: checkout and receipts, and a pricing page's views
+ * (POSTs under /api/share/, so this behaviour comes before the share data's).
+ */
+export const passThroughPaths = ['/api/share/*/views', '/api/payments/*'] as const;
 
 /**
  * One CloudFront distribution per stage in front of the HTTP API, for the public read path:
@@ -103,6 +108,7 @@ export class CdnStack extends Stack {
       compress: true,
     });
     const readPolicy = publicCache('PublicRead', []);
+    const sharePolicy = publicCache('Share', cachedPaths['/api/share/*']);
     const demoPolicy = publicCache('Demo', cachedPaths['/demo/*']);
     const passThrough = {
       origin,
@@ -128,12 +134,13 @@ export class CdnStack extends Stack {
         cachePolicy: CachePolicy.CACHING_DISABLED,
         compress: true,
       },
+      // In order of precedence: the views' pass-through before the share data's cache.
       additionalBehaviors: {
-        '/api/share/*': cached(readPolicy),
+        ...Object.fromEntries(passThroughPaths.map((path) => [path, passThrough])),
+        '/api/share/*': cached(sharePolicy),
         '/widget.js': cached(readPolicy),
         '/openapi.json': cached(readPolicy),
         '/demo/*': cached(demoPolicy),
-        ...Object.fromEntries(passThroughPaths.map((path) => [path, passThrough])),
       },
     });
 

@@ -368,6 +368,22 @@ describe('exact counts and results', () => {
     expect(p.a + p.b).toBeCloseTo(1, 9);
     // Same counts, same answer: the estimate is seeded.
     expect((await readOnly.get(`${s.base}/${id}/results`)).body).toEqual(results.body);
+
+    // Stopped, and the plan repriced: each customer still holds the price it bought in its variant.
+    expect((await api.post(`${s.base}/${id}/stop`)).status).toBe(200);
+    expect((await api.put(`/api/v1/projects/${s.project.slug}/plans/${s.pro.id}`, { basePrice: 35 })).status).toBe(200);
+    const inB = sessions.find((x) => x.key === 'b') as { visitor: string };
+    const bCustomer = await api.get(`/api/v1/projects/${s.project.slug}/customers/cust-${inB.visitor}`);
+    expect(bCustomer.body.subscription).toMatchObject({
+      planVersion: 1,
+      experiment: { id, variant: 'b', basePrice: 39 },
+    });
+    const dryRun = await api.post(`/api/v1/projects/${s.project.slug}/plans/${s.pro.id}/migrate`, { dryRun: true });
+    expect(dryRun.status, dryRun.text).toBe(200);
+    const before = Object.fromEntries(dryRun.body.customers.map((c: any) => [c.customerId, c.monthlyBefore]));
+    expect(before[`cust-${inB.visitor}`]).toBe(39);
+    expect(before[`cust-${sessions[0]?.visitor}`]).toBe(29);
+    expect(dryRun.body.customers.every((c: any) => c.monthlyAfter === 35)).toBe(true);
   }, 120_000);
 });
 
