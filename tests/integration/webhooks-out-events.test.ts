@@ -203,24 +203,32 @@ describe('events of usage', () => {
 });
 
 describe('cancellation and tenancy', () => {
-  test("a canceled subscription sends subscription.canceled only; one project's changes never reach another's endpoints", async () => {
+  test("a plan change sends subscription.updated, a cancel subscription.canceled only; one project's changes never reach another's endpoints", async () => {
     const first = await setUp('tenant-a');
     const second = await setUp('tenant-b');
     const plan = await makePlan(first.api, first.slug, { name: 'Pro' });
     expect((await first.api.put(`${first.base}/customers/shared-id`, { planId: plan.id })).status).toBe(200);
+    const bigger = await makePlan(first.api, first.slug, { name: 'Bigger', basePrice: 99 });
+    const changed = await first.api.post(`${first.base}/customers/shared-id/subscription`, { planId: bigger.id });
+    expect(changed.status, changed.text).toBe(200);
     const canceled = await first.api.post(`${first.base}/customers/shared-id/subscription/cancel`, {
       atPeriodEnd: false,
     });
     expect(canceled.status, canceled.text).toBe(200);
     const got = await first.received((types) => types.includes('subscription.canceled'));
-    expect(got.map((r) => r.body.type)).toEqual(['subscription.created', 'subscription.canceled']);
-    expect(got[1]?.body.data.subscription.status).toBe('canceled');
+    expect(got.map((r) => r.body.type)).toEqual([
+      'subscription.created',
+      'subscription.updated',
+      'subscription.canceled',
+    ]);
+    expect(got[1]?.body.data.subscription.planId).toBe(bigger.id);
+    expect(got[2]?.body.data.subscription.status).toBe('canceled');
     // The other project's endpoint, on the same receiver, got nothing of it.
     const otherPlan = await makePlan(second.api, second.slug, { name: 'Pro' });
     expect((await second.api.put(`${second.base}/customers/shared-id`, { planId: otherPlan.id })).status).toBe(200);
     const theirs = await second.received((types) => types.length === 1);
     expect(theirs.map((r) => [r.body.type, r.verifiedWith])).toEqual([['subscription.created', second.secret]]);
-    expect(receiver.on(first.path)).toHaveLength(2);
+    expect(receiver.on(first.path)).toHaveLength(3);
   });
 
   test('a delivery is kept 30 days: its TTL attribute is set 30 days ahead', async () => {
