@@ -75,7 +75,10 @@ describe('experiment statistics', () => {
       ],
     };
     const counts: Record<string, number> = { a: 0, b: 0, c: 0 };
-    for (let i = 0; i < 20_000; i++) counts[variantFor(experiment, `visitor-${i}`).key]++;
+    for (let i = 0; i < 20_000; i++) {
+      const { key } = variantFor(experiment, `visitor-${i}`);
+      counts[key] = (counts[key] ?? 0) + 1;
+    }
     // Binomial sd at n = 20,000: 61 for p = 0.25, 71 for p = 0.5; 5 sd either side.
     expect(Math.abs((counts.a as number) - 5_000)).toBeLessThan(310);
     expect(Math.abs((counts.b as number) - 10_000)).toBeLessThan(360);
