@@ -6,6 +6,7 @@ import { deleteAll } from './batch.ts';
 import { sweepChanges } from './changes.ts';
 import { sweepCustomers } from './customers.ts';
 import type { ProjectSweepItem } from './entities/project-sweep.ts';
+import { sweepExperimentCounts } from './experiments.ts';
 import { sweepPlanVersions } from './plan-versions.ts';
 import { getProjectItem } from './projects.ts';
 import { db } from './service.ts';
@@ -47,6 +48,8 @@ export const outsidePartitionSweeps: OutsideSweep[] = [
   whole(sweepPlanVersions),
   // Its webhook endpoints, deliveries and events not dispatched yet, in their own partition.
   whole(sweepWebhooksOut),
+  // Its experiments' visitor markers and tallies, in their shards.
+  whole(sweepExperimentCounts),
 ];
 
 const MAX_RETIRE_ATTEMPTS = 3;

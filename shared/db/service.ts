@@ -7,6 +7,12 @@ import { apiKeyEntity } from './entities/api-key.ts';
 import { changeEntryEntity } from './entities/change-entry.ts';
 import { counterEntity } from './entities/counter.ts';
 import { customerEntity } from './entities/customer.ts';
+import {
+  experimentEntity,
+  experimentMarkEntity,
+  experimentSlotEntity,
+  experimentTallyEntity,
+} from './entities/experiment.ts';
 import { featureEntity } from './entities/feature.ts';
 import { featureHeadEntity } from './entities/feature-head.ts';
 import { idempotencyRecordEntity } from './entities/idempotency.ts';
@@ -46,6 +52,10 @@ export const entityDefinitions = {
   webhookEvent: webhookEventEntity,
   webhookDelivery: webhookDeliveryEntity,
   webhookLease: webhookLeaseEntity,
+  experiment: experimentEntity,
+  experimentSlot: experimentSlotEntity,
+  experimentMark: experimentMarkEntity,
+  experimentTally: experimentTallyEntity,
 };
 
 type Definitions = typeof entityDefinitions;
@@ -70,6 +80,8 @@ export const entityPlaces = {
   feature: 'projectData',
   featureHead: 'projectData',
   plan: 'projectData',
+  experiment: 'projectData',
+  experimentSlot: 'projectData',
   customer: 'ownPartition',
   changeEntry: 'ownPartition',
   usage: 'ownPartition',
@@ -81,6 +93,8 @@ export const entityPlaces = {
   webhookEvent: 'ownPartition',
   webhookDelivery: 'ownPartition',
   webhookLease: 'ownPartition',
+  experimentMark: 'ownPartition',
+  experimentTally: 'ownPartition',
   apiKey: { kept: "an owner's, not a project's" },
   counter: { kept: 'one id counter per kind of resource, for every project' },
   idempotencyRecord: { kept: "an owner's request; the table's TTL removes it" },

@@ -62,6 +62,11 @@ const hooks = (rest: string, endpointId?: string): Call => ({
   pathParameters: endpointId ? { slug, endpointId } : { slug },
 });
 
+const experiments = (rest: string, experimentId?: string): Call => ({
+  path: `/api/v1/projects/${slug}/experiments${rest}`,
+  pathParameters: experimentId ? { slug, experimentId } : { slug },
+});
+
 /** One request per route of the table: a route left out is a compile error. */
 const calls: Record<RouteKey, () => Call> = {
   'GET /api/share/{shareId}': () => ({ path: `/api/share/${shareId}`, pathParameters: { shareId } }),
@@ -103,6 +108,19 @@ const calls: Record<RouteKey, () => Call> = {
     ...hooks('/999999/deliveries/dlv_x/retry', '999999'),
     pathParameters: { slug, endpointId: '999999', deliveryId: 'dlv_x' },
   }),
+  'GET /api/v1/projects/{slug}/experiments': () => experiments(''),
+  'POST /api/v1/projects/{slug}/experiments': () => ({ ...experiments(''), body: {} }),
+  'GET /api/v1/projects/{slug}/experiments/{experimentId}': () => experiments('/999999', '999999'),
+  'PUT /api/v1/projects/{slug}/experiments/{experimentId}': () => ({ ...experiments('/999999', '999999'), body: {} }),
+  'POST /api/v1/projects/{slug}/experiments/{experimentId}/start': () => experiments('/999999/start', '999999'),
+  'POST /api/v1/projects/{slug}/experiments/{experimentId}/stop': () => experiments('/999999/stop', '999999'),
+  'GET /api/v1/projects/{slug}/experiments/{experimentId}/results': () => experiments('/999999/results', '999999'),
+  'POST /api/share/{shareId}/views': () => ({
+    path: `/api/share/${shareId}/views`,
+    pathParameters: { shareId },
+    body: { visitor: 'v1' },
+  }),
+  'OPTIONS /api/share/{shareId}/views': () => ({ path: `/api/share/${shareId}/views`, pathParameters: { shareId } }),
   'GET /api/v1/projects/{slug}/features': () => ({
     path: `/api/v1/projects/${slug}/features`,
     pathParameters: { slug },

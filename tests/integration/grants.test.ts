@@ -163,10 +163,20 @@ function needs({ command, input }: Call): string[] {
   }
 }
 
-/** The partition key a call touches (GetItem, PutItem, UpdateItem), if it names one item (an AttributeValue from the low-level client). */
-function partitionOf({ input }: Call): string | undefined {
-  const pk = (input.Key ?? input.Item)?.pk;
+/** The partition key of one item's key or item (an AttributeValue from the low-level client). */
+function pkOf(keyOrItem: Record<string, any> | undefined): string | undefined {
+  const pk = keyOrItem?.pk;
   return typeof pk === 'object' && pk !== null ? pk.S : pk;
+}
+
+/** The partition keys a call touches: its item's (GetItem, PutItem, UpdateItem), or each of a transaction's. */
+function partitionsOf({ input }: Call): (string | undefined)[] {
+  if (Array.isArray(input.TransactItems)) {
+    return input.TransactItems.flatMap((item: Record<string, Record<string, any>>) =>
+      Object.values(item).map((operation) => pkOf(operation.Key ?? operation.Item)),
+    );
+  }
+  return [pkOf(input.Key ?? input.Item)];
 }
 
 /** What the function's spec grants, in the same form. */
@@ -411,6 +421,41 @@ describe('every DynamoDB call a function makes is granted by its spec', () => {
     await hit('DELETE /api/v1/projects/{slug}/webhook-endpoints/{endpointId}', () =>
       api.delete(`${hooks}/${endpoint.body.id}`),
     );
+    // experiments: create, edit, list, read, start; the visitor's share read, view and checkout; stop, results.
+    const experiments = '/api/v1/projects/grants/experiments';
+    const experiment = await hit(
+      'POST /api/v1/projects/{slug}/experiments',
+      () =>
+        api.post(experiments, {
+          name: 'Pro at 12',
+          variants: [
+            { key: 'a', weight: 1 },
+            { key: 'b', weight: 1, plans: [{ planId, basePrice: 12 }] },
+          ],
+        }),
+      [201],
+    );
+    const one = `${experiments}/${experiment.body.id}`;
+    await hit('PUT /api/v1/projects/{slug}/experiments/{experimentId}', () => api.put(one, { name: 'Pro at 12!' }));
+    await hit('GET /api/v1/projects/{slug}/experiments', () => api.get(experiments));
+    await hit('GET /api/v1/projects/{slug}/experiments/{experimentId}', () => api.get(one));
+    await hit('POST /api/v1/projects/{slug}/experiments/{experimentId}/start', () => api.post(`${one}/start`));
+    await hit('GET /api/share/{shareId}', () => visitor.get(`/api/share/${shareId}?visitor=grants-1`));
+    await hit(
+      'OPTIONS /api/share/{shareId}/views',
+      () => visitor.request('OPTIONS', `/api/share/${shareId}/views`),
+      [200, 204],
+    );
+    await hit(
+      'POST /api/share/{shareId}/views',
+      () => visitor.post(`/api/share/${shareId}/views`, { visitor: 'grants-1' }),
+      [204],
+    );
+    await hit('POST /api/payments/checkout', () =>
+      visitor.post('/api/payments/checkout', { shareId, planId, visitor: 'grants-1' }),
+    );
+    await hit('POST /api/v1/projects/{slug}/experiments/{experimentId}/stop', () => api.post(`${one}/stop`));
+    await hit('GET /api/v1/projects/{slug}/experiments/{experimentId}/results', () => api.get(`${one}/results`));
     await hit('DELETE /api/v1/projects/{slug}', () => api.delete('/api/v1/projects/grants'));
 
     // The workers, each as its triggers invoke it; a new one does not compile until it runs here.
@@ -507,9 +552,9 @@ describe('every DynamoDB call a function makes is granted by its spec', () => {
         const onTable = request.calls.filter((call) => needs(call).some((need) => need.endsWith(' on table')));
         // The IAM condition (dynamodb:LeadingKeys) allows these items only.
         for (const call of onTable) {
-          expect(partitionOf(call)?.startsWith(paymentRecordsKeyPrefix), `${request.route}: ${call.command}`).toBe(
-            true,
-          );
+          for (const pk of partitionsOf(call)) {
+            expect(pk?.startsWith(paymentRecordsKeyPrefix), `${request.route}: ${call.command}`).toBe(true);
+          }
         }
         expect(
           needed.filter((need) => need !== 'dynamodb:Query on index/gsi1' && !need.endsWith(' on table')),

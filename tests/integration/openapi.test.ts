@@ -173,6 +173,25 @@ describe('real answers match the document', () => {
       expect((await visitor.request('OPTIONS', path)).status, path).toBe(204);
     }
 
+    // A pricing experiment: its writes, reads and results, and a visitor's share read while it runs.
+    const experiments = `${base}/experiments`;
+    const experiment = await api.post(experiments, {
+      name: 'Other at 2',
+      variants: [
+        { key: 'a', weight: 1 },
+        { key: 'b', weight: 1, plans: [{ planId: other.id, basePrice: 2 }] },
+      ],
+    });
+    expect(experiment.status, experiment.text).toBe(201);
+    const test = `${experiments}/${experiment.body.id}`;
+    expect((await api.put(test, { name: 'Other at 2!' })).status).toBe(200);
+    expect((await reader.get(experiments)).status).toBe(200);
+    expect((await reader.get(test)).status).toBe(200);
+    expect((await api.post(`${test}/start`)).status).toBe(200);
+    expect((await visitor.get(`/api/share/${shareId}?visitor=v-1`)).status).toBe(200);
+    expect((await reader.get(`${test}/results`)).status).toBe(200);
+    expect((await api.post(`${test}/stop`)).status).toBe(200);
+
     // Errors, each a documented status with the documented body.
     expect((await server.client(null).get(base)).status).toBe(401);
     expect((await reader.post(`${base}/features`, { name: 'x', basePrice: 1 })).status).toBe(403);

@@ -1,6 +1,6 @@
 import { defineEntity, entityModel } from './model.ts';
 
-export const counterNames = ['project', 'feature', 'plan', 'planFeature', 'webhookEndpoint'] as const;
+export const counterNames = ['project', 'feature', 'plan', 'planFeature', 'webhookEndpoint', 'experiment'] as const;
 
 /** One atomic counter per resource kind: ids are allocated with ADD and never reused. */
 export const counterEntity = defineEntity({

@@ -2,6 +2,7 @@ import type { CustomerItem, ProjectItem } from '#db/types.ts';
 import { grantsAccess, type StoredSubscription } from '../customers/schemas.ts';
 import { changeCustomer, type Decision, storedSubscription } from '../customers/store.ts';
 import { UnavailableError } from '../errors.ts';
+import { countPaidSubscription } from '../experiments/counting.ts';
 import { openWebhookSecret } from '../payments/webhook-secret.ts';
 import type { Ports, WebhookEvent } from '../ports.ts';
 import { loadSharedProject } from '../share/share.ts';
@@ -10,6 +11,7 @@ import { type CurrentVersion, withHeldVersion } from './held-version.ts';
 import {
   customerIdOf,
   isOfProject,
+  paidInExperiment,
   sessionEmailOf,
   stripeCustomerIdOf,
   subscriptionFrom,
@@ -141,6 +143,18 @@ async function apply(
   if (!isSession && !SUBSCRIPTION_EVENTS.has(event.type)) return 'ignored';
   // A sale of another project (two projects may share one Stripe account): not ours.
   if (!isOfProject(object, project.projectId)) return 'ignored';
+  // Counted before the customer is stored, and on every delivery (a marker makes it once): a
+  // failure to count is a 5xx that Stripe retries, and a retry never counts twice.
+  const paid = isSession ? undefined : paidInExperiment(object);
+  if (paid) {
+    await countPaidSubscription(
+      project.projectId,
+      paid.experimentId,
+      paid.variant,
+      paid.stripeSubscriptionId,
+      paid.monthly,
+    );
+  }
   const customerId = customerIdOf(object);
   if (!customerId) return 'ignored';
   let decide: (current: CustomerItem | undefined) => Decision<Skip>;
