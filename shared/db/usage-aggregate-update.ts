@@ -14,7 +14,7 @@ export function aggregateUpdate(
   live: MeteredEvent[],
   newProperties: number,
   rules: AggregationRules,
-  alert?: (added: number) => AlertPlan,
+  alert?: (amount: number, mode: 'add' | 'max') => AlertPlan,
 ): { update: TransactItem; plan?: AlertPlan } | undefined {
   const { customerId, month, featureId, method } = chunk.group;
   const identity = {
@@ -42,16 +42,19 @@ export function aggregateUpdate(
   else if (method === 'max') {
     const max = rules.max(live);
     if (chunk.known.stored?.amount !== undefined && chunk.known.stored.amount >= max) return undefined;
+    const plan = alert?.(max, 'max');
+    const raises = 'attribute_not_exists(#amount) OR #amount < :amount';
     return {
       update: {
         Update: {
           ...base,
           UpdateExpression: `SET #amount = :amount, ${set}`,
-          ConditionExpression: 'attribute_not_exists(#amount) OR #amount < :amount',
+          ConditionExpression: plan?.condition ? `(${raises}) AND (${plan.condition})` : raises,
           ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ...identity, ':amount': max },
+          ExpressionAttributeValues: { ...identity, ...plan?.values, ':amount': max },
         },
       },
+      ...(plan ? { plan } : {}),
     };
   } else {
     const last = rules.latest(live);
@@ -69,7 +72,7 @@ export function aggregateUpdate(
     };
   }
   if (add === 0 && method === 'unique_count') return undefined;
-  const plan = alert?.(add);
+  const plan = alert?.(add, 'add');
   return {
     update: {
       Update: {

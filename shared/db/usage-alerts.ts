@@ -19,6 +19,8 @@ export interface UsageAlertRules {
   crossed(limit: number, before: number, after: number): UsageThreshold[];
   /** The stored usage in which a write adding `added` crosses nothing, around `usage`; undefined when it crosses. */
   quietRange(limit: number, usage: number, added: number): { lo: number | null; hi: number | null } | undefined;
+  /** The highest threshold at or below `usage`, or null. */
+  passed(limit: number, usage: number): number | null;
   /** The outbox event of one crossing. */
   event(group: AggregateEvents, threshold: UsageThreshold, usage: number, limit: number): NewWebhookEventItem;
 }
@@ -38,44 +40,35 @@ export interface AlertPlan {
 }
 
 /**
- * How an ADD of `added` to an aggregate whose usage is believed `stored` (undefined: absent)
- * is written: when it crosses a threshold, on the condition that the usage is exactly as
- * believed, with the markers (create: once each) and events of the thresholds not known sent;
- * otherwise on the condition that the usage is in the range where it crosses none.
+ * How a write of an aggregate whose usage is believed `stored` (undefined: absent) is made:
+ * an ADD of `amount`, or a max raised to `amount`. When it crosses a threshold, on the
+ * condition that the usage is exactly as believed, with the markers (create: once each) and
+ * events of the thresholds not known sent; otherwise on the condition that the usage is where
+ * the write crosses none.
  */
 export function alertPlan(
   rules: UsageAlertRules,
-  projectId: number,
-  group: AggregateEvents,
-  limit: number,
-  stored: number | undefined,
-  added: number,
-  alerted: ReadonlySet<string>,
+  aggregate: {
+    projectId: number;
+    group: AggregateEvents;
+    limit: number;
+    stored: number | undefined;
+    alerted: ReadonlySet<string>;
+  },
+  amount: number,
+  mode: 'add' | 'max',
 ): AlertPlan {
+  const { projectId, group, limit, stored, alerted } = aggregate;
   const before = stored ?? 0;
-  const quiet = rules.quietRange(limit, before, added);
-  if (quiet) {
-    const parts: string[] = [];
-    const values: Record<string, unknown> = {};
-    const zeroInside = (quiet.lo === null || quiet.lo <= 0) && (quiet.hi === null || quiet.hi > 0);
-    if (quiet.lo !== null) {
-      parts.push('#amount >= :alertLo');
-      values[':alertLo'] = quiet.lo;
-    }
-    if (quiet.hi !== null) {
-      parts.push('#amount < :alertHi');
-      values[':alertHi'] = quiet.hi;
-    }
-    const range = parts.join(' AND ');
-    const condition =
-      range === ''
-        ? ''
-        : zeroInside
-          ? `attribute_not_exists(#amount) OR (${range})`
-          : `attribute_exists(#amount) AND ${range}`;
-    return { condition, values, items: [], markers: [], after: undefined };
+  const after = mode === 'add' ? before + amount : Math.max(before, amount);
+  const crossing = rules.crossed(limit, before, after).length > 0;
+  if (!crossing) {
+    // Added to: a range around the usage. Raised to `amount`: the usage already past every
+    // threshold at or below it.
+    const quiet =
+      mode === 'add' ? rules.quietRange(limit, before, amount) : { lo: rules.passed(limit, amount), hi: null };
+    if (quiet) return { ...rangeCondition(quiet), items: [], markers: [], after: undefined };
   }
-  const after = before + added;
   const markers = rules.crossed(limit, before, after).filter((threshold) => !alerted.has(threshold));
   const { webhookEvent, usageAlert } = db().entities;
   const { customerId, month, featureId } = group;
@@ -94,4 +87,27 @@ export function alertPlan(
   return stored === undefined
     ? { condition: 'attribute_not_exists(#amount)', values: {}, items, markers, after }
     : { condition: '#amount = :alertBefore', values: { ':alertBefore': stored }, items, markers, after };
+}
+
+/** The condition that the stored usage is in `[lo, hi)` (null: unbounded; absent counts as 0). */
+function rangeCondition(quiet: { lo: number | null; hi: number | null }) {
+  const parts: string[] = [];
+  const values: Record<string, unknown> = {};
+  const zeroInside = (quiet.lo === null || quiet.lo <= 0) && (quiet.hi === null || quiet.hi > 0);
+  if (quiet.lo !== null) {
+    parts.push('#amount >= :alertLo');
+    values[':alertLo'] = quiet.lo;
+  }
+  if (quiet.hi !== null) {
+    parts.push('#amount < :alertHi');
+    values[':alertHi'] = quiet.hi;
+  }
+  const range = parts.join(' AND ');
+  const condition =
+    range === ''
+      ? ''
+      : zeroInside
+        ? `attribute_not_exists(#amount) OR (${range})`
+        : `attribute_exists(#amount) AND ${range}`;
+  return { condition, values };
 }

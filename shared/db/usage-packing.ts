@@ -51,7 +51,7 @@ export interface Known {
   properties: Set<string>;
   /** max and latest (and those with a limit): the aggregate as stored. */
   stored?: { amount: number | undefined; at: number | undefined };
-  /** count, sum and unique_count, with alerts: the customer's limit for the feature, when positive. */
+  /** count, sum, unique_count and max, with alerts: the customer's limit for the feature, when positive. */
   limit?: number;
   /** Thresholds whose marker was found existing (sent already this month). */
   alerted: Set<string>;
@@ -101,7 +101,7 @@ export async function readStored(
       }
     }
     // With a limit, the usage before the write decides which thresholds it crosses.
-    if (alerts && method !== 'max' && method !== 'latest') {
+    if (alerts && method !== 'latest') {
       limited.push(group);
       found.set(aggregateSk(customerId, month, { featureId, method }), storedAggregate);
       customers.set(customerId, undefined);

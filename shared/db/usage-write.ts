@@ -85,7 +85,8 @@ function build(table: string, projectId: number, chunks: Chunk[], rules: Aggrega
     const alerts = rules.alerts;
     const alert =
       alerts && limit !== undefined
-        ? (added: number) => alertPlan(alerts, projectId, chunk.group, limit, stored?.amount, added, alerted)
+        ? (amount: number, mode: 'add' | 'max') =>
+            alertPlan(alerts, { projectId, group: chunk.group, limit, stored: stored?.amount, alerted }, amount, mode)
         : undefined;
     const written = aggregateUpdate(table, projectId, chunk, live, properties.length, rules, alert);
     if (written) {

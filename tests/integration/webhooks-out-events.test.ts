@@ -91,7 +91,7 @@ describe('events of plans', () => {
 });
 
 describe('events of usage', () => {
-  async function limited(label: string, method: 'count' | 'sum', limit: number) {
+  async function limited(label: string, method: 'count' | 'sum' | 'max', limit: number) {
     const context = await setUp(label);
     const { api, base, slug } = context;
     const feature = await makeFeature(api, slug, {
@@ -170,6 +170,22 @@ describe('events of usage', () => {
     ]);
     const entitlement = await api.get(`${base}/customers/ada/entitlements/${featureId}`);
     expect(entitlement.body.usage).toBe(40);
+  });
+
+  test('a max feature: 20 concurrent batches raising it past 80% and 100% send one event each', async () => {
+    const { api, base, received, path, featureId } = await limited('events-max', 'max', 10);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        api.post(`${base}/events`, { events: [{ eventId: `m-${i}`, customerId: 'ada', featureId, value: i + 1 }] }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    await received((types) => types.includes('usage.limit_reached') && types.includes('usage.limit_approaching'));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const usage = receiver.on(path).filter((r) => r.body.type.startsWith('usage.'));
+    expect(usage.map((r) => r.body.type).sort()).toEqual(['usage.limit_approaching', 'usage.limit_reached']);
+    for (const event of usage) expect(event.body.data.usage).toBeGreaterThanOrEqual(8);
+    expect((await api.get(`${base}/customers/ada/entitlements/${featureId}`)).body.usage).toBe(20);
   });
 
   test('one consume that passes both thresholds sends both; another month sends them again', async () => {

@@ -59,6 +59,12 @@ export function quietRange(
   return { lo, hi };
 }
 
+/** The highest threshold at or below `usage` (a max raised to it crosses none when already there), or null. */
+export function passed(limit: number, usage: number): number | null {
+  const below = points(limit).filter((point) => point.at <= usage);
+  return below.length === 0 ? null : Math.max(...below.map((point) => point.at));
+}
+
 /** The markers and outbox events of the thresholds a write crosses. */
 export function usageAlerts(
   projectId: number,
@@ -87,6 +93,7 @@ export function batchAlertRules(partition: ProjectPartition, now: number): Usage
     },
     crossed,
     quietRange,
+    passed,
     event: (group, threshold, usage, limit) =>
       (
         usageAlerts(projectId, [threshold], {
