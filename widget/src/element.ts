@@ -1,5 +1,5 @@
 import type { BillingInterval } from '#contract/enums.ts';
-import { loadCustomer, loadShare } from './api.ts';
+import { loadCustomer, loadShare, recordView } from './api.ts';
 import { checkoutFlow } from './checkout.ts';
 import { mix, parseComputed, type Rgb, WHITE } from './colors.ts';
 import { customCard } from './custom-plan.ts';
@@ -13,6 +13,7 @@ import { fillShadowRoot } from './sheets.ts';
 import { pageProperties, themeProperties } from './theme.ts';
 import type { ShareData } from './types.ts';
 import type { CustomerSession, View } from './view.ts';
+import { visitorId } from './visitor.ts';
 
 /**
  * The colour the host page paints behind the widget: the nearest ancestor backgrounds (across
@@ -138,7 +139,7 @@ export class PricingTable extends HTMLElement {
     this.showMessage('loading', { busy: true });
     const token = this.getAttribute('customer-token')?.trim();
     const [outcome, customer] = await Promise.all([
-      loadShare(this.base, shareId),
+      loadShare(this.base, shareId, visitorId()),
       token ? loadCustomer(this.base, shareId, token) : undefined,
     ]);
     // A newer load (another share-id) or a removal wins over this one.
@@ -147,6 +148,7 @@ export class PricingTable extends HTMLElement {
     if (customer && !customer.ok) console.warn('[pricing-table] customer-token refused:', customer.message);
     const session: CustomerSession | undefined =
       token && customer?.ok ? { token, customer: customer.value, reload: () => this.queueLoad() } : undefined;
+    if (outcome.ok && outcome.value.experiment) recordView(this.base, shareId, visitorId());
     if (outcome.ok) this.render(outcome.value, shareId, holding(session));
     else if (outcome.kind === 'network') this.showMessage('loadFailed', { retry: true });
     else this.showMessage('unavailable');
@@ -185,7 +187,9 @@ export class PricingTable extends HTMLElement {
       watch: (update) => this.refreshers.push(update),
       checkout: (button, error, body) => {
         const customerId = this.getAttribute('customer-id')?.trim();
-        return this.checkout.start(this.base, button, error, customerId ? { ...body, customerId } : body);
+        // A plan's price may be the visitor's experiment variant's: the service computes it from the id.
+        const priced = 'planId' in body ? { ...body, visitor: visitorId() } : body;
+        return this.checkout.start(this.base, button, error, customerId ? { ...priced, customerId } : priced);
       },
     };
 
