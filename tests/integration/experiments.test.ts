@@ -142,6 +142,20 @@ describe('experiments API', () => {
     expect(mine[3]).toMatchObject({ resource: { type: 'experiment', id }, before: null });
   });
 
+  test('Idempotency-Key: a resent create or start is replayed, not done twice', async () => {
+    const s = await shop();
+    const headers = { 'idempotency-key': 'create-once' };
+    const first = await api.post(s.base, priceTest(s), { headers });
+    const again = await api.post(s.base, priceTest(s), { headers });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect((await api.get(s.base)).body.experiments).toHaveLength(1);
+    const start = { headers: { 'idempotency-key': 'start-once' } };
+    expect((await api.post(`${s.base}/${first.body.id}/start`, undefined, start)).status).toBe(200);
+    expect((await api.post(`${s.base}/${first.body.id}/start`, undefined, start)).status).toBe(200);
+  });
+
   test('one running experiment a project: a second start is 409, also when sent at once', async () => {
     const s = await shop();
     const ids: number[] = [];
