@@ -44,6 +44,9 @@ export const cachedPaths = {
   '/demo/*': ['session_id'],
 } as const satisfies Record<string, readonly string[]>;
 
+/** The uncached behaviours' ceiling: above 0 so that CloudFront forwards Accept-Encoding. */
+export const UNCACHED_MAX_TTL = Duration.seconds(1);
+
 /**
  * Public routes the default behaviour serves (uncached, no viewer header), on purpose: the
  * service's name and its health, which must reflect the origin at every request.
@@ -107,6 +110,21 @@ export class CdnStack extends Stack {
       cachePolicy: policy,
       compress: true,
     });
+    // What is not cached still goes through a policy whose codings are on: CachingDisabled's are
+    // off, and then CloudFront neither forwards Accept-Encoding nor compresses, so a coded answer
+    // never reaches the viewer. TTL 0 unless the origin asks (CloudFront codes nothing under a
+    // policy whose every TTL is 0); these answers say `no-store` or nothing, so none is kept.
+    // Every query string in the key, so were the origin to allow a second's caching, no two
+    // requests would share an answer.
+    const uncachedPolicy = new CachePolicy(this, 'UncachedCachePolicy', {
+      comment: `Pricing ${settings.stage}: uncached answers, coded as the viewer accepts`,
+      minTtl: Duration.seconds(0),
+      defaultTtl: Duration.seconds(0),
+      maxTtl: UNCACHED_MAX_TTL,
+      queryStringBehavior: CacheQueryStringBehavior.all(),
+      enableAcceptEncodingGzip: true,
+      enableAcceptEncodingBrotli: true,
+    });
     const readPolicy = publicCache('PublicRead', []);
     const sharePolicy = publicCache('Share', cachedPaths['/api/share/*']);
     const demoPolicy = publicCache('Demo', cachedPaths['/demo/*']);
@@ -114,7 +132,7 @@ export class CdnStack extends Stack {
       origin,
       viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
       allowedMethods: AllowedMethods.ALLOW_ALL,
-      cachePolicy: CachePolicy.CACHING_DISABLED,
+      cachePolicy: uncachedPolicy,
       // Every viewer header (Idempotency-Key, Content-Type, Origin) and the query string; the
       // Host stays the API's own, which API Gateway routes by.
       originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
@@ -131,7 +149,7 @@ export class CdnStack extends Stack {
         origin,
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         allowedMethods: AllowedMethods.ALLOW_GET_HEAD_OPTIONS,
-        cachePolicy: CachePolicy.CACHING_DISABLED,
+        cachePolicy: uncachedPolicy,
         compress: true,
       },
       // In order of precedence: the views' pass-through before the share data's cache.

@@ -2,7 +2,13 @@ import type { CfnResource } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { routes } from '../../functions/routes.ts';
-import { CDN_MAX_TTL, cachedPaths, passThroughPaths, uncachedPublicPaths } from '../../infra/cdn-stack.ts';
+import {
+  CDN_MAX_TTL,
+  cachedPaths,
+  passThroughPaths,
+  UNCACHED_MAX_TTL,
+  uncachedPublicPaths,
+} from '../../infra/cdn-stack.ts';
 import { groupNames } from '../../shared/function-specs.ts';
 import { CDN_ORIGIN_HEADER } from '../../shared/http/client-address.ts';
 import { type CfnTemplate, only, resourcesOfType, type SynthesizedStage, synthStage } from '../fixtures/cdk.ts';
@@ -10,7 +16,7 @@ import { type CfnTemplate, only, resourcesOfType, type SynthesizedStage, synthSt
 /**
  * The CDN stack of a stage: one CloudFront distribution in front of the API whose cached
  * behaviours honour the origin's Cache-Control (no caching without it), keep no header, cookie
- * or Authorization in the key, compress, and pass payments through uncached.
+ * or Authorization in the key, compress, and pass payments through uncached (still coded).
  */
 let dev: SynthesizedStage;
 let prod: SynthesizedStage;
@@ -26,7 +32,6 @@ afterAll(async () => {
 });
 
 /** CloudFront's managed policies, by their documented ids. */
-const CACHING_DISABLED = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
 const ALL_VIEWER_EXCEPT_HOST_HEADER = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
 
 const distributionConfig = () =>
@@ -39,6 +44,26 @@ const behaviour = (path: string) =>
 /** The cache policy a behaviour points at: `{ Ref: <logical id> }` in this template. */
 const cachePolicyOf = (b: Record<string, any>) =>
   cdn.Resources[b.CachePolicyId.Ref as string]?.Properties?.CachePolicyConfig as Record<string, any>;
+
+/**
+ * An uncached behaviour that still forwards Accept-Encoding and compresses: its policy's codings
+ * are on (CachingDisabled's are off, and then CloudFront drops Accept-Encoding), its TTLs 0 unless
+ * the origin asks, at most a second, and every query string is in the key.
+ */
+function expectUncachedButCoded(b: Record<string, any>) {
+  expect(b.Compress).toBe(true);
+  const policy = cachePolicyOf(b);
+  expect(policy.MinTTL).toBe(0);
+  expect(policy.DefaultTTL).toBe(0);
+  expect(policy.MaxTTL).toBe(UNCACHED_MAX_TTL.toSeconds());
+  expect(policy.MaxTTL).toBeGreaterThan(0);
+  const key = policy.ParametersInCacheKeyAndForwardedToOrigin;
+  expect(key.EnableAcceptEncodingGzip).toBe(true);
+  expect(key.EnableAcceptEncodingBrotli).toBe(true);
+  expect(key.HeadersConfig).toEqual({ HeaderBehavior: 'none' });
+  expect(key.CookiesConfig).toEqual({ CookieBehavior: 'none' });
+  expect(key.QueryStringsConfig).toEqual({ QueryStringBehavior: 'all' });
+}
 
 /** A CloudFront path pattern (`*` any characters) as a test on a route template's path. */
 const patternMatches = (pattern: string, path: string) =>
@@ -136,7 +161,7 @@ describe('the CDN: one distribution per stage in front of the API', () => {
   test('payments pass through uncached, every method, with the viewer headers but not Host', () => {
     for (const path of passThroughPaths) {
       const b = behaviour(path);
-      expect(b.CachePolicyId).toBe(CACHING_DISABLED);
+      expectUncachedButCoded(b);
       expect(b.OriginRequestPolicyId).toBe(ALL_VIEWER_EXCEPT_HOST_HEADER);
       expect(b.AllowedMethods).toEqual(expect.arrayContaining(['POST', 'GET', 'HEAD', 'OPTIONS']));
     }
@@ -144,7 +169,7 @@ describe('the CDN: one distribution per stage in front of the API', () => {
 
   test('anything else (API v1) is not cached and gets no viewer header: an API key is never forwarded', () => {
     const b = distributionConfig().DefaultCacheBehavior;
-    expect(b.CachePolicyId).toBe(CACHING_DISABLED);
+    expectUncachedButCoded(b);
     expect(b.OriginRequestPolicyId).toBeUndefined();
     expect(b.AllowedMethods.sort()).toEqual(['GET', 'HEAD', 'OPTIONS']);
   });
