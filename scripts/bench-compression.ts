@@ -79,7 +79,12 @@ function timeCoding(label: string, text: string, coding: Coding, iterations: num
     latencies.push(performance.now() - start);
   }
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
-  return summarize(`${coding} of ${label}`, latencies, [0], `${kb(body.length)} → ${coded === undefined ? 'identity (coded over the cap)' : kb(coded)}`);
+  return summarize(
+    `${coding} of ${label}`,
+    latencies,
+    [0],
+    `${kb(body.length)} → ${coded === undefined ? 'identity (coded over the cap)' : kb(coded)}`,
+  );
 }
 
 /** br and gzip of a share answer at the limits (no database needed). */
