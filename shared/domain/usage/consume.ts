@@ -2,6 +2,7 @@ import { isStorageBusy } from '#db/contention.ts';
 import type { CustomerItem, FeatureItem, ProjectKey, ProjectPartition } from '#db/types.ts';
 import { type ConsumeState, type ConsumeTarget, readConsumeState, writeConsume } from '#db/usage-consume.ts';
 import { featureEntitlement } from '../customers/entitlements.ts';
+import { heldPlan, settled } from '../customers/held-plan.ts';
 import { forgetProjectCached, loadProjectCached } from '../customers/project-cache.ts';
 import { isCustomerId } from '../customers/schemas.ts';
 import { storedSubscription } from '../customers/store.ts';
@@ -98,8 +99,13 @@ export function createConsumer() {
       { eventId: body.eventId, value: amount, property: undefined, at },
     ]);
     const id = `${project.projectId}\u0000${customerId}\u0000${featureId}\u0000${target.feature.method}\u0000${target.month}`;
-    const view = (state: ConsumeState, usage = state.usage ?? 0) =>
-      featureEntitlement(partition, feature, storedSubscription(state.customer ?? undefined), usage, new Date(at));
+    // The limit comes from the version the customer holds, as the entitlements read has it: a
+    // superseded version is read once per container and kept, so a warm consume stays one request.
+    const view = async (state: ConsumeState, usage = state.usage ?? 0) => {
+      const subscription = settled(storedSubscription(state.customer ?? undefined), now);
+      const held = await heldPlan(key, partition, subscription);
+      return featureEntitlement(partition, feature, subscription, usage, new Date(at), held);
+    };
 
     return inTurn(id, async () => {
       let state = known.get(id);
@@ -113,11 +119,11 @@ export function createConsumer() {
         if (!state) {
           const read = await readConsumeState(target);
           remember(id, read);
-          if (read.counted) return { allowed: true, entitlement: view(read) };
+          if (read.counted) return { allowed: true, entitlement: await view(read) };
           state = read;
           fresh = true;
         }
-        const entitlement = view(state);
+        const entitlement = await view(state);
         const after = roundedSum((state.usage ?? 0) + added);
         const fits = entitlement.hasAccess && (entitlement.limit === null || after <= entitlement.limit);
         if (!fits) {
@@ -146,7 +152,7 @@ export function createConsumer() {
         if (outcome === 'committed') {
           const stored = exact ? { customer: state.customer, usage: after } : await readConsumeState(target);
           remember(id, stored);
-          return { allowed: true, entitlement: view(stored) };
+          return { allowed: true, entitlement: await view(stored) };
         }
         if (outcome.projectGone) {
           forgetProjectCached(key);
