@@ -28,15 +28,17 @@ const invalid = (path: string, message: string) =>
 function consumable(partition: ProjectPartition, featureId: number, amount: number): FeatureItem {
   const feature = partition.features.find((f) => f.featureId === featureId);
   if (!feature) throw featureNotFound(featureId);
-  if (!feature.isCountable) throw invalid('featureId', `feature ${featureId} is not countable: it takes no usage`);
+  if (!feature.isCountable)
+    throw invalid('featureId', `names feature ${featureId}, which is not countable: it takes no usage`);
   const method = feature.eventAggregationMethod;
   if (method !== 'count' && method !== 'sum') {
     throw invalid(
       'featureId',
-      `feature ${featureId} aggregates by ${method}: only count and sum features are consumed`,
+      `names feature ${featureId}, which aggregates by ${method}: only count and sum features can be consumed`,
     );
   }
-  if (method === 'count' && amount !== 1) throw invalid('amount', `must be 1: feature ${featureId} counts events`);
+  if (method === 'count' && amount !== 1)
+    throw invalid('amount', `must be 1, since feature ${featureId} counts events`);
   return feature;
 }
 
