@@ -162,6 +162,37 @@ const monthly = (base: number, seats: number, perUser: boolean, multiplier: numb
   return interval === 'year' ? (perMonth * 12 * 0.75) / 12 : perMonth;
 };
 
+describe('an add of more features than one transaction takes', () => {
+  test('moves the version once, and the version before it keeps exactly what it had', async () => {
+    const first = await makeFeature(api, slug, { name: 'Wide0', isCountable: true, usageCount: 7 });
+    const plan = await makePlan(api, slug, { name: 'Wide', basePrice: 5, features: [{ featureId: first.id }] });
+    await grant('wide-v1', plan.id);
+    const more = [];
+    for (let i = 1; i <= 60; i += 10) {
+      more.push(
+        ...(await Promise.all(Array.from({ length: 10 }, (_, j) => makeFeature(api, slug, { name: `Wide${i + j}` })))),
+      );
+    }
+    const added = await api.post(`${planPath(plan.id)}/features`, {
+      features: more.map((f) => ({ featureId: f.id, multiplier: 1 })),
+    });
+    expect(added.status, added.text).toBe(200);
+    expect(added.body.added).toBe(60);
+    const versions = await api.get(`${planPath(plan.id)}/versions`);
+    expect(versions.body.versions.map((v: any) => [v.version, v.customers])).toEqual([
+      [2, 0],
+      [1, 1],
+    ]);
+    await grant('wide-v2', plan.id);
+    const granted = (view: Awaited<ReturnType<typeof entitlementsOf>>) =>
+      view.entitlements.filter((e) => e.hasAccess).map((e) => e.featureId);
+    expect(granted(await entitlementsOf('wide-v1'))).toEqual([first.id]);
+    expect(granted(await entitlementsOf('wide-v2')).sort((a, b) => a - b)).toEqual(
+      [first.id, ...more.map((f) => f.id)].sort((a, b) => a - b),
+    );
+  });
+});
+
 describe('consume against the held version', () => {
   const consume = (customerId: string, featureId: number, eventId: string) =>
     api.post(`/api/v1/projects/${slug}/customers/${customerId}/entitlements/${featureId}/consume`, { eventId });
