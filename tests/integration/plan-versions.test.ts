@@ -210,9 +210,11 @@ describe('consume against the held version', () => {
     }
     expect((await consume('held-a', calls.id, 'held-a-10')).body).toMatchObject({ allowed: false });
 
+    // Seen on v1 before it moves: the consume after the move must not use the limit it saw.
+    expect((await consume('held-b', calls.id, 'held-b-0')).body).toMatchObject({ entitlement: { limit: 10 } });
     const moved = await api.post(`${planPath(plan.id)}/migrate`, { fromVersions: [1], at: 'now' });
     expect(moved.status, moved.text).toBe(202);
-    for (let i = 0; i < 5; i++) {
+    for (let i = 1; i < 5; i++) {
       expect((await consume('held-b', calls.id, `held-b-${i}`)).body).toMatchObject({
         allowed: true,
         entitlement: { limit: 5 },
