@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * The public pricing data of an active project (what the widget reads)
-         * @description No key. Cached for 30 s; answers carry an ETag and honour If-None-Match.
+         * @description No key. Cached for 30 s; answers carry an ETag and honour If-None-Match. `visitor` (1-64 of `A-Z a-z 0-9 _ -`, the widget's random id): while an experiment runs, the answer shows the visitor's variant and names it in `experiment`, and is `private, no-store`; without a running experiment it changes nothing.
          */
         get: operations["getShareView"];
         put?: never;
@@ -149,6 +149,27 @@ export interface paths {
         delete?: never;
         /** CORS preflight */
         options: operations["receiptPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/share/{shareId}/views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A pricing page's view by a visitor, counted once per visitor in the running experiment
+         * @description 204 whether or not it counted: without a running experiment nothing is counted, and a repeated view of the same visitor counts once. An unknown share id is 404.
+         */
+        post: operations["recordView"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["viewPreflight"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -322,6 +343,105 @@ export interface paths {
         put?: never;
         /** Send a delivery again now, whatever its status */
         post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/experiments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's pricing experiments, in id order */
+        get: operations["listExperiments"];
+        put?: never;
+        /**
+         * Create a pricing experiment (a draft)
+         * @description 2-4 variants, keys 1-32 of `a-z 0-9 _ -`, unique; `weight` a positive whole number (a variant gets weight / sum of weights of the visitors); `plans` overrides `basePrice`, `freemiumDay` and `isVisible` of plans of this project (an unknown plan is 404). The first variant is the control.
+         */
+        post: operations["createExperiment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/experiments/{experimentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One pricing experiment */
+        get: operations["getExperiment"];
+        /**
+         * Edit a draft (partial); a running or stopped experiment is a 409
+         * @description 2-4 variants, keys 1-32 of `a-z 0-9 _ -`, unique; `weight` a positive whole number (a variant gets weight / sum of weights of the visitors); `plans` overrides `basePrice`, `freemiumDay` and `isVisible` of plans of this project (an unknown plan is 404). The first variant is the control.
+         */
+        put: operations["updateExperiment"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/experiments/{experimentId}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a draft: visitors get their variants from now on
+         * @description A project runs at most one experiment: 409 while another runs, and for anything but a draft.
+         */
+        post: operations["startExperiment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/experiments/{experimentId}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop a running experiment: the page shows the plans as they are; customers keep what they bought */
+        post: operations["stopExperiment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/experiments/{experimentId}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Per variant: distinct visitors, checkouts, paid subscriptions, conversion with a 95% Wilson interval, MRR
+         * @description Counts are exact: each visitor, checkout session and paid (`active` or `past_due`) subscription once. `probabilityBest`: the posterior probability that each variant has the highest conversion, under Beta(1,1) priors, from 20,000 draws of a fixed-seed generator.
+         */
+        get: operations["getExperimentResults"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -618,6 +738,225 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{slug}/customers/{customerId}/subscription/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What a plan change would cost now (Stripe’s invoice preview), changing nothing
+         * @description Follows the change’s defaults: a change at period end owes 0 now; a manual subscription owes 0. Amounts in major units.
+         */
+        post: operations["previewSubscriptionChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/customers/{customerId}/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change a customer's plan, seats or billing interval
+         * @description Stripe-sourced subscriptions change at Stripe through the project's key (the item's price and metadata, prorated as `at` and `prorate` say), manual ones here; the answer already shows the change, and the webhook that follows changes nothing more. Defaults: `now` with prorations when the new monthly price is higher, else at period end (the customer keeps its plan and shows `pendingPlanId` until then). A free target cancels the paid subscription at period end. 409 without a live subscription, for the plan it already has, or while another change of the customer runs.
+         */
+        post: operations["changeSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/customers/{customerId}/subscription/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel at period end (the default) or now */
+        post: operations["cancelSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/customers/{customerId}/subscription/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take back a cancel at period end (409 when none is set) */
+        post: operations["resumeSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/customers/{customerId}/portal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A Stripe billing portal session for the customer's Stripe customer */
+        post: operations["createPortalSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{slug}/customers/{customerId}/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A customer token for the widget: this customer of this project, for one hour
+         * @description Give it to the page that embeds the widget (`customer-token`). It is refused on v1, and by every other project and customer.
+         */
+        post: operations["createCustomerToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/share/{shareId}/customer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The customer token's customer and its subscription (Authorization: Bearer <customer token>) */
+        get: operations["getTokenCustomer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight */
+        options: operations["tokenCustomerPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/subscription/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The preview of a plan change of the customer token's customer */
+        post: operations["previewTokenCustomerChange"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["subscriptionPreviewPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change the plan of the customer token's customer, with the v1 change's defaults */
+        post: operations["changeTokenCustomerPlan"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["subscriptionChangePreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/subscription/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel the customer token's customer's subscription at period end */
+        post: operations["cancelTokenCustomerPlan"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["subscriptionCancelPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/subscription/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take back the customer token's customer's cancel at period end */
+        post: operations["resumeTokenCustomerPlan"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["subscriptionResumePreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/portal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A Stripe billing portal session for the customer token's customer */
+        post: operations["createTokenCustomerPortalSession"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["portalPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects/{slug}/events": {
         parameters: {
             query?: never;
@@ -855,6 +1194,11 @@ export interface components {
                     };
                 }[];
             }[];
+            /** @description While an experiment runs and the request names a visitor: the experiment and the visitor's variant. */
+            experiment?: {
+                id: number;
+                variant: string;
+            };
         };
         Checkout: {
             sessionId: string;
@@ -886,6 +1230,7 @@ export interface components {
             planId: number | null;
             planVersion: number | null;
             pendingVersion: number | null;
+            pendingPlanId: number | null;
             customPlan: boolean;
             features: {
                 featureId: number;
@@ -901,6 +1246,11 @@ export interface components {
             stripeSubscriptionId: string | null;
             /** @enum {string} */
             source: "stripe" | "manual";
+            experiment?: {
+                id: number;
+                variant: string;
+                basePrice: number | null;
+            };
         };
         Entitlements: {
             customerId: string;
@@ -927,7 +1277,7 @@ export interface components {
             action: "create" | "update" | "delete";
             resource: {
                 /** @enum {string} */
-                type: "project" | "feature" | "plan" | "planFeature" | "webhookEndpoint";
+                type: "project" | "feature" | "plan" | "planFeature" | "webhookEndpoint" | "experiment";
                 id: number;
             };
             before: {
@@ -936,6 +1286,25 @@ export interface components {
             after: {
                 [key: string]: unknown;
             } | null;
+        };
+        Experiment: {
+            id: number;
+            name: string;
+            /** @enum {string} */
+            status: "draft" | "running" | "stopped";
+            variants: {
+                key: string;
+                weight: number;
+                plans: {
+                    planId: number;
+                    basePrice?: number;
+                    freemiumDay?: number;
+                    isVisible?: boolean;
+                }[];
+            }[];
+            createdAt: string;
+            startedAt: string | null;
+            stoppedAt: string | null;
         };
         Success: {
             /** @constant */
@@ -1123,7 +1492,9 @@ export type $defs = Record<string, never>;
 export interface operations {
     getShareView: {
         parameters: {
-            query?: never;
+            query?: {
+                visitor?: string;
+            };
             header?: never;
             path: {
                 /** @description The project's public share id. */
@@ -1282,6 +1653,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["validation_error"];
             404: components["responses"]["not_found"];
             500: components["responses"]["internal_error"];
             503: components["responses"]["unavailable"];
@@ -1459,6 +1831,7 @@ export interface operations {
                     /** Format: email */
                     customerEmail?: string;
                     customerId?: string;
+                    visitor?: string;
                 };
             };
         };
@@ -1651,6 +2024,62 @@ export interface operations {
             query?: never;
             header?: never;
             path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods and headers a browser may use from any origin. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["internal_error"];
+        };
+    };
+    recordView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's public share id. */
+                shareId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    visitor: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Recorded (or nothing to record). */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["validation_error"];
+            404: components["responses"]["not_found"];
+            413: components["responses"]["payload_too_large"];
+            500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    viewPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's public share id. */
+                shareId: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
@@ -2573,6 +3002,291 @@ export interface operations {
             403: components["responses"]["forbidden"];
             404: components["responses"]["not_found"];
             409: components["responses"]["conflict"];
+            500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    listExperiments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        experiments: components["schemas"]["Experiment"][];
+                    };
+                };
+            };
+            401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
+            500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    createExperiment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    variants: {
+                        key: string;
+                        weight: number;
+                        /** @default [] */
+                        plans?: {
+                            planId: number;
+                            basePrice?: number;
+                            freemiumDay?: number;
+                            isVisible?: boolean;
+                        }[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Experiment"];
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict_or_limit_exceeded"];
+            413: components["responses"]["payload_too_large"];
+            500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    getExperiment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description The experiment's id; one that names no experiment of the project is 404. */
+                experimentId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Experiment"];
+                };
+            };
+            401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
+            500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    updateExperiment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description The experiment's id; one that names no experiment of the project is 404. */
+                experimentId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    variants?: {
+                        key: string;
+                        weight: number;
+                        /** @default [] */
+                        plans?: {
+                            planId: number;
+                            basePrice?: number;
+                            freemiumDay?: number;
+                            isVisible?: boolean;
+                        }[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Experiment"];
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict"];
+            413: components["responses"]["payload_too_large"];
+            500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    startExperiment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description The experiment's id; one that names no experiment of the project is 404. */
+                experimentId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Experiment"];
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict"];
+            500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    stopExperiment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description The experiment's id; one that names no experiment of the project is 404. */
+                experimentId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Experiment"];
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict"];
+            500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    getExperimentResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description The experiment's id; one that names no experiment of the project is 404. */
+                experimentId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        variants: {
+                            key: string;
+                            visitors: number;
+                            checkouts: number;
+                            subscriptions: number;
+                            /** @description subscriptions / visitors; 0 for a variant without visitors */
+                            conversion: number;
+                            /** @description Lower bound of the 95% Wilson score interval */
+                            conversionLow: number;
+                            /** @description Upper bound of the 95% Wilson score interval */
+                            conversionHigh: number;
+                            /** @description Monthly price of the variant's paid subscriptions, in major units */
+                            mrr: number;
+                            mrrPerVisitor: number;
+                        }[];
+                        /** @description Posterior probability that each variant converts best, under Beta(1,1) priors */
+                        probabilityBest: {
+                            [key: string]: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
             500: components["responses"]["internal_error"];
             503: components["responses"]["unavailable"];
         };
@@ -3982,6 +4696,668 @@ export interface operations {
             413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
             503: components["responses"]["unavailable"];
+        };
+    };
+    previewSubscriptionChange: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description Your own id for the customer (the widget's customer-id); an unknown one is not an error. */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    planId: number;
+                    /** @enum {string} */
+                    billingInterval?: "month" | "year";
+                    seats?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        amountDue: number;
+                        currency: string;
+                        nextPeriodAmount: number;
+                        lines: {
+                            description: string;
+                            amount: number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict_or_payments_not_configured"];
+            413: components["responses"]["payload_too_large"];
+            500: components["responses"]["internal_error"];
+            502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    changeSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description Your own id for the customer (the widget's customer-id); an unknown one is not an error. */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    planId: number;
+                    /** @enum {string} */
+                    billingInterval?: "month" | "year";
+                    seats?: number;
+                    /** @enum {string} */
+                    at?: "now" | "period_end";
+                    prorate?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict_or_payments_not_configured"];
+            413: components["responses"]["payload_too_large"];
+            500: components["responses"]["internal_error"];
+            502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    cancelSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description Your own id for the customer (the widget's customer-id); an unknown one is not an error. */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @default true */
+                    atPeriodEnd?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict_or_payments_not_configured"];
+            413: components["responses"]["payload_too_large"];
+            500: components["responses"]["internal_error"];
+            502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    resumeSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description Your own id for the customer (the widget's customer-id); an unknown one is not an error. */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict_or_payments_not_configured"];
+            500: components["responses"]["internal_error"];
+            502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    createPortalSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description Your own id for the customer (the widget's customer-id); an unknown one is not an error. */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    returnUrl?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        url: string;
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict_or_payments_not_configured"];
+            413: components["responses"]["payload_too_large"];
+            500: components["responses"]["internal_error"];
+            502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    createCustomerToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The project's slug. */
+                slug: string;
+                /** @description Your own id for the customer (the widget's customer-id); an unknown one is not an error. */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        token: string;
+                        expiresAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict"];
+            500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    getTokenCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's public share id. */
+                shareId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        customerId: string;
+                        planId: number | null;
+                        planVersion: number | null;
+                        pendingPlanId: number | null;
+                        status: ("trialing" | "active" | "past_due" | "canceled" | "unpaid" | "incomplete" | "incomplete_expired" | "paused") | null;
+                        billingInterval: ("month" | "year") | null;
+                        seats: number;
+                        cancelAtPeriodEnd: boolean;
+                        currentPeriodEnd: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
+            429: components["responses"]["rate_limited"];
+            500: components["responses"]["internal_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    tokenCustomerPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's public share id. */
+                shareId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods and headers a browser may use from any origin. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["internal_error"];
+        };
+    };
+    previewTokenCustomerChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    shareId: string;
+                    planId: number;
+                    /** @enum {string} */
+                    billingInterval?: "month" | "year";
+                    seats?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        amountDue: number;
+                        currency: string;
+                        nextPeriodAmount: number;
+                        lines: {
+                            description: string;
+                            amount: number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict_or_payments_not_configured"];
+            413: components["responses"]["payload_too_large"];
+            429: components["responses"]["rate_limited"];
+            500: components["responses"]["internal_error"];
+            502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    subscriptionPreviewPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods and headers a browser may use from any origin. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["internal_error"];
+        };
+    };
+    changeTokenCustomerPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    shareId: string;
+                    planId: number;
+                    /** @enum {string} */
+                    billingInterval?: "month" | "year";
+                    seats?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        customerId: string;
+                        planId: number | null;
+                        planVersion: number | null;
+                        pendingPlanId: number | null;
+                        status: ("trialing" | "active" | "past_due" | "canceled" | "unpaid" | "incomplete" | "incomplete_expired" | "paused") | null;
+                        billingInterval: ("month" | "year") | null;
+                        seats: number;
+                        cancelAtPeriodEnd: boolean;
+                        currentPeriodEnd: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict_or_payments_not_configured"];
+            413: components["responses"]["payload_too_large"];
+            429: components["responses"]["rate_limited"];
+            500: components["responses"]["internal_error"];
+            502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    subscriptionChangePreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods and headers a browser may use from any origin. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["internal_error"];
+        };
+    };
+    cancelTokenCustomerPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    shareId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        customerId: string;
+                        planId: number | null;
+                        planVersion: number | null;
+                        pendingPlanId: number | null;
+                        status: ("trialing" | "active" | "past_due" | "canceled" | "unpaid" | "incomplete" | "incomplete_expired" | "paused") | null;
+                        billingInterval: ("month" | "year") | null;
+                        seats: number;
+                        cancelAtPeriodEnd: boolean;
+                        currentPeriodEnd: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict_or_payments_not_configured"];
+            413: components["responses"]["payload_too_large"];
+            429: components["responses"]["rate_limited"];
+            500: components["responses"]["internal_error"];
+            502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    subscriptionCancelPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods and headers a browser may use from any origin. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["internal_error"];
+        };
+    };
+    resumeTokenCustomerPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    shareId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        customerId: string;
+                        planId: number | null;
+                        planVersion: number | null;
+                        pendingPlanId: number | null;
+                        status: ("trialing" | "active" | "past_due" | "canceled" | "unpaid" | "incomplete" | "incomplete_expired" | "paused") | null;
+                        billingInterval: ("month" | "year") | null;
+                        seats: number;
+                        cancelAtPeriodEnd: boolean;
+                        currentPeriodEnd: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict_or_payments_not_configured"];
+            413: components["responses"]["payload_too_large"];
+            429: components["responses"]["rate_limited"];
+            500: components["responses"]["internal_error"];
+            502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    subscriptionResumePreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods and headers a browser may use from any origin. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["internal_error"];
+        };
+    };
+    createTokenCustomerPortalSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    shareId: string;
+                    returnUrl?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        url: string;
+                    };
+                };
+            };
+            400: components["responses"]["validation_error"];
+            401: components["responses"]["unauthorized"];
+            404: components["responses"]["not_found"];
+            409: components["responses"]["conflict_or_payments_not_configured"];
+            413: components["responses"]["payload_too_large"];
+            429: components["responses"]["rate_limited"];
+            500: components["responses"]["internal_error"];
+            502: components["responses"]["payment_provider_error"];
+            503: components["responses"]["unavailable"];
+        };
+    };
+    portalPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods and headers a browser may use from any origin. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["internal_error"];
         };
     };
     recordEvents: {

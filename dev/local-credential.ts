@@ -1,8 +1,8 @@
-import { randomInt } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type LocalDynamoCredential, readLocalDynamoCredential } from '#db/client.ts';
+import { ALNUM, randomToken } from '#domain/random.ts';
 import { ConfigError } from '#shared/config.ts';
 import type { LocalConfig } from './local-config.ts';
 
@@ -21,7 +21,6 @@ const CREDENTIAL_FILE_NAME = 'dynamodb-credential.json';
 /** The region is part of the database's name; fixed, so AWS_REGION never hides the data. */
 const LOCAL_REGION = 'us-east-1';
 const UPPER_ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-const ALNUM = `${UPPER_ALNUM}abcdefghijklmnopqrstuvwxyz`;
 
 /** A ConfigError: the commands print its message alone, as for a bad variable. */
 export class LocalCredentialError extends ConfigError {
@@ -31,17 +30,11 @@ export class LocalCredentialError extends ConfigError {
   }
 }
 
-function randomText(alphabet: string, length: number): string {
-  let text = '';
-  for (let i = 0; i < length; i++) text += alphabet[randomInt(alphabet.length)];
-  return text;
-}
-
 /** 32 of 36 symbols is 165 bits; DynamoDB Local names its file after the id, so letters and digits only. */
 export function newLocalCredential(): LocalDynamoCredential {
   return {
-    accessKeyId: `LOCAL${randomText(UPPER_ALNUM, 32)}`,
-    secretAccessKey: randomText(ALNUM, 40),
+    accessKeyId: `LOCAL${randomToken(32, UPPER_ALNUM)}`,
+    secretAccessKey: randomToken(40, ALNUM),
     region: LOCAL_REGION,
   };
 }

@@ -17,6 +17,7 @@ import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import type { Group } from '#shared/routes.ts';
 import { keyringFor } from '#shared/secrets/keyring.ts';
+import { tokenKeysFor } from '#shared/secrets/token-keys.ts';
 import { httpWebhookSender } from '#shared/webhooks-out/http-sender.ts';
 import { localMigrationsFor } from './local-migrations.ts';
 import { LocalSweeper, localSweeperFor } from './local-sweeper.ts';
@@ -53,6 +54,7 @@ export const composeFromEnvironment = ({ clock = systemClock }: { clock?: Clock 
     sweeps: localSweeperFor,
     migrations: localMigrationsFor,
     webhooks: stripeWebhookVerifier,
+    tokenKeys: tokenKeysFor,
   });
 
 const TEXT_CONTENT = /^(?:text\/|application\/(?:[^;]*\+)?(?:json|xml|x-www-form-urlencoded|javascript))/i;

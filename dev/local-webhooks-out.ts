@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { scanUnfinishedWebhooks, type WebhookEventItem, watchOutboxWrites } from '#db/webhook-deliveries.ts';
 import type { Keyring } from '#domain/ports.ts';
 import {
@@ -5,12 +6,13 @@ import {
   type DeliveryQueue,
   type DeliveryRef,
   dispatchOutboxItem,
+  ENDPOINT_CONCURRENCY,
   type WebhookSender,
 } from '#domain/webhooks-out/delivery.ts';
 import { log } from '#shared/logger.ts';
 
-/** Attempts in flight to one endpoint at a time, as the delivering Lambda bounds them per endpoint. */
-const PER_ENDPOINT = 2;
+/** Attempts this process runs to one endpoint at once: the endpoint's slots (delivery.ts), queued here rather than refused. */
+const PER_ENDPOINT = ENDPOINT_CONCURRENCY;
 /** How long a dispatch or attempt that failed (DynamoDB Local busy, say) waits before it runs again. */
 const RETRY_MS = 1_000;
 
@@ -27,6 +29,9 @@ export class LocalWebhooksOut implements DeliveryQueue {
   private readonly active = new Map<string, number>();
   private readonly waiting = new Map<string, DeliveryRef[]>();
   private unwatch: (() => void) | undefined;
+  // The delivery's own context, apart from the request whose write it saw: as on AWS, where
+  // another function runs it, it is no part of the request (nor of its request count).
+  private readonly scope = new AsyncResource('LocalWebhooksOut');
   private stopping = false;
 
   constructor(
@@ -37,7 +42,7 @@ export class LocalWebhooksOut implements DeliveryQueue {
 
   /** Watches this process's outbox writes, and picks up what a previous run left. */
   start(): void {
-    this.unwatch = watchOutboxWrites((item) => this.dispatch(item));
+    this.unwatch = watchOutboxWrites((item) => this.scope.runInAsyncScope(() => this.dispatch(item)));
     this.track(
       scanUnfinishedWebhooks().then(
         async ({ events, deliveries }) => {
@@ -51,8 +56,8 @@ export class LocalWebhooksOut implements DeliveryQueue {
     );
   }
 
-  async enqueue(refs: DeliveryRef[]): Promise<void> {
-    for (const ref of refs) this.later(() => this.attempt(ref), 0);
+  async enqueue(refs: DeliveryRef[], delaySeconds = 0): Promise<void> {
+    for (const ref of refs) this.later(() => this.attempt(ref), delaySeconds * 1000);
   }
 
   /** Resolves once nothing is in flight (tests; timers of later retries may remain). */

@@ -1,4 +1,4 @@
-import { type Group, type KeyOf, type RouteIn, routeLookup } from '#shared/routes.ts';
+import { type Group, type KeyOf, routeLookup } from '#shared/routes.ts';
 import { customersRoutes } from './customers/routes.ts';
 import { docsRoutes } from './docs/routes.ts';
 import { featuresRoutes } from './features/routes.ts';
@@ -30,7 +30,6 @@ export type Route = (typeof routesByGroup)[Group][number];
 export const routes: readonly Route[] = Object.values(routesByGroup).flat();
 
 export type RouteKey = KeyOf<Route>;
-export type RouteOf<K extends RouteKey> = RouteIn<Route, K>;
 
 /**
  * Requests that match no route (API Gateway's `$default` route) go to this group, whose

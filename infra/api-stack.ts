@@ -24,11 +24,20 @@ import { type Group, methodsOf } from '../shared/routes.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { StageSettings, Throttle } from './stages.ts';
 
+/** Customer token signing keys, the signing one first (a rotation puts a new id in front). */
+export const customerTokenKeyIds = ['k1'] as const;
+
 /** The public routes with a throttle of their own, and which of the stage's `publicThrottle` each takes. */
 export const publicRouteThrottles: Partial<Record<RouteKey, keyof StageSettings['publicThrottle']>> = {
   'POST /api/payments/checkout': 'payments',
   'POST /api/payments/checkout/custom': 'payments',
   'GET /api/payments/receipt': 'payments',
+  'GET /api/share/{shareId}/customer': 'payments',
+  'POST /api/payments/subscription/preview': 'payments',
+  'POST /api/payments/subscription': 'payments',
+  'POST /api/payments/subscription/cancel': 'payments',
+  'POST /api/payments/subscription/resume': 'payments',
+  'POST /api/payments/portal': 'payments',
   'GET /api/share/{shareId}': 'share',
   'GET /widget.js': 'share',
   'GET /demo/{shareId}': 'share',
@@ -199,7 +208,28 @@ export class ApiStack extends Stack {
       generateSecretString: { passwordLength: 48, excludePunctuation: true },
       removalPolicy: settings.removalPolicy,
     });
-    this.functions.payments.fn.addEnvironment('CDN_ORIGIN_SECRET', this.cdnOriginSecret.secretValue.unsafeUnwrap());
+    // The customers function serves the customer-token calls, which count per address too.
+    for (const group of ['payments', 'customers'] as const) {
+      this.functions[group].fn.addEnvironment('CDN_ORIGIN_SECRET', this.cdnOriginSecret.secretValue.unsafeUnwrap());
+    }
+
+    // Customer tokens are signed with a per-stage secret that only the customers function
+    // holds (shared/secrets/token-keys.ts); its key id names it in every token, so a rotation
+    // adds a secret with a new id first and drops the old one an hour later.
+    const tokenKeys = customerTokenKeyIds.map((keyId) => {
+      const secret = new Secret(this, `CustomerTokenKey${keyId.toUpperCase()}`, {
+        description: `Pricing ${settings.stage}: customer token signing key ${keyId}`,
+        generateSecretString: { passwordLength: 64, excludePunctuation: true },
+        removalPolicy: settings.removalPolicy,
+      });
+      Validations.of(secret).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'Rotated by adding a key id (customerTokenKeyIds) and deploying, then dropping the old one after the tokens’ hour: a rotation Lambda could not keep both verifying.',
+      });
+      return `${keyId}:${secret.secretValue.unsafeUnwrap()}`;
+    });
+    this.functions.customers.fn.addEnvironment('CUSTOMER_TOKEN_KEYS', tokenKeys.join(','));
     Validations.of(this.cdnOriginSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:

@@ -16,7 +16,9 @@ import type { Plugin } from 'esbuild';
 /**
  * Init time, as `npm run cold-start` measures it: a function's import CPU as a multiple of an
  * SDK-only bundle's (the DynamoDB client and a DocumentClient, bundled the same way;
- * dev/cold-start-baseline.ts). payments and webhooks carry Stripe's SDK. `target` is the goal,
+ * dev/cold-start-baseline.ts). payments and webhooks carry Stripe's SDK; plans and customers
+ * carry it too (and the KMS client), run at first use but compiled at init, so their
+ * ceilings have room for that while their target stays 2×. `target` is the goal,
  * printed beside each function; `ceiling` is what fails the check: above what each function
  * measures, with room for a loaded 2-core machine (a quiet one gives higher ratios, its
  * baseline being cheaper), so no change makes a function slower unnoticed (docs/decisions.md,
@@ -24,7 +26,7 @@ import type { Plugin } from 'esbuild';
  */
 export const initBudget = {
   target: { default: 2, payments: 2.5, webhooks: 2.5 },
-  ceiling: { default: 2.5, projects: 2.6, payments: 2.8, webhooks: 2.8 },
+  ceiling: { default: 2.5, projects: 2.6, plans: 2.7, customers: 2.7, payments: 2.8, webhooks: 2.8 },
 } as const;
 
 /** A function's init target or ceiling, as a multiple of the baseline's. */

@@ -34,7 +34,9 @@ export const CDN_MAX_TTL = Duration.days(1);
 
 /** The cached public paths, with what each keeps of the query string. */
 export const cachedPaths = {
-  '/api/share/*': [],
+  // A visitor's id keys the answer: while a pricing experiment runs it names the visitor's
+  // variant (and answers `private, no-store`, which nothing caches); otherwise it is public.
+  '/api/share/*': ['visitor'],
   '/widget.js': [],
   // The OpenAPI document: 5 minutes, revalidated by ETag.
   '/openapi.json': [],
@@ -42,14 +44,20 @@ export const cachedPaths = {
   '/demo/*': ['session_id'],
 } as const satisfies Record<string, readonly string[]>;
 
+/** The uncached behaviours' ceiling: above 0 so that CloudFront forwards Accept-Encoding. */
+export const UNCACHED_MAX_TTL = Duration.seconds(1);
+
 /**
  * Public routes the default behaviour serves (uncached, no viewer header), on purpose: the
  * service's name and its health, which must reflect the origin at every request.
  */
 export const uncachedPublicPaths = ['/', '/health'] as const;
 
-/** Passed through to the API, never cached: checkout and receipts. */
-export const passThroughPaths = ['/api/payments/*'] as const;
+/**
+ * Passed through to the API, never cached: checkout and receipts, and a pricing page's views
+ * (POSTs under /api/share/, so this behaviour comes before the share data's).
+ */
+export const passThroughPaths = ['/api/share/*/views', '/api/payments/*'] as const;
 
 /**
  * One CloudFront distribution per stage in front of the HTTP API, for the public read path:
@@ -102,13 +110,29 @@ export class CdnStack extends Stack {
       cachePolicy: policy,
       compress: true,
     });
+    // What is not cached still goes through a policy whose codings are on: CachingDisabled's are
+    // off, and then CloudFront neither forwards Accept-Encoding nor compresses, so a coded answer
+    // never reaches the viewer. TTL 0 unless the origin asks (CloudFront codes nothing under a
+    // policy whose every TTL is 0); these answers say `no-store` or nothing, so none is kept.
+    // Every query string in the key, so were the origin to allow a second's caching, no two
+    // requests would share an answer.
+    const uncachedPolicy = new CachePolicy(this, 'UncachedCachePolicy', {
+      comment: `Pricing ${settings.stage}: uncached answers, coded as the viewer accepts`,
+      minTtl: Duration.seconds(0),
+      defaultTtl: Duration.seconds(0),
+      maxTtl: UNCACHED_MAX_TTL,
+      queryStringBehavior: CacheQueryStringBehavior.all(),
+      enableAcceptEncodingGzip: true,
+      enableAcceptEncodingBrotli: true,
+    });
     const readPolicy = publicCache('PublicRead', []);
+    const sharePolicy = publicCache('Share', cachedPaths['/api/share/*']);
     const demoPolicy = publicCache('Demo', cachedPaths['/demo/*']);
     const passThrough = {
       origin,
       viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
       allowedMethods: AllowedMethods.ALLOW_ALL,
-      cachePolicy: CachePolicy.CACHING_DISABLED,
+      cachePolicy: uncachedPolicy,
       // Every viewer header (Idempotency-Key, Content-Type, Origin) and the query string; the
       // Host stays the API's own, which API Gateway routes by.
       originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
@@ -125,15 +149,16 @@ export class CdnStack extends Stack {
         origin,
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         allowedMethods: AllowedMethods.ALLOW_GET_HEAD_OPTIONS,
-        cachePolicy: CachePolicy.CACHING_DISABLED,
+        cachePolicy: uncachedPolicy,
         compress: true,
       },
+      // In order of precedence: the views' pass-through before the share data's cache.
       additionalBehaviors: {
-        '/api/share/*': cached(readPolicy),
+        ...Object.fromEntries(passThroughPaths.map((path) => [path, passThrough])),
+        '/api/share/*': cached(sharePolicy),
         '/widget.js': cached(readPolicy),
         '/openapi.json': cached(readPolicy),
         '/demo/*': cached(demoPolicy),
-        ...Object.fromEntries(passThroughPaths.map((path) => [path, passThrough])),
       },
     });
 

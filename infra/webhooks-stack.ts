@@ -6,7 +6,7 @@ import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-la
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { MAX_ATTEMPTS } from '../shared/domain/webhooks-out/delivery.ts';
+import { ENDPOINT_CONCURRENCY, MAX_ATTEMPTS, SLOT_LEASE_MS } from '../shared/domain/webhooks-out/delivery.ts';
 import { workerSpecs } from '../shared/function-specs.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { StageSettings } from './stages.ts';
@@ -24,7 +24,11 @@ export interface WebhooksStackProps extends StackProps {
  * one receive, and a few more allow for attempts that failed on our side (DynamoDB busy).
  */
 export const DELIVERY_MAX_RECEIVES = MAX_ATTEMPTS + 6;
-/** At most this many deliveries run at once, across all endpoints. */
+/**
+ * At most this many deliveries run at once, across all endpoints; one endpoint holds at most
+ * ENDPOINT_CONCURRENCY of them (its delivery slots, shared/domain/webhooks-out/delivery.ts),
+ * so a hanging receiver never takes the workers the other endpoints need.
+ */
 export const DELIVERY_CONCURRENCY = 10;
 
 /**
@@ -43,6 +47,12 @@ export class WebhooksStack extends Stack {
     super(scope, id, props);
     const { settings } = props;
     const spec = workerSpecs.webhooksOut;
+    // A slot's lease must outlast any attempt that holds it: the function's timeout bounds one.
+    if (spec.timeoutSeconds * 1000 >= SLOT_LEASE_MS || ENDPOINT_CONCURRENCY >= DELIVERY_CONCURRENCY) {
+      throw new Error(
+        'webhooksOut: the delivery slot lease must outlast the function, and an endpoint hold fewer slots than the workers',
+      );
+    }
     const queueDefaults = {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,

@@ -1,6 +1,6 @@
 import { limits } from '#contract/limits.ts';
 import { type Coding, compress } from '#http/compression.ts';
-import { type Row, summarize } from './bench-billing.ts';
+import { type Row, summarize } from './bench-harness.ts';
 
 /**
  * The CPU of coding the share answer (docs/decisions.md, "Compressed answers"): the bench
@@ -70,16 +70,21 @@ export function shareAtLimits(): string {
 
 function timeCoding(label: string, text: string, coding: Coding, iterations: number): Row {
   const body = Buffer.from(text, 'utf8');
-  let coded = 0;
+  let coded: number | undefined;
   for (let i = 0; i < 2; i++) compress(body, coding);
   const latencies: number[] = [];
   for (let i = 0; i < iterations; i++) {
     const start = performance.now();
-    coded = compress(body, coding).length;
+    coded = compress(body, coding)?.length;
     latencies.push(performance.now() - start);
   }
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
-  return summarize(`${coding} of ${label}`, latencies, [0], `${kb(body.length)} → ${kb(coded)}`);
+  return summarize(
+    `${coding} of ${label}`,
+    latencies,
+    [0],
+    `${kb(body.length)} → ${coded === undefined ? 'identity (coded over the cap)' : kb(coded)}`,
+  );
 }
 
 /** br and gzip of a share answer at the limits (no database needed). */

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { entitlementKeys, usageKeys } from '#db/usage-item-keys.ts';
-import { apiRequest } from '#dev/api-request.ts';
 import { createConsumer } from '#domain/usage/consume.ts';
 import { utcMonth } from '#domain/usage/record.ts';
 import { totalDynamoRequests } from '#shared/request-context.ts';
-import { type Row, summarize } from './bench-billing.ts';
+import { apiCaller, BenchError, type BenchOn, type Row, timed } from './bench-harness.ts';
 
 /**
  * The consume rows of `npm run bench`: DynamoDB requests per consume with a warm cache, its
@@ -18,32 +17,18 @@ import { type Row, summarize } from './bench-billing.ts';
 const CALLERS = 8;
 const THROUGHPUT_SECONDS = 3;
 
-class ConsumeBenchError extends Error {}
-
-export async function consumeRows(options: {
-  client: DynamoDBDocumentClient;
-  table: string;
-  serverUrl: string;
-  key: string;
-  ownerId: string;
-  iterations: number;
-  cacheTtlMs: number;
-}): Promise<{ rows: Row[]; notes: string[] }> {
+export async function consumeRows(options: BenchOn): Promise<{ rows: Row[]; notes: string[] }> {
   const { client, table, serverUrl, key, ownerId, iterations, cacheTtlMs } = options;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const { status, text } = await apiRequest(`${serverUrl}${path}`, key, method, body);
-    if (status >= 300) throw new ConsumeBenchError(`${method} ${path}: ${status} ${text}`);
-    return JSON.parse(text);
-  };
-  const project = await call('POST', '/api/v1/projects', { name: 'Consume bench' });
+  const call = apiCaller(serverUrl, () => key);
+  const project = await call('POST', '/api/v1/projects', 201, { name: 'Consume bench' });
   const base = `/api/v1/projects/${project.slug}`;
-  const feature = await call('POST', `${base}/features`, {
+  const feature = await call('POST', `${base}/features`, 201, {
     name: 'Calls',
     basePrice: 0,
     isCountable: true,
     usageCount: 1_000_000_000,
   });
-  await call('POST', `${base}/plans`, {
+  await call('POST', `${base}/plans`, 201, {
     name: 'Free',
     basePrice: 0,
     isFree: true,
@@ -57,44 +42,29 @@ export async function consumeRows(options: {
   const inProcess = createConsumer();
   const customerId = 'hot';
 
-  const timed = async (label: string, work: () => Promise<unknown>) => {
-    const latencies: number[] = [];
-    const requests: number[] = [];
-    for (let i = 0; i < 20 + iterations; i++) {
-      const count = totalDynamoRequests();
-      const start = performance.now();
-      await work();
-      if (i < 20) continue;
-      latencies.push(performance.now() - start);
-      requests.push(totalDynamoRequests() - count);
-    }
-    return summarize(label, latencies, requests, '1 aggregate');
-  };
+  const row = (label: string, work: () => Promise<unknown>) => timed(label, '1 aggregate', iterations, work);
   // In process, then over HTTP (which adds the key check's cache, parsing and the server),
   // then the bare write: the same aggregate item, one conditional ADD.
-  const domain = await timed('consume (in process, warm)', async () => {
+  const domain = await row('consume (in process, warm)', async () => {
     const answer = await inProcess.consume(projectKey, customerId, feature.id, { eventId: eventId() }, { cacheTtlMs });
-    if (!answer.allowed) throw new ConsumeBenchError('a consume under the limit was refused');
+    if (!answer.allowed) throw new BenchError('a consume under the limit was refused');
   });
-  const http = await timed('POST …/consume (warm)', () =>
-    call('POST', consumePath(customerId), { eventId: eventId() }),
+  const http = await row('POST …/consume (warm)', () =>
+    call('POST', consumePath(customerId), 200, { eventId: eventId() }),
   );
   const aggregate = usageKeys.aggregate(project.id, customerId, utcMonth(Date.now()), {
     featureId: feature.id,
     method: 'count',
   });
-  const bare = await timed('baseline: conditional UpdateItem, same item', () =>
-    client.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: aggregate,
-        UpdateExpression: 'ADD #amount :one',
-        ConditionExpression: '#amount <= :max',
-        ExpressionAttributeNames: { '#amount': 'amount' },
-        ExpressionAttributeValues: { ':one': 1, ':max': 999_999_999 },
-      }),
-    ),
-  );
+  const addOne = {
+    TableName: table,
+    Key: aggregate,
+    UpdateExpression: 'ADD #amount :one',
+    ConditionExpression: '#amount <= :max',
+    ExpressionAttributeNames: { '#amount': 'amount' },
+    ExpressionAttributeValues: { ':one': 1, ':max': 999_999_999 },
+  };
+  const bare = await row('baseline: conditional UpdateItem, same item', () => client.send(new UpdateCommand(addOne)));
 
   const throughput = async (consumeOne: (caller: number) => Promise<boolean>) => {
     const until = performance.now() + THROUGHPUT_SECONDS * 1000;
@@ -112,7 +82,7 @@ export async function consumeRows(options: {
     return { perSecond: total / seconds, requestsPerConsume: (totalDynamoRequests() - before) / total };
   };
   const overHttp = await throughput(
-    async () => (await call('POST', consumePath('burst-http'), { eventId: eventId() })).allowed,
+    async () => (await call('POST', consumePath('burst-http'), 200, { eventId: eventId() })).allowed,
   );
   const instances = Array.from({ length: CALLERS }, () => createConsumer());
   const apart = await throughput(
@@ -130,7 +100,7 @@ export async function consumeRows(options: {
   // What the engine asks of any such transaction: the customer checked, the event id put,
   // the aggregate added to, by hand (what a consume's code adds is the rest).
   const [customerKey] = entitlementKeys(project.id, customerId, utcMonth(Date.now()), []);
-  const transaction = await timed('baseline: the TransactWriteItems alone', () =>
+  const transaction = await row('baseline: the TransactWriteItems alone', () =>
     client.send(
       new TransactWriteCommand({
         TransactItems: [
@@ -142,16 +112,7 @@ export async function consumeRows(options: {
               ConditionExpression: 'attribute_not_exists(sk)',
             },
           },
-          {
-            Update: {
-              TableName: table,
-              Key: aggregate,
-              UpdateExpression: 'ADD #amount :one',
-              ConditionExpression: '#amount <= :max',
-              ExpressionAttributeNames: { '#amount': 'amount' },
-              ExpressionAttributeValues: { ':one': 1, ':max': 999_999_999 },
-            },
-          },
+          { Update: addOne },
         ],
       }),
     ),

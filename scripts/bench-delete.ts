@@ -1,26 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { limits } from '#contract/limits.ts';
-import { createDocumentClient } from '#db/client.ts';
-import { ensureTable } from '#db/ensure-table.ts';
 import { entriesOf } from '#db/plan-assignments.ts';
 import { pendingSweeps } from '#db/project-sweep.ts';
 import { db } from '#db/service.ts';
 import { apiRequest } from '#dev/api-request.ts';
-import { freePort, startDynamoLocal } from '#dev/dynamodb-local.ts';
-import { localMigrationsFor } from '#dev/local-migrations.ts';
-import { startLocalServer } from '#dev/local-server.ts';
 import { LocalSweeper } from '#dev/local-sweeper.ts';
 import { featureDefaults } from '#domain/features/schemas.ts';
 import { createApiKey } from '#domain/keys/keys.ts';
 import { planDefaults } from '#domain/plans/schemas.ts';
 import type { SweepQueue } from '#domain/ports.ts';
-import { systemClock } from '#domain/ports.ts';
-import { compose } from '#shared/composition.ts';
-import { parseRuntimeConfig } from '#shared/config.ts';
-import { stripeGatewayFor } from '#shared/payments/stripe.ts';
-import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { totalDynamoRequests } from '#shared/request-context.ts';
-import { localKeyring } from '#shared/secrets/keyring.ts';
+import { startBenchStack } from './bench-stack.ts';
 
 /**
  * `npm run bench:delete`: a project at the documented limits (every feature on every plan),
@@ -41,27 +30,13 @@ class Held implements SweepQueue {
 }
 
 async function main(): Promise<void> {
-  const dynamo = await startDynamoLocal({ port: await freePort(), dataDir: ':memory:' });
-  const { region, ...credentials } = dynamo.credential;
   const held = new Held();
+  const { server, stop } = await startBenchStack({
+    table: TABLE_NAME,
+    dataDir: ':memory:',
+    ports: { sweeps: () => held },
+  });
   try {
-    const config = parseRuntimeConfig({
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
-      DYNAMODB_CREDENTIAL_FILE: dynamo.credentialFile,
-      TABLE_NAME,
-      LOG_LEVEL: 'silent',
-      AWS_REGION: region,
-    });
-    const app = compose(config, {
-      keyring: () => localKeyring(randomBytes(32)),
-      payments: stripeGatewayFor,
-      clock: () => systemClock,
-      webhooks: stripeWebhookVerifier,
-      sweeps: () => held,
-      migrations: localMigrationsFor,
-    });
-    await ensureTable(createDocumentClient({ endpoint: dynamo.endpoint, region, credentials }), TABLE_NAME);
-    const server = await startLocalServer({ port: 0, app });
     const { key } = await createApiKey({ ownerId: 'bench', permission: 'read_write' });
     const created = await apiRequest(`${server.url}/api/v1/projects`, key, 'POST', { name: 'Limits' });
     const project = JSON.parse(created.text);
@@ -128,7 +103,6 @@ async function main(): Promise<void> {
     const left = (await pendingSweeps()).length;
     const { data } = await db().collections.share({ shareId: project.shareId }).go({ pages: 'all' });
     const remaining = Object.values(data).reduce((n, list) => n + (list as unknown[]).length, 0);
-    await server.close();
 
     console.log(`Project at the limits: ${FEATURES} features, ${PLANS} plans, ${assignments.length} assignments.`);
     console.log(
@@ -139,7 +113,7 @@ async function main(): Promise<void> {
     );
     if (read.status !== 404 || remaining !== 0 || left !== 0) process.exitCode = 1;
   } finally {
-    await dynamo.stop();
+    await stop();
   }
 }
 

@@ -1,11 +1,9 @@
 import { allocateIds } from '#db/ids.ts';
 import { entriesOf } from '#db/plan-assignments.ts';
 import { db } from '#db/service.ts';
-import { apiRequest } from '#dev/api-request.ts';
-import { createApiKey } from '#domain/keys/keys.ts';
 import { planDefaults } from '#domain/plans/schemas.ts';
 import { totalDynamoRequests } from '#shared/request-context.ts';
-import { summarize } from './bench-billing.ts';
+import { apiCaller, inBatches, range, summarize, warmKey } from './bench-harness.ts';
 
 /**
  * The scale table of `npm run bench`: one project of 200 features grown from 1,000 to 20,000
@@ -25,8 +23,6 @@ const STEPS = [
   { assignments: 20_000, plans: 100, through: 'table' },
 ] as const;
 const DEFAULT_ITERATIONS = 20;
-const KEY_ROTATION_MS = 30_000;
-const CONCURRENCY = 5;
 
 interface Cell {
   requests: string;
@@ -50,33 +46,14 @@ function scaleIterations(): number {
   return Number.isInteger(n) && n > 0 ? n : DEFAULT_ITERATIONS;
 }
 
-async function inParallel<T>(count: number, fn: (i: number) => Promise<T>): Promise<T[]> {
-  const results: T[] = [];
-  for (let i = 0; i < count; i += CONCURRENCY) {
-    results.push(...(await Promise.all(Array.from({ length: Math.min(CONCURRENCY, count - i) }, (_, j) => fn(i + j)))));
-  }
-  return results;
-}
-
 /** Runs the scale steps against the local server at `serverUrl`; prints the table and returns whether the counts hold. */
 export async function printScaleTable(serverUrl: string, ownerId: string): Promise<boolean> {
   const iterations = scaleIterations();
-  let key = (await createApiKey({ ownerId, permission: 'read_write' })).key;
-  let keyIssuedAt = performance.now();
-  // A fresh key's record is cached for 60 s from its first use: a new one every 30 s keeps
-  // every measured call on a warm cache.
-  const keepKeyWarm = async () => {
-    if (performance.now() - keyIssuedAt < KEY_ROTATION_MS) return;
-    key = (await createApiKey({ ownerId, permission: 'read_write' })).key;
-    keyIssuedAt = performance.now();
-    await apiRequest(`${serverUrl}/api/v1/projects?limit=1`, key, 'GET');
-  };
-  // biome-ignore lint/suspicious/noExplicitAny: the bench reads a few fields of each answer
-  const call = async (method: string, path: string, expected: number, body?: unknown): Promise<any> => {
-    await keepKeyWarm();
-    const { status, text } = await apiRequest(`${serverUrl}${path}`, key, method, body);
-    if (status !== expected) throw new Error(`${method} ${path}: expected ${expected}, got ${status}: ${text}`);
-    return text ? JSON.parse(text) : undefined;
+  const key = await warmKey(ownerId, serverUrl);
+  const api = apiCaller(serverUrl, key.key);
+  const call: typeof api = async (...args) => {
+    await key.keepWarm();
+    return api(...args);
   };
   const measure = async (
     method: string,
@@ -89,7 +66,7 @@ export async function printScaleTable(serverUrl: string, ownerId: string): Promi
     const latencies: number[] = [];
     const requests: number[] = [];
     for (let i = 0; i < iterations; i++) {
-      await keepKeyWarm();
+      await key.keepWarm();
       const before = totalDynamoRequests();
       const start = performance.now();
       const result = await call(method, path, expected, body());
@@ -98,8 +75,7 @@ export async function printScaleTable(serverUrl: string, ownerId: string): Promi
       await after?.(result);
     }
     const row = summarize(path, latencies, requests, '');
-    const range = row.requestsMin === row.requestsMax ? `${row.requestsMin}` : `${row.requestsMin}-${row.requestsMax}`;
-    return { requests: range, requestsMax: row.requestsMax, p50: row.p50 };
+    return { requests: range(row.requestsMin, row.requestsMax), requestsMax: row.requestsMax, p50: row.p50 };
   };
 
   const started = performance.now();
@@ -107,7 +83,7 @@ export async function printScaleTable(serverUrl: string, ownerId: string): Promi
   const base = `/api/v1/projects/${project.slug}`;
   const scope = { ownerId, slug: project.slug as string, shareId: project.shareId as string };
   const features: number[] = (
-    await inParallel(FEATURES, (n) =>
+    await inBatches(FEATURES, (n) =>
       call('POST', `${base}/features`, 201, { name: `F${n}`, basePrice: 1, isCountable: true, usageCount: 100 }),
     )
   ).map((f) => f.id);
@@ -149,7 +125,7 @@ export async function printScaleTable(serverUrl: string, ownerId: string): Promi
   for (const step of STEPS) {
     const missing = step.plans - planIds.length;
     if (step.through === 'API') {
-      const created = await inParallel(missing, (n) =>
+      const created = await inBatches(missing, (n) =>
         call('POST', `${base}/plans`, 201, { name: `P${n}`, basePrice: 10, features: refs }),
       );
       planIds.push(...created.map((p) => p.id));

@@ -5,7 +5,7 @@ import { apiRequest } from '#dev/api-request.ts';
 import { getEntitlements } from '#domain/customers/customers.ts';
 import { utcMonth } from '#domain/usage/record.ts';
 import { totalDynamoRequests } from '#shared/request-context.ts';
-import { type Row, summarize } from './bench-billing.ts';
+import { apiCaller, BenchError, type BenchOn, type Row, summarize, timed } from './bench-harness.ts';
 import { cpuSecondsOf, RAW_TRANSACT, rawWrites } from './bench-raw-writes.ts';
 
 /**
@@ -20,21 +20,15 @@ const BATCH = 1_000;
 export const SENDERS = Number(process.env.BENCH_USAGE_SENDERS ?? 4);
 const BATCHES_PER_SENDER = 6;
 
-class UsageBenchError extends Error {}
-
 /** A project with one countable feature per aggregation method and 10 customers on a plan of them. */
 export async function usageProject(serverUrl: string, key: string) {
-  const call = async (method: string, path: string, body?: unknown) => {
-    const { status, text } = await apiRequest(`${serverUrl}${path}`, key, method, body);
-    if (status >= 300) throw new UsageBenchError(`${method} ${path}: ${status} ${text}`);
-    return JSON.parse(text);
-  };
-  const project = await call('POST', '/api/v1/projects', { name: 'Usage bench' });
+  const call = apiCaller(serverUrl, () => key);
+  const project = await call('POST', '/api/v1/projects', 201, { name: 'Usage bench' });
   const base = `/api/v1/projects/${project.slug}`;
   const features: { id: number }[] = [];
   for (const method of METHODS) {
     features.push(
-      await call('POST', `${base}/features`, {
+      await call('POST', `${base}/features`, 201, {
         name: `M ${method}`,
         basePrice: 0,
         isCountable: true,
@@ -43,12 +37,12 @@ export async function usageProject(serverUrl: string, key: string) {
       }),
     );
   }
-  const plan = await call('POST', `${base}/plans`, {
+  const plan = await call('POST', `${base}/plans`, 201, {
     name: 'Metered',
     basePrice: 10,
     features: features.map((f) => ({ featureId: f.id })),
   });
-  for (let c = 0; c < CUSTOMERS; c++) await call('PUT', `${base}/customers/user-${c}`, { planId: plan.id });
+  for (let c = 0; c < CUSTOMERS; c++) await call('PUT', `${base}/customers/user-${c}`, 200, { planId: plan.id });
 
   let serial = 0;
   /** 1,000 new events over the 10 customers × 5 features (20 events per aggregate). */
@@ -62,16 +56,8 @@ export async function usageProject(serverUrl: string, key: string) {
       property: `seat-${i % 97}`,
     }));
   };
-  const post = async (events: unknown[]) => {
-    const response = await fetch(`${serverUrl}${base}/events`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ events }),
-    });
-    const text = await response.text();
-    if (response.status !== 200) throw new UsageBenchError(`POST …/events: ${response.status} ${text}`);
-    return JSON.parse(text) as { accepted: number; duplicates: number };
-  };
+  const post = async (events: unknown[]): Promise<{ accepted: number; duplicates: number }> =>
+    call('POST', `${base}/events`, 200, { events });
   return { project, features, batch, post };
 }
 
@@ -107,7 +93,7 @@ export async function sustainedUsage(
   );
   const events = perSender.reduce((sum, accepted) => sum + accepted, 0);
   if (events !== SENDERS * batchesPerSender * BATCH) {
-    throw new UsageBenchError(`${events} events accepted of ${SENDERS * batchesPerSender * BATCH} new ones sent`);
+    throw new BenchError(`${events} events accepted of ${SENDERS * batchesPerSender * BATCH} new ones sent`);
   }
   const seconds = (performance.now() - start) / 1000;
   const used = process.cpuUsage(cpu);
@@ -157,16 +143,9 @@ async function ingestBesideRaw(
 export const describeSustained = (run: Sustained) =>
   `${run.events} events in ${run.seconds.toFixed(1)} s from ${SENDERS} concurrent senders (batches of ${BATCH}) = ${Math.round(run.eventsPerSecond)} events/s sustained, ${run.requestsPerBatch.toFixed(1)} DynamoDB requests per batch; CPU per 1,000 events: server ${Math.round(run.serverCpuMs)} ms, DynamoDB Local ${Math.round(run.dynamoCpuMs)} ms`;
 
-export async function usageRows(options: {
-  client: DynamoDBDocumentClient;
-  table: string;
-  serverUrl: string;
-  key: string;
-  ownerId: string;
-  iterations: number;
-  cacheTtlMs: number;
-  dynamoPid?: number | undefined;
-}): Promise<{ rows: Row[]; notes: string[] }> {
+export async function usageRows(
+  options: BenchOn & { dynamoPid?: number | undefined },
+): Promise<{ rows: Row[]; notes: string[] }> {
   const { client, table, serverUrl, key, ownerId, iterations } = options;
   const usage = await usageProject(serverUrl, key);
   const { project, features, batch, post } = usage;
@@ -185,7 +164,7 @@ export async function usageRows(options: {
       const start = performance.now();
       const outcome = await post(events);
       if (outcome.accepted !== expected.accepted || outcome.duplicates !== expected.duplicates) {
-        throw new UsageBenchError(`POST …/events: ${JSON.stringify(outcome)}, expected ${JSON.stringify(expected)}`);
+        throw new BenchError(`POST …/events: ${JSON.stringify(outcome)}, expected ${JSON.stringify(expected)}`);
       }
       if (i === 0) continue; // warm-up (caches, JIT)
       target.latencies.push(performance.now() - start);
@@ -226,54 +205,38 @@ export async function usageRows(options: {
  * very keys it reads, the use case in process with a warm project cache (as a warm Lambda
  * runs it, without HTTP), and over HTTP through the local server.
  */
-export async function entitlementReads(options: {
-  client: DynamoDBDocumentClient;
-  table: string;
-  serverUrl: string;
-  key: string;
-  projectKey: { ownerId: string; slug: string };
-  projectId: number;
-  customerId: string;
-  features: MeteredFeature[];
-  iterations: number;
-  cacheTtlMs: number;
-}): Promise<{ rows: Row[]; note: string }> {
+export async function entitlementReads(
+  options: Omit<BenchOn, 'ownerId'> & {
+    projectKey: { ownerId: string; slug: string };
+    projectId: number;
+    customerId: string;
+    features: MeteredFeature[];
+  },
+): Promise<{ rows: Row[]; note: string }> {
   const { client, table, serverUrl, key, projectKey, customerId, iterations } = options;
   const path = `${serverUrl}/api/v1/projects/${projectKey.slug}/customers/${customerId}/entitlements`;
   const keys = entitlementKeys(options.projectId, customerId, utcMonth(Date.now()), options.features);
   const size = `${options.features.length} features`;
-  const timed = async (label: string, work: () => Promise<unknown>) => {
-    const latencies: number[] = [];
-    const requests: number[] = [];
-    for (let i = 0; i < 20 + iterations; i++) {
-      const count = totalDynamoRequests();
-      const start = performance.now();
-      await work();
-      if (i < 20) continue;
-      latencies.push(performance.now() - start);
-      requests.push(totalDynamoRequests() - count);
-    }
-    return summarize(label, latencies, requests, size);
-  };
+  const row = (label: string, work: () => Promise<unknown>) => timed(label, size, iterations, work);
   const rounds: Row[][] = [[], [], []];
   for (let round = 0; round < 3; round++) {
     rounds[0]?.push(
-      await timed(`baseline: BatchGetItem of the same ${keys.length} keys`, async () => {
+      await row(`baseline: BatchGetItem of the same ${keys.length} keys`, async () => {
         const output = await client.send(
           new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }),
         );
-        if ((output.Responses?.[table]?.length ?? 0) === 0) throw new UsageBenchError('bare read: no item');
+        if ((output.Responses?.[table]?.length ?? 0) === 0) throw new BenchError('bare read: no item');
       }),
     );
     rounds[1]?.push(
-      await timed('entitlements, in process (use case, warm cache)', () =>
+      await row('entitlements, in process (use case, warm cache)', () =>
         getEntitlements(projectKey, customerId, { cacheTtlMs: options.cacheTtlMs }),
       ),
     );
     rounds[2]?.push(
-      await timed('GET …/customers/{customerId}/entitlements (HTTP)', async () => {
+      await row('GET …/customers/{customerId}/entitlements (HTTP)', async () => {
         const { status } = await apiRequest(path, key, 'GET');
-        if (status !== 200) throw new UsageBenchError(`entitlements: ${status}`);
+        if (status !== 200) throw new BenchError(`entitlements: ${status}`);
       }),
     );
   }

@@ -33,6 +33,8 @@ const env = {
   PAYMENT_KMS_KEY_ID: 'arn:aws:kms:us-east-1:111111111111:key/cold-start',
   // The projects function hands deletes to the sweep queue: its init checks the queue is set.
   SWEEP_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/111111111111/cold-start',
+  // The customers function signs customer tokens: its init reads the keys.
+  CUSTOMER_TOKEN_KEYS: `cold-start:${'s'.repeat(32)}`,
   LOG_LEVEL: 'silent',
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };

@@ -9,13 +9,14 @@ import { localMigrationsFor } from '#dev/local-migrations.ts';
 import { CLOSE_GRACE_MS, startLocalServer } from '#dev/local-server.ts';
 import { localSweeperFor } from '#dev/local-sweeper.ts';
 import { connectLocalWebhooks } from '#dev/local-webhooks.ts';
-import { type Keyring, systemClock } from '#domain/ports.ts';
+import { type CustomerTokenKeys, type Keyring, systemClock } from '#domain/ports.ts';
 import { compose } from '#shared/composition.ts';
 import { ConfigError } from '#shared/config.ts';
 import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { keyringFor, localKeyring } from '#shared/secrets/keyring.ts';
 import { ensureLocalKeyFile } from '#shared/secrets/local-key-file.ts';
+import { localTokenKeys, tokenKeysFor } from '#shared/secrets/token-keys.ts';
 import { writeWidget } from '../widget/build.ts';
 
 /**
@@ -52,6 +53,7 @@ async function main(): Promise<void> {
     sweeps: localSweeperFor,
     migrations: localMigrationsFor,
     webhooks: stripeWebhookVerifier,
+    tokenKeys: () => keys.tokenKeys,
   });
 
   const server = await startLocalServer({ port: config.PORT, app }).catch((error: NodeJS.ErrnoException) => {
@@ -130,20 +132,37 @@ async function connectWebhooks(fake: FakeStripe, keyring: Keyring, publicBaseUrl
  * under DATA_DIR (created on first start, mode 600), or a fresh key in memory when the data
  * is in memory too. Returns how, for the start-up line.
  */
-async function setUpPaymentKeys(config: LocalConfig): Promise<{ keyring: Keyring; description: string }> {
+async function setUpPaymentKeys(
+  config: LocalConfig,
+): Promise<{ keyring: Keyring; tokenKeys: CustomerTokenKeys; description: string }> {
   if (config.PAYMENT_KMS_KEY_ID) {
-    return { keyring: keyringFor(config), description: `with KMS key ${config.PAYMENT_KMS_KEY_ID}` };
+    return {
+      keyring: keyringFor(config),
+      tokenKeys: tokenKeysFor(config),
+      description: `with KMS key ${config.PAYMENT_KMS_KEY_ID}`,
+    };
   }
   if (config.PAYMENT_KEY_FILE) {
-    return { keyring: keyringFor(config), description: `with the key in ${config.PAYMENT_KEY_FILE}` };
+    return {
+      keyring: keyringFor(config),
+      tokenKeys: tokenKeysFor(config),
+      description: `with the key in ${config.PAYMENT_KEY_FILE}`,
+    };
   }
   if (config.DATA_DIR === ':memory:') {
-    return { keyring: localKeyring(randomBytes(32)), description: 'with a key kept in memory' };
+    const master = randomBytes(32);
+    return {
+      keyring: localKeyring(master),
+      tokenKeys: config.CUSTOMER_TOKEN_KEYS ? tokenKeysFor(config) : localTokenKeys(master),
+      description: 'with a key kept in memory',
+    };
   }
   const file = await ensureLocalKeyFile(config.DATA_DIR);
   if (file.warning) console.warn(file.warning);
+  const withFile = { ...config, PAYMENT_KEY_FILE: file.path };
   return {
-    keyring: keyringFor({ ...config, PAYMENT_KEY_FILE: file.path }),
+    keyring: keyringFor(withFile),
+    tokenKeys: tokenKeysFor(withFile),
     description: `with the key in ${file.path}`,
   };
 }

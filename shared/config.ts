@@ -61,6 +61,9 @@ export const RuntimeEnv = z.object({
   // file (npm start creates one under DATA_DIR). Exactly one is needed where keys are used.
   PAYMENT_KMS_KEY_ID: optionalText,
   PAYMENT_KEY_FILE: optionalText,
+  // The keys customer tokens are signed with, `id:secret,id:secret`, the signing one first
+  // (shared/secrets/token-keys.ts). Unset locally: derived from PAYMENT_KEY_FILE.
+  CUSTOMER_TOKEN_KEYS: optionalText,
   // The built widget.js the share function serves. A Lambda finds it next to its own code;
   // `npm start` and the tests build it and name the file here.
   WIDGET_FILE: optionalText,

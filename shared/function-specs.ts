@@ -119,8 +119,18 @@ export const groupSpecs = {
   // customer partition, the grant's TransactWriteItems with a ConditionCheck, DeleteItem),
   // entitlements with usage (BatchGetItem), usage events (BatchGetItem, TransactWriteItems
   // of Puts and Updates, BatchWriteItem for deletes) and consumes (BatchGetItem,
-  // TransactWriteItems with ConditionChecks): the base table only, no key.
-  customers: { ...baseTableOnly },
+  // TransactWriteItems with ConditionChecks). Plan changes (lifecycle.md §2) call the project's
+  // Stripe account with its key (Decrypt) and sign or verify customer tokens
+  // (CUSTOMER_TOKEN_KEYS); their public calls find the project by share id (Query gsi1) and
+  // count in the payment records' rate limit. It waits on Stripe as payments does.
+  customers: {
+    ...baseTableOnly,
+    paymentRecords: 'readWrite',
+    indexes: ['gsi1'],
+    paymentKeys: 'open',
+    ports: ['keyring', 'payments', 'clock', 'tokenKeys'],
+    timeoutSeconds: 15,
+  },
 } as const satisfies Record<Group, GroupSpec>;
 
 /** The groups, in the order of their specs. */

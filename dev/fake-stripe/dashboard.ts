@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseForm } from './form.ts';
+import { escapeHtml } from './pay-page.ts';
 import type { Store } from './store.ts';
 import { cancelSubscription, changeSubscription } from './subscriptions.ts';
 import type { FakeSubscription } from './types.ts';
@@ -10,8 +11,6 @@ import { readBody } from './wire.ts';
 //   GET  /dashboard                                 the page
 //   POST /dashboard/subscriptions/{id}/update       form fields: seats, planId
 //   POST /dashboard/subscriptions/{id}/cancel
-
-const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function row(subscription: FakeSubscription): string {
   const id = escapeHtml(subscription.id);

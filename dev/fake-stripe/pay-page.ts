@@ -16,9 +16,7 @@ function formatAmount(amount: number, currency: string): string {
   }
 }
 
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function substituteSessionId(url: string, id: string): string {
   // Only the literal placeholder: a URL-encoded `%7BCHECKOUT_SESSION_ID%7D` stays as is on Stripe too.

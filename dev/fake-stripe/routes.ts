@@ -1,6 +1,8 @@
 import { unrecognized } from './errors.ts';
 import { decodeComponentSafe } from './form.ts';
+import { createPreview } from './invoices.ts';
 import { expandList, rejectUnknown } from './params.ts';
+import { createPortalSession } from './portal.ts';
 import { lineItemList, type Store, withoutInternal } from './store.ts';
 import { cancelSubscription, changeSubscription, subscriptionFor, updateParams } from './subscriptions.ts';
 import type { RecordedRequest } from './types.ts';
@@ -37,6 +39,12 @@ export function route(store: Store, method: string, path: string, account: strin
       return { status: 200, body: changeSubscription(store, subscription, updateParams(recorded.body, subscription)) };
     }
     if (method === 'DELETE') return { status: 200, body: cancelSubscription(store, subscription) };
+  }
+  if (resource === 'invoices' && id === 'create_preview' && sub === undefined && method === 'POST') {
+    return { status: 200, body: createPreview(store, account, recorded.body) };
+  }
+  if (resource === 'billing_portal' && id === 'sessions' && sub === undefined && method === 'POST') {
+    return { status: 200, body: createPortalSession(store, account, recorded.body, store.portalUrl) };
   }
   if (resource === 'webhook_endpoints' && sub === undefined) {
     if (id === undefined && method === 'POST') {

@@ -2,7 +2,7 @@ import { noSuch } from './errors.ts';
 import type { Params } from './form.ts';
 import { now, randomId } from './ids.ts';
 import { sessionInput } from './session-input.ts';
-import type { FakeLineItem, FakeSession, FakeSubscription, Interval } from './types.ts';
+import type { FakeLineItem, FakePortalSession, FakeSession, FakeSubscription, Interval } from './types.ts';
 import { createWebhooks, type Webhooks } from './webhooks.ts';
 
 // The fake's state: Checkout Sessions, the subscriptions paid ones create, and how both
@@ -47,14 +47,23 @@ export interface Store {
   complete(sessionId: string, options?: { email?: string }): FakeSession;
   /** Webhook endpoints and the events the store's changes send them. */
   webhooks: Webhooks;
+  /** Billing portal sessions by id (dev/fake-stripe/portal.ts). */
+  portalSessions: Map<string, FakePortalSession>;
+  /** Where a portal session's page is. */
+  portalUrl(portalSessionId: string): string;
   clear(): void;
 }
 
 /** `payUrl` gives a session's hosted page (the server's address is known only once it listens). */
-export function createStore(payUrl: (sessionId: string) => string, retryDelaysMs?: readonly number[]): Store {
+export function createStore(
+  payUrl: (sessionId: string) => string,
+  retryDelaysMs?: readonly number[],
+  portalUrl: (portalSessionId: string) => string = (id) => `/portal/${id}`,
+): Store {
   const sessions = new Map<string, FakeSession>();
   const webhooks = createWebhooks(retryDelaysMs);
   const subscriptions = new Map<string, FakeSubscription>();
+  const portalSessions = new Map<string, FakePortalSession>();
 
   function sessionFor(account: string, id: string): FakeSession {
     const session = sessions.get(id);
@@ -207,7 +216,10 @@ export function createStore(payUrl: (sessionId: string) => string, retryDelaysMs
     createSession,
     complete,
     webhooks,
+    portalSessions,
+    portalUrl,
     clear() {
+      portalSessions.clear();
       sessions.clear();
       subscriptions.clear();
       webhooks.clear();

@@ -101,6 +101,17 @@ export interface FakeSession {
   };
 }
 
+export interface FakePortalSession {
+  id: string;
+  object: 'billing_portal.session';
+  customer: string;
+  livemode: boolean;
+  return_url: string | null;
+  url: string;
+  created: number;
+  internal: { account: string };
+}
+
 export interface FakeWebhookEndpoint {
   id: string;
   object: 'webhook_endpoint';
@@ -160,6 +171,8 @@ export interface FakeStripe {
   requests: RecordedRequest[];
   sessions: Map<string, FakeSession>;
   subscriptions: Map<string, FakeSubscription>;
+  /** Billing portal sessions by id. */
+  portalSessions: Map<string, FakePortalSession>;
   lastSessionCreate(): RecordedRequest | undefined;
   /** The customer paying; throws when the session is unknown or no longer open. */
   complete(sessionId: string, options?: { email?: string }): FakeSession;

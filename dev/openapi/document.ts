@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ChangeView } from '#domain/changes.ts';
 import { CustomerView, EntitlementsView, EntitlementView, SubscriptionView } from '#domain/customers/schemas.ts';
+import { ExperimentView } from '#domain/experiments/schemas.ts';
 import { FeatureView } from '#domain/features/schemas.ts';
 import { CheckoutView, ReceiptView } from '#domain/payments/schemas.ts';
 import { AddPlanFeaturesView, PlanFeatureDetailView, PlanFeatureView, PlanView } from '#domain/plans/schemas.ts';
@@ -43,6 +44,7 @@ const components = {
   Entitlements: EntitlementsView,
   Entitlement: EntitlementView,
   Change: ChangeView,
+  Experiment: ExperimentView,
   Success: SuccessView,
   Error: ErrorBody,
 } satisfies Record<string, z.ZodType>;

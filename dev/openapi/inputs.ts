@@ -36,6 +36,10 @@ const pathParameterDocs: Record<keyof typeof pathParameters, { schema: JsonSchem
     schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
     description: "The webhook endpoint's id; one that names no endpoint of the project is 404.",
   },
+  experimentId: {
+    schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+    description: "The experiment's id; one that names no experiment of the project is 404.",
+  },
   deliveryId: {
     schema: { type: 'string' },
     description: "The delivery's id (`dlv_…`), from the endpoint's deliveries; an unknown one is 404.",

@@ -23,6 +23,7 @@ import { defineGroup, routesIn } from '#http/action.ts';
 import { ok, SuccessView, success } from '#http/responses.ts';
 import type { RuntimeConfig } from '#shared/config.ts';
 import { customersRoutes } from './routes.ts';
+import { subscriptionActions } from './subscription-actions.ts';
 
 const reads = (config: RuntimeConfig) => ({ cacheTtlMs: config.PROJECT_CACHE_TTL_SECONDS * 1000 });
 
@@ -115,4 +116,5 @@ export const customers = defineGroup(customersRoutes, [
     run: async ({ project, body, config }) =>
       ok(await recordEvents(project, body, { ...reads(config), retryMs: config.USAGE_RETRY_MS })),
   }),
+  ...subscriptionActions,
 ]);

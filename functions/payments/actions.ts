@@ -1,3 +1,5 @@
+import { recordView } from '#domain/experiments/counting.ts';
+import { ViewBody } from '#domain/experiments/schemas.ts';
 import { createCustomCheckout, createPlanCheckout } from '#domain/payments/checkout.ts';
 import { getReceipt } from '#domain/payments/receipt.ts';
 import {
@@ -63,7 +65,26 @@ export const payments = defineGroup(paymentsRoutes, [
     run: async ({ body, headers, ports, clientAddress }) =>
       privately(await createCustomCheckout(ports, body, { clientAddress, idempotencyKey: idempotencyKeyOf(headers) })),
   }),
+  route('POST /api/share/{shareId}/views', {
+    body: ViewBody,
+    doc: {
+      operationId: 'recordView',
+      summary: "A pricing page's view by a visitor, counted once per visitor in the running experiment",
+      description:
+        '204 whether or not it counted: without a running experiment nothing is counted, and a repeated view of the same visitor counts once. An unknown share id is 404.',
+      responses: { 204: { description: 'Recorded (or nothing to record).' } },
+      errors: ['not_found'],
+    },
+    run: async ({ path, body }) => {
+      await recordView(path.shareId, body.visitor);
+      return { status: 204, headers: { 'cache-control': 'no-store' } };
+    },
+  }),
   // CORS preflights: the widget calls these from its customers' origins.
+  route('OPTIONS /api/share/{shareId}/views', {
+    doc: preflightResponse('viewPreflight'),
+    run: preflight(['POST'], ['Content-Type']),
+  }),
   route('OPTIONS /api/payments/receipt', {
     doc: preflightResponse('receiptPreflight'),
     run: preflight(['GET'], ['Content-Type']),

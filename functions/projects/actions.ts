@@ -9,6 +9,7 @@ import { defineGroup, routesIn } from '#http/action.ts';
 import { publicBaseUrl } from '#http/base-url.ts';
 import { tagged, writerOf } from '#http/etag.ts';
 import { SuccessView, success } from '#http/responses.ts';
+import { experimentActions } from './experiment-actions.ts';
 import { projectsRoutes } from './routes.ts';
 import { webhookEndpointActions } from './webhook-endpoint-actions.ts';
 
@@ -113,4 +114,5 @@ export const projects = defineGroup(projectsRoutes, [
     },
   }),
   ...webhookEndpointActions,
+  ...experimentActions,
 ]);

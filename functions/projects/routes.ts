@@ -34,4 +34,21 @@ export const projectsRoutes = [
     group: 'projects',
     auth: 'write',
   },
+  { method: 'GET', path: '/api/v1/projects/{slug}/experiments', group: 'projects', auth: 'read' },
+  { method: 'POST', path: '/api/v1/projects/{slug}/experiments', group: 'projects', auth: 'write' },
+  { method: 'GET', path: '/api/v1/projects/{slug}/experiments/{experimentId}', group: 'projects', auth: 'read' },
+  { method: 'PUT', path: '/api/v1/projects/{slug}/experiments/{experimentId}', group: 'projects', auth: 'write' },
+  {
+    method: 'POST',
+    path: '/api/v1/projects/{slug}/experiments/{experimentId}/start',
+    group: 'projects',
+    auth: 'write',
+  },
+  { method: 'POST', path: '/api/v1/projects/{slug}/experiments/{experimentId}/stop', group: 'projects', auth: 'write' },
+  {
+    method: 'GET',
+    path: '/api/v1/projects/{slug}/experiments/{experimentId}/results',
+    group: 'projects',
+    auth: 'read',
+  },
 ] as const satisfies readonly GroupRoute<'projects'>[];

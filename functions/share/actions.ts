@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ShareQuery } from '#domain/experiments/schemas.ts';
 import { tableIsHealthy } from '#domain/health.ts';
 import { ShareView } from '#domain/share/schemas.ts';
 import { getShareData } from '#domain/share/share.ts';
@@ -16,6 +17,8 @@ const HealthView = z.strictObject({ status: z.enum(['ok', 'unavailable']) });
 
 /** Short enough that an edit shows on the pricing page within half a minute. */
 const CACHE_CONTROL = 'public, max-age=30';
+/** A visitor's own variant of the page: no shared cache may keep it or hand it to another visitor. */
+const PERSONAL_CACHE_CONTROL = 'private, no-store';
 
 /**
  * The script URL is not versioned (customers paste it once), so a day of freshness, then a
@@ -30,14 +33,18 @@ const route = routesIn(shareRoutes);
 
 export const share = defineGroup(shareRoutes, [
   route('GET /api/share/{shareId}', {
+    query: ShareQuery,
     doc: {
       operationId: 'getShareView',
       summary: 'The public pricing data of an active project (what the widget reads)',
-      description: 'No key. Cached for 30 s; answers carry an ETag and honour If-None-Match.',
+      description:
+        "No key. Cached for 30 s; answers carry an ETag and honour If-None-Match. `visitor` (1-64 of `A-Z a-z 0-9 _ -`, the widget's random id): while an experiment runs, the answer shows the visitor's variant and names it in `experiment`, and is `private, no-store`; without a running experiment it changes nothing.",
       responses: { 200: ShareView, 304: notModified },
     },
-    run: async ({ path, headers }) =>
-      taggedJson(200, await getShareData(path.shareId), headers, { 'cache-control': CACHE_CONTROL }),
+    run: async ({ path, query, headers }) => {
+      const { view, personal } = await getShareData(path.shareId, query.visitor);
+      return taggedJson(200, view, headers, { 'cache-control': personal ? PERSONAL_CACHE_CONTROL : CACHE_CONTROL });
+    },
   }),
   route('OPTIONS /api/share/{shareId}', {
     doc: preflightResponse('shareViewPreflight'),

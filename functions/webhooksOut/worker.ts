@@ -49,6 +49,9 @@ export function createWebhooksOutWorker(ports: WebhooksOutPorts) {
         try {
           const outcome = await attemptDelivery(ports, parsed.data);
           if (outcome.done) return;
+          // Not attempted (the endpoint's slots were held): a new message waits, so the wait
+          // counts no receive towards the dead-letter queue.
+          if (outcome.busy) return await ports.queue.enqueue([parsed.data], outcome.retryInSeconds);
           await ports.queue.delay(message.receiptHandle, outcome.retryInSeconds);
         } catch {
           // Back after the queue's visibility timeout; the dead-letter queue after too many.

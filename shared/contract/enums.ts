@@ -31,7 +31,18 @@ export type BadgePosition = (typeof badgePositions)[number];
 
 /** What a change-log entry records: its action, and the type of the resource it changed. */
 export const changeActions = ['create', 'update', 'delete'] as const;
-export const changeResourceTypes = ['project', 'feature', 'plan', 'planFeature', 'webhookEndpoint'] as const;
+export const changeResourceTypes = [
+  'project',
+  'feature',
+  'plan',
+  'planFeature',
+  'webhookEndpoint',
+  'experiment',
+] as const;
+
+/** Where a pricing experiment stands (lifecycle.md §5): drafts are edited, then run once, then stopped. */
+export const experimentStatuses = ['draft', 'running', 'stopped'] as const;
+export type ExperimentStatus = (typeof experimentStatuses)[number];
 
 /** The events a project's webhook endpoints can receive (lifecycle.md §4). */
 export const webhookEventTypes = [

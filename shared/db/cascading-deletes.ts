@@ -3,7 +3,7 @@
 import type { NewChangeEntryItem } from './changes.ts';
 import { isStorageBusy } from './contention.ts';
 import { bumpPlan, countFeatureDelete, removeEntries } from './plan-assignments.ts';
-import { freezeVersion, type NewPlanVersionItem, type PlanStep } from './plan-versions.ts';
+import { freezeVersion, type NewPlanVersionItem, type PlanStep, stepActions } from './plan-versions.ts';
 import { getProjectItem } from './projects.ts';
 import { db } from './service.ts';
 import { countedWrite } from './transactions.ts';
@@ -82,7 +82,7 @@ export async function deleteWithAssignments<P extends AssignmentParent>(
         ...(recorded?.frozen ? [freezeVersion(entities, recorded.frozen)] : []),
         ...(recorded?.plans ?? []).flatMap(({ planId, step }) => [
           bumpPlan(scope, planId, step),
-          freezeVersion(entities, step.frozen),
+          ...stepActions(entities, step),
         ]),
       ];
     },

@@ -1,7 +1,7 @@
 import { deleteWithAssignments, type RecordedDelete } from './cascading-deletes.ts';
 import type { NewChangeEntryItem } from './changes.ts';
 import { bumpPlan } from './plan-assignments.ts';
-import { freezeVersion, type PlanStep } from './plan-versions.ts';
+import { type PlanStep, stepActions } from './plan-versions.ts';
 import { countedWrite } from './transactions.ts';
 import type { FeatureItem, NewFeatureItem, ProjectKey, ProjectScope } from './types.ts';
 
@@ -67,7 +67,7 @@ export async function updateFeatureItem(
         .add({ version: 1 })
         .where((attributes, operations) => operations.eq(attributes.version, read.version))
         .commit(),
-      ...plans.flatMap(({ planId, step }) => [bumpPlan(scope, planId, step), freezeVersion(entities, step.frozen)]),
+      ...plans.flatMap(({ planId, step }) => [bumpPlan(scope, planId, step), ...stepActions(entities, step)]),
     ],
     changes: [change],
   });

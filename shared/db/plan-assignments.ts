@@ -5,6 +5,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { KEY_LAYOUT } from './entities/model.ts';
 import type { AssignedEntries, AssignedEntry, PlanAssignment, PlanItem } from './entities/plan.ts';
+import { ifConditionFails } from './errors.ts';
 import { anything, type StoredItem } from './items.ts';
 import { type PricedStep, pricedClauses } from './plan-versions.ts';
 import { db, rawTable } from './service.ts';
@@ -285,11 +286,5 @@ async function removeBatch(
   });
   const remove = featureIds.map((_, n) => `#assigned.#f${n}`);
   const { Update } = planUpdateParams(scope, planId, { remove, condition }, names, values);
-  try {
-    await rawTable().client.send(new UpdateCommand(Update));
-    return true;
-  } catch (error) {
-    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-    return false;
-  }
+  return (await ifConditionFails(rawTable().client.send(new UpdateCommand(Update)), 'changed')) !== 'changed';
 }

@@ -2,6 +2,7 @@ import { deleteEveryPage } from './batch.ts';
 import type { NewPlanVersionItem, PlanVersionItem } from './entities/plan-version.ts';
 import { db } from './service.ts';
 import type { TransactionAction, TransactionEntities } from './transactions.ts';
+import { type NewWebhookEventItem, putEvent } from './webhook-deliveries.ts';
 
 export type { NewPlanVersionItem, PlanVersionItem };
 
@@ -30,6 +31,12 @@ export async function listPlanVersions(projectId: number, planId: number): Promi
 export const freezeVersion = (entities: TransactionEntities, item: NewPlanVersionItem): TransactionAction =>
   entities.planVersion.put(item).commit();
 
+/** A priced step's own actions: the superseded version frozen, and the new version's outbox event. */
+export const stepActions = (entities: TransactionEntities, step: PricedStep): TransactionAction[] => [
+  freezeVersion(entities, step.frozen),
+  ...(step.event ? [putEvent(entities, step.event)] : []),
+];
+
 /** Deletes every stored version of a deleted project's plans: a Query per page of keys and batch deletes. */
 export async function sweepPlanVersions(projectId: number): Promise<void> {
   const { planVersion } = db().entities;
@@ -50,6 +57,8 @@ export interface PricedStep {
   next: number;
   at: string;
   frozen: NewPlanVersionItem;
+  /** `plan.version_created`, written in the same transaction as the step (lifecycle.md §4). */
+  event?: NewWebhookEventItem;
 }
 
 /** A plan's step in a write of another item (a feature) that changes the plan's content. */

@@ -12,7 +12,7 @@ import {
   removeEntries,
   writeEntry,
 } from './plan-assignments.ts';
-import { freezeVersion, type PricedStep } from './plan-versions.ts';
+import { type PricedStep, stepActions } from './plan-versions.ts';
 import { readFeatureList, readPlan } from './project-parts.ts';
 import { countedWrite } from './transactions.ts';
 import type { NewPlanItem, PlanAssignment, PlanItem, ProjectKey, ProjectScope } from './types.ts';
@@ -95,7 +95,7 @@ export async function insertAssignments(
         actions: (entities) => [
           featuresUnchanged(entities, scope, deletes),
           addEntries(scope, planId, batch, createdAt, step),
-          ...(step ? [freezeVersion(entities, step.frozen)] : []),
+          ...(step ? stepActions(entities, step) : []),
         ],
         changes: batch.map((a) => recordOf.get(a) as NewChangeEntryItem),
       });
@@ -204,7 +204,7 @@ export async function updatePlanItem(
           ].join(' AND '),
         )
         .commit(),
-      ...(priced ? [freezeVersion(entities, priced.frozen)] : []),
+      ...(priced ? stepActions(entities, priced) : []),
     ],
   });
   return recorded(outcome, 'updated');
@@ -233,7 +233,7 @@ export async function writeAssignment(
     changes: [record],
     actions: (entities) => [
       writeEntry(scope, read.planId, read, multiplier, priced),
-      ...(priced ? [freezeVersion(entities, priced.frozen)] : []),
+      ...(priced ? stepActions(entities, priced) : []),
     ],
   });
   return recorded(outcome, 'written');

@@ -6,6 +6,7 @@ import { deleteAll } from './batch.ts';
 import { sweepChanges } from './changes.ts';
 import { sweepCustomers } from './customers.ts';
 import type { ProjectSweepItem } from './entities/project-sweep.ts';
+import { sweepExperimentCounts } from './experiments.ts';
 import { sweepPlanVersions } from './plan-versions.ts';
 import { getProjectItem } from './projects.ts';
 import { db } from './service.ts';
@@ -29,32 +30,26 @@ export type SweepOutcome = 'swept' | 'unfinished' | 'not_found';
  * idempotent and may stop early ('unfinished'): the next run starts it again.
  */
 export type OutsideSweep = (project: ProjectSweepItem, budget: SweepBudget) => Promise<'done' | 'unfinished'>;
+/** A sweep that deletes all it owns of the project in one run. */
+const whole =
+  (sweep: (projectId: number) => Promise<unknown>): OutsideSweep =>
+  async (project) => {
+    await sweep(project.projectId);
+    return 'done';
+  };
 export const outsidePartitionSweeps: OutsideSweep[] = [
   // The project's customers and subscriptions, in their own partition (billing).
-  async (project) => {
-    await sweepCustomers(project.projectId);
-    return 'done';
-  },
+  whole(sweepCustomers),
   // Its change log, in its own partition too.
-  async (project) => {
-    await sweepChanges(project.projectId);
-    return 'done';
-  },
+  whole(sweepChanges),
   // Its usage: aggregates and unique markers beside the customers, event ids in their shards.
-  async (project) => {
-    await sweepUsage(project.projectId);
-    return 'done';
-  },
+  whole(sweepUsage),
   // Its plans' stored versions, beside the customers.
-  async (project) => {
-    await sweepPlanVersions(project.projectId);
-    return 'done';
-  },
+  whole(sweepPlanVersions),
   // Its webhook endpoints, deliveries and events not dispatched yet, in their own partition.
-  async (project) => {
-    await sweepWebhooksOut(project.projectId);
-    return 'done';
-  },
+  whole(sweepWebhooksOut),
+  // Its experiments' visitor markers and tallies, in their shards.
+  whole(sweepExperimentCounts),
 ];
 
 const MAX_RETIRE_ATTEMPTS = 3;

@@ -7,6 +7,12 @@ import { apiKeyEntity } from './entities/api-key.ts';
 import { changeEntryEntity } from './entities/change-entry.ts';
 import { counterEntity } from './entities/counter.ts';
 import { customerEntity } from './entities/customer.ts';
+import {
+  experimentEntity,
+  experimentMarkEntity,
+  experimentSlotEntity,
+  experimentTallyEntity,
+} from './entities/experiment.ts';
 import { featureEntity } from './entities/feature.ts';
 import { featureHeadEntity } from './entities/feature-head.ts';
 import { idempotencyRecordEntity } from './entities/idempotency.ts';
@@ -15,8 +21,13 @@ import { planEntity } from './entities/plan.ts';
 import { planVersionEntity } from './entities/plan-version.ts';
 import { projectEntity } from './entities/project.ts';
 import { projectSweepEntity } from './entities/project-sweep.ts';
-import { usageAggregateEntity, usageEventEntity, usageUniqueEntity } from './entities/usage.ts';
-import { webhookDeliveryEntity, webhookEndpointEntity, webhookEventEntity } from './entities/webhooks-out.ts';
+import { usageAggregateEntity, usageAlertEntity, usageEventEntity, usageUniqueEntity } from './entities/usage.ts';
+import {
+  webhookDeliveryEntity,
+  webhookEndpointEntity,
+  webhookEventEntity,
+  webhookLeaseEntity,
+} from './entities/webhooks-out.ts';
 
 /** Every entity of the table by alias, as the definition its Entity is built from. */
 export const entityDefinitions = {
@@ -34,11 +45,17 @@ export const entityDefinitions = {
   changeEntry: changeEntryEntity,
   usage: usageAggregateEntity,
   usageUnique: usageUniqueEntity,
+  usageAlert: usageAlertEntity,
   usageEvent: usageEventEntity,
   planVersion: planVersionEntity,
   webhookEndpoint: webhookEndpointEntity,
   webhookEvent: webhookEventEntity,
   webhookDelivery: webhookDeliveryEntity,
+  webhookLease: webhookLeaseEntity,
+  experiment: experimentEntity,
+  experimentSlot: experimentSlotEntity,
+  experimentMark: experimentMarkEntity,
+  experimentTally: experimentTallyEntity,
 };
 
 type Definitions = typeof entityDefinitions;
@@ -63,15 +80,21 @@ export const entityPlaces = {
   feature: 'projectData',
   featureHead: 'projectData',
   plan: 'projectData',
+  experiment: 'projectData',
+  experimentSlot: 'projectData',
   customer: 'ownPartition',
   changeEntry: 'ownPartition',
   usage: 'ownPartition',
   usageUnique: 'ownPartition',
+  usageAlert: 'ownPartition',
   usageEvent: 'ownPartition',
   planVersion: 'ownPartition',
   webhookEndpoint: 'ownPartition',
   webhookEvent: 'ownPartition',
   webhookDelivery: 'ownPartition',
+  webhookLease: 'ownPartition',
+  experimentMark: 'ownPartition',
+  experimentTally: 'ownPartition',
   apiKey: { kept: "an owner's, not a project's" },
   counter: { kept: 'one id counter per kind of resource, for every project' },
   idempotencyRecord: { kept: "an owner's request; the table's TTL removes it" },

@@ -3,10 +3,27 @@
 
 import { getAll } from './batch.ts';
 import type { CustomerItem } from './entities/customer.ts';
+import type { UsageThreshold } from './entities/usage.ts';
 import { projectIsLive, writeTransaction } from './transactions.ts';
 import type { ProjectScope } from './types.ts';
-import { aggregateExpiry, eventIdExpiry } from './usage-expiry.ts';
+import { aggregateExpiry, eventIdExpiry, markerExpiry } from './usage-expiry.ts';
 import { entitlementKeys, eventShard, type MeteredFeature, usageKeys } from './usage-item-keys.ts';
+import { type NewWebhookEventItem, putEvent } from './webhook-deliveries.ts';
+
+export type { UsageThreshold };
+
+/** A threshold the write crosses: its once-a-month marker and its outbox event. */
+export interface UsageAlert {
+  threshold: UsageThreshold;
+  event: NewWebhookEventItem;
+}
+
+interface RangeOps {
+  notExists(attribute: unknown): string;
+  lte(attribute: unknown, value: number): string;
+  lt(attribute: unknown, value: number): string;
+  gte(attribute: unknown, value: number): string;
+}
 
 /** The aggregate a consume counts in, and the event that counts. */
 export interface ConsumeTarget {
@@ -64,14 +81,19 @@ export interface ConsumeRefused {
    * fraction). Only a read says which.
    */
   usageUnknown?: boolean;
+  /** Thresholds whose marker exists already: their event was sent this month. */
+  alerted: UsageThreshold[];
 }
 
 /**
  * How the aggregate must stand for the write to commit: `exactly` as assumed (so the usage
  * after it is `assumed.usage + amount`, known without a read), or anything up to `max`
- * (null: any), which concurrent writers of one aggregate pass one after the other.
+ * (null: any), which concurrent writers of one aggregate pass one after the other, and
+ * `within` [lo, hi) when given (the range in which the write crosses no alert threshold).
  */
-export type UsageCondition = { exactly: true } | { max: number | null };
+export type UsageCondition =
+  | { exactly: true }
+  | { max: number | null; within?: { lo: number | null; hi: number | null } | undefined };
 
 /**
  * Adds `amount` to the aggregate in one transaction that also remembers the event id and
@@ -84,6 +106,7 @@ export async function writeConsume(
   assumed: ConsumeState,
   amount: number,
   condition: UsageCondition,
+  alerts: readonly UsageAlert[] = [],
 ): Promise<'committed' | ConsumeRefused> {
   const { project, customerId, feature, month, eventId, at } = target;
   const { projectId } = project;
@@ -94,6 +117,16 @@ export async function writeConsume(
       .add({ amount })
       .set({ expiresAt: aggregateExpiry(month) });
     const max = 'max' in condition ? condition.max : null;
+    const within = 'max' in condition ? condition.within : undefined;
+    const room = ({ amount: stored }: { amount: unknown }, ops: RangeOps) =>
+      [
+        max === null ? '' : `(${ops.notExists(stored)} OR ${ops.lte(stored, max)})`,
+        within?.lo == null ? '' : ops.gte(stored, within.lo),
+        within?.hi == null ? '' : `(${ops.notExists(stored)} OR ${ops.lt(stored, within.hi)})`,
+      ]
+        .filter(Boolean)
+        .join(' AND ');
+    const unconditioned = max === null && within?.lo == null && within?.hi == null;
     return [
       projectIsLive(entities, project),
       entities.customer
@@ -114,11 +147,22 @@ export async function writeConsume(
               assumed.usage === null ? notExists(attributes.amount) : eq(attributes.amount, assumed.usage),
             )
             .commit({ response: 'all_old' })
-        : max === null
+        : unconditioned
           ? update.commit()
-          : update
-              .where(({ amount: stored }, { notExists, lte }) => `${notExists(stored)} OR ${lte(stored, max)}`)
-              .commit({ response: 'all_old' }),
+          : update.where((attributes, ops) => room(attributes, ops)).commit({ response: 'all_old' }),
+      ...alerts.map(({ threshold }) =>
+        entities.usageAlert
+          .create({
+            projectId,
+            customerId,
+            month,
+            featureId: feature.featureId,
+            threshold,
+            expiresAt: markerExpiry(month),
+          })
+          .commit(),
+      ),
+      ...alerts.map(({ event }) => putEvent(entities, event)),
     ];
   });
   if (outcome.committed) return 'committed';
@@ -130,5 +174,6 @@ export async function writeConsume(
     duplicate: failed(2),
     ...(failed(1) ? { customer: stored(1) as CustomerItem | null } : {}),
     ...(failed(3) ? (typeof usage === 'number' ? { usage } : { usageUnknown: true }) : {}),
+    alerted: alerts.filter((_, i) => failed(4 + i)).map(({ threshold }) => threshold),
   };
 }

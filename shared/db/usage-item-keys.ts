@@ -11,7 +11,7 @@ export interface MeteredFeature {
 // it: a batch writes up to a thousand of them. tests/unit/entity-keys.test.ts pins both.
 const pad = (id: number) => String(id).padStart(12, '0');
 export const customerPartition = (projectId: number) => `$pricing#projectId_${pad(projectId)}`;
-const customerSk = (customerId: string) => `$customer_1#customerId_${customerId}`;
+export const customerSk = (customerId: string) => `$customer_1#customerId_${customerId}`;
 export const aggregateSk = (customerId: string, month: string, { featureId, method }: MeteredFeature) =>
   `$usage_1#customerId_${customerId}#month_${month}#featureId_${pad(featureId)}#method_${method}`;
 export const uniqueSk = (customerId: string, month: string, featureId: number, property: string) =>

@@ -1,7 +1,8 @@
 import type { AggregationMethod } from '#contract/enums.ts';
 import { getAll } from './batch.ts';
 import { TRANSACTION_ITEMS } from './transactions.ts';
-import { aggregateSk, customerPartition, uniqueSk } from './usage-item-keys.ts';
+import { ALERT_ITEMS, type UsageAlertRules } from './usage-alerts.ts';
+import { aggregateSk, customerPartition, customerSk, uniqueSk } from './usage-item-keys.ts';
 
 // How a batch of usage events is cut into transactions: what is stored already is read
 // first, then each aggregate's events are cut into chunks and the chunks packed into
@@ -40,14 +41,20 @@ export interface AggregationRules {
    * that one is later: on a tie the later write wins, as the later received does among these.
    */
   latest(events: readonly MeteredEvent[]): MeteredEvent;
+  /** Usage thresholds: sent for count, sum and unique_count aggregates when given. */
+  alerts?: UsageAlertRules;
 }
 
 /** What is stored already of one aggregate, as far as the batch knows: shared by its chunks. */
 export interface Known {
   /** unique_count: properties whose marker exists already. */
   properties: Set<string>;
-  /** max and latest: the aggregate as stored. */
+  /** max and latest (and those with a limit): the aggregate as stored. */
   stored?: { amount: number | undefined; at: number | undefined };
+  /** count, sum, unique_count and max, with alerts: the customer's limit for the feature, when positive. */
+  limit?: number;
+  /** Thresholds whose marker was found existing (sent already this month). */
+  alerted: Set<string>;
 }
 
 /** A slice of one aggregate's events, written in one transaction with one update of it. */
@@ -70,29 +77,48 @@ export interface Chunk {
  * the items they will really write. A concurrent write can still fail one; the transaction
  * then learns and retries as ever.
  */
-export async function readStored(projectId: number, groups: AggregateEvents[]): Promise<Map<AggregateEvents, Known>> {
+export async function readStored(
+  projectId: number,
+  groups: AggregateEvents[],
+  alerts?: UsageAlertRules,
+): Promise<Map<AggregateEvents, Known>> {
   const known = new Map<AggregateEvents, Known>();
   const found = new Map<string, (item: Record<string, unknown>) => void>();
+  const customers = new Map<string, Record<string, unknown> | undefined>();
+  const limited: AggregateEvents[] = [];
   for (const group of groups) {
-    const knowledge: Known = { properties: new Set() };
+    const knowledge: Known = { properties: new Set(), alerted: new Set() };
     known.set(group, knowledge);
     const { customerId, month, featureId, method } = group;
+    const storedAggregate = (item: Record<string, unknown>) => {
+      knowledge.stored = { amount: item.amount as number | undefined, at: item.at as number | undefined };
+    };
     if (method === 'max' || method === 'latest') {
-      found.set(aggregateSk(customerId, month, { featureId, method }), (item) => {
-        knowledge.stored = { amount: item.amount as number | undefined, at: item.at as number | undefined };
-      });
+      found.set(aggregateSk(customerId, month, { featureId, method }), storedAggregate);
     } else if (method === 'unique_count') {
       for (const property of new Set(group.events.map((e) => e.property as string))) {
         found.set(uniqueSk(customerId, month, featureId, property), () => knowledge.properties.add(property));
       }
     }
+    // With a limit, the usage before the write decides which thresholds it crosses.
+    if (alerts && method !== 'latest') {
+      limited.push(group);
+      found.set(aggregateSk(customerId, month, { featureId, method }), storedAggregate);
+      customers.set(customerId, undefined);
+      found.set(customerSk(customerId), (item) => customers.set(customerId, item));
+    }
   }
   const pk = customerPartition(projectId);
+  // Of a customer, its subscription decides the limit.
   const items = await getAll(
     [...found.keys()].map((sk) => ({ pk, sk })),
-    ['sk', 'amount', 'at'],
+    customers.size > 0 ? ['sk', 'amount', 'at', 'subscription'] : ['sk', 'amount', 'at'],
   );
   for (const item of items) found.get(item.sk as string)?.(item);
+  for (const group of limited) {
+    const limit = alerts?.limitOf(group, customers.get(group.customerId));
+    if (typeof limit === 'number' && limit > 0) (known.get(group) as Known).limit = limit;
+  }
   return known;
 }
 
@@ -104,8 +130,10 @@ function chunksOf(group: AggregateEvents, known: Known): Chunk[] {
   const chunks: Chunk[] = [];
   let events: MeteredEvent[] = [];
   let markers = new Set<string>();
+  // An aggregate with a limit may add its threshold markers and events.
+  const reserved = 1 + (known.limit === undefined ? 0 : ALERT_ITEMS);
   const close = () => {
-    chunks.push({ group, events, items: 1 + events.length + markers.size, duplicates: new Set(), known });
+    chunks.push({ group, events, items: reserved + events.length + markers.size, duplicates: new Set(), known });
     events = [];
     markers = new Set();
   };
@@ -114,7 +142,7 @@ function chunksOf(group: AggregateEvents, known: Known): Chunk[] {
       group.method === 'unique_count' &&
       !known.properties.has(event.property as string) &&
       !chunk.has(event.property as string);
-    if (1 + events.length + markers.size + 1 + (marker(markers) ? 1 : 0) > TRANSACTION_ITEMS) close();
+    if (reserved + events.length + markers.size + 1 + (marker(markers) ? 1 : 0) > TRANSACTION_ITEMS) close();
     if (marker(markers)) markers.add(event.property as string);
     events.push(event);
   }
@@ -131,7 +159,7 @@ function chunksOf(group: AggregateEvents, known: Known): Chunk[] {
 export function pack(groups: AggregateEvents[], known: Map<AggregateEvents, Known>): Chunk[][][] {
   const waves: Chunk[][] = [];
   for (const group of groups) {
-    chunksOf(group, known.get(group) ?? { properties: new Set() }).forEach((chunk, wave) => {
+    chunksOf(group, known.get(group) ?? { properties: new Set(), alerted: new Set() }).forEach((chunk, wave) => {
       waves[wave] = [...(waves[wave] ?? []), chunk];
     });
   }

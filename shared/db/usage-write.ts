@@ -1,7 +1,9 @@
 import { BUSY, isThrottled, onlyTransient, retryWhileBusy } from './contention.ts';
 import { rawTable } from './service.ts';
 import { sendTransaction, type TransactItem, type TransactionOutcome } from './transactions.ts';
-import { aggregateExpiry, eventIdExpiry, markerExpiry } from './usage-expiry.ts';
+import { aggregateUpdate } from './usage-aggregate-update.ts';
+import { alertPlan } from './usage-alerts.ts';
+import { eventIdExpiry, markerExpiry } from './usage-expiry.ts';
 import { eventShard, usageKeys } from './usage-item-keys.ts';
 import {
   type AggregateEvents,
@@ -23,75 +25,9 @@ export const CONFLICT_BUDGET_MS = 6_000;
 type ItemRef =
   | { kind: 'event'; chunk: Chunk; eventId: string }
   | { kind: 'unique'; chunk: Chunk; property: string }
-  | { kind: 'aggregate'; chunk: Chunk; sets: Known['stored'] };
-
-/** The update of a chunk's aggregate, or undefined when it would change nothing. */
-function aggregateUpdate(
-  table: string,
-  projectId: number,
-  chunk: Chunk,
-  live: MeteredEvent[],
-  newProperties: number,
-  rules: AggregationRules,
-): TransactItem | undefined {
-  const { customerId, month, featureId, method } = chunk.group;
-  const identity = {
-    ':projectId': projectId,
-    ':customerId': customerId,
-    ':month': month,
-    ':featureId': featureId,
-    ':method': method,
-    ':entity': 'usage',
-    ':version': '1',
-    ':expiresAt': aggregateExpiry(month),
-  };
-  const set =
-    'projectId = :projectId, customerId = :customerId, #month = :month, featureId = :featureId, ' +
-    '#method = :method, #e = :entity, #v = :version, expiresAt = :expiresAt';
-  const base = {
-    TableName: table,
-    Key: usageKeys.aggregate(projectId, customerId, month, { featureId, method }),
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-  };
-  const names = { '#month': 'month', '#method': 'method', '#e': '__edb_e__', '#v': '__edb_v__', '#amount': 'amount' };
-  let add: number;
-  if (method === 'count' || method === 'sum') add = rules.added(method, live);
-  else if (method === 'unique_count') add = newProperties;
-  else if (method === 'max') {
-    const max = rules.max(live);
-    if (chunk.known.stored?.amount !== undefined && chunk.known.stored.amount >= max) return undefined;
-    return {
-      Update: {
-        ...base,
-        UpdateExpression: `SET #amount = :amount, ${set}`,
-        ConditionExpression: 'attribute_not_exists(#amount) OR #amount < :amount',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ...identity, ':amount': max },
-      },
-    };
-  } else {
-    const last = rules.latest(live);
-    if (chunk.known.stored?.at !== undefined && chunk.known.stored.at > last.at) return undefined;
-    return {
-      Update: {
-        ...base,
-        UpdateExpression: `SET #amount = :amount, #at = :at, ${set}`,
-        ConditionExpression: 'attribute_not_exists(#at) OR #at <= :at',
-        ExpressionAttributeNames: { ...names, '#at': 'at' },
-        ExpressionAttributeValues: { ...identity, ':amount': last.value ?? 0, ':at': last.at },
-      },
-    };
-  }
-  if (add === 0 && method === 'unique_count') return undefined;
-  return {
-    Update: {
-      ...base,
-      UpdateExpression: `SET ${set} ADD #amount :amount`,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: { ...identity, ':amount': add },
-    },
-  };
-}
+  | { kind: 'aggregate'; chunk: Chunk; sets: Known['stored'] }
+  | { kind: 'alert'; chunk: Chunk; threshold: string }
+  | { kind: 'outbox' };
 
 /** The transaction's items as things stand (duplicates, known markers and stored values left out). */
 function build(table: string, projectId: number, chunks: Chunk[], rules: AggregationRules, nowSeconds: number) {
@@ -145,14 +81,32 @@ function build(table: string, projectId: number, chunks: Chunk[], rules: Aggrega
       });
       refs.push({ kind: 'unique', chunk, property });
     }
-    const update = aggregateUpdate(table, projectId, chunk, live, properties.length, rules);
-    if (update) {
+    const { limit, stored, alerted } = chunk.known;
+    const alerts = rules.alerts;
+    const alert =
+      alerts && limit !== undefined
+        ? (amount: number, mode: 'add' | 'max') =>
+            alertPlan(alerts, { projectId, group: chunk.group, limit, stored: stored?.amount, alerted }, amount, mode)
+        : undefined;
+    const written = aggregateUpdate(table, projectId, chunk, live, properties.length, rules, alert);
+    if (written) {
+      const { update, plan } = written;
       items.push(update);
-      // max and latest: what the aggregate holds once this commits (the batch's next chunks compare with it).
+      // What the aggregate holds once this commits (the batch's next chunks compare with it):
+      // max and latest, and a usage with a limit (exact when the write crossed a threshold).
       const values = update.Update?.ExpressionAttributeValues ?? {};
       const sets =
-        method === 'max' || method === 'latest' ? { amount: values[':amount'], at: values[':at'] } : undefined;
+        method === 'max' || method === 'latest'
+          ? { amount: values[':amount'], at: values[':at'] }
+          : plan
+            ? { amount: plan.after ?? (stored?.amount ?? 0) + (values[':amount'] as number), at: undefined }
+            : undefined;
       refs.push({ kind: 'aggregate', chunk, sets });
+      if (plan) {
+        items.push(...plan.items);
+        refs.push(...plan.markers.map((threshold) => ({ kind: 'alert' as const, chunk, threshold })));
+        refs.push(...plan.markers.map(() => ({ kind: 'outbox' as const })));
+      }
     }
   }
   return { items, refs };
@@ -174,11 +128,13 @@ function learn(outcome: TransactionOutcome, refs: ItemRef[]): boolean {
   let learned = false;
   outcome.reasons.forEach((reason, i) => {
     const ref = refs[i];
-    if (reason.code !== 'ConditionalCheckFailed' || !ref) return;
+    // An outbox item's condition is only that its id is new: nothing to learn.
+    if (reason.code !== 'ConditionalCheckFailed' || !ref || ref.kind === 'outbox') return;
     learned = true;
     if (ref.kind === 'event') ref.chunk.duplicates.add(ref.eventId);
     else if (ref.kind === 'unique') ref.chunk.known.properties.add(ref.property);
-    else {
+    else if (ref.kind === 'alert') ref.chunk.known.alerted.add(ref.threshold);
+    else if (ref.kind === 'aggregate') {
       const stored = reason.item ?? {};
       ref.chunk.known.stored = { amount: stored.amount as number | undefined, at: stored.at as number | undefined };
     }
@@ -218,6 +174,7 @@ async function commit(
         if (outcome.committed) {
           for (const ref of refs) {
             if (ref.kind === 'unique') ref.chunk.known.properties.add(ref.property);
+            else if (ref.kind === 'alert') ref.chunk.known.alerted.add(ref.threshold);
             else if (ref.kind === 'aggregate' && ref.sets) ref.chunk.known.stored = ref.sets;
           }
           return;
@@ -249,7 +206,7 @@ export async function applyUsage(
   options: UsageWriteOptions = { conflictBudgetMs: CONFLICT_BUDGET_MS },
 ): Promise<ApplyOutcome> {
   const retryUntil = Date.now() + options.conflictBudgetMs;
-  const waves = pack(groups, await readStored(projectId, groups));
+  const waves = pack(groups, await readStored(projectId, groups, rules.alerts));
   for (const wave of waves) {
     const queue = [...wave];
     // One transaction that gives up stops the batch: the others in flight settle (each

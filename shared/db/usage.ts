@@ -39,10 +39,12 @@ export async function readCustomerWithUsage(
 
 type AggregateKey = { projectId: number; customerId: string; month: string; featureId: number; method: string };
 type UniqueKey = { projectId: number; customerId: string; month: string; featureId: number; property: string };
+type AlertKey = { projectId: number; customerId: string; month: string; featureId: number; threshold: string };
+const alertKey = ['projectId', 'customerId', 'month', 'featureId', 'threshold'] as const;
 
-/** A customer's usage (aggregates and unique markers); how many items were deleted. */
+/** A customer's usage (aggregates, unique markers and alert markers); how many items were deleted. */
 export async function deleteCustomerUsage(projectId: number, customerId: string): Promise<number> {
-  const { usage, usageUnique } = db().entities;
+  const { usage, usageUnique, usageAlert } = db().entities;
   const options = (cursor: string | null) => ({ cursor, consistent: true });
   const counts = await Promise.all([
     deleteEveryPage<AggregateKey>(usage, (cursor) =>
@@ -55,16 +57,19 @@ export async function deleteCustomerUsage(projectId: number, customerId: string)
         .byCustomer({ projectId, customerId })
         .go({ ...options(cursor), attributes: ['projectId', 'customerId', 'month', 'featureId', 'property'] }),
     ),
+    deleteEveryPage<AlertKey>(usageAlert, (cursor) =>
+      usageAlert.query.byCustomer({ projectId, customerId }).go({ ...options(cursor), attributes: [...alertKey] }),
+    ),
   ]);
-  return counts[0] + counts[1];
+  return counts[0] + counts[1] + counts[2];
 }
 
 /**
- * Every usage item of a deleted project: aggregates, markers and the event ids of each of
+ * Every usage item of a deleted project: aggregates, unique and alert markers, and the event ids of each of
  * its event partitions. Run by the project sweep (shared/db/project-sweep.ts).
  */
 export async function sweepUsage(projectId: number): Promise<void> {
-  const { usage, usageUnique, usageEvent } = db().entities;
+  const { usage, usageUnique, usageAlert, usageEvent } = db().entities;
   await deleteEveryPage<AggregateKey>(usage, (cursor) =>
     usage.query
       .byCustomer({ projectId })
@@ -74,6 +79,9 @@ export async function sweepUsage(projectId: number): Promise<void> {
     usageUnique.query
       .byCustomer({ projectId })
       .go({ cursor, consistent: true, attributes: ['projectId', 'customerId', 'month', 'featureId', 'property'] }),
+  );
+  await deleteEveryPage<AlertKey>(usageAlert, (cursor) =>
+    usageAlert.query.byCustomer({ projectId }).go({ cursor, consistent: true, attributes: [...alertKey] }),
   );
   await Promise.all(
     Array.from({ length: USAGE_EVENT_SHARDS }, (_, shard) =>

@@ -3,7 +3,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 // The outbox's events and the deliveries they become (shared/db/entities/webhooks-out.ts).
 
 import type { NewWebhookEventItem, WebhookDeliveryItem, WebhookEventItem } from './entities/webhooks-out.ts';
-import { isConditionalCheckFailed } from './errors.ts';
+import { ifConditionFails } from './errors.ts';
 import { db, rawTable } from './service.ts';
 import type { TransactionEntities } from './transactions.ts';
 
@@ -46,14 +46,6 @@ export async function putOutboxItem(event: NewWebhookEventItem): Promise<void> {
   await db().entities.webhookEvent.create(event).go();
 }
 
-/** The outbox items still waiting for their dispatch (local runs: what a killed process left). */
-export async function readOutbox(projectId: number): Promise<WebhookEventItem[]> {
-  const { data } = await db()
-    .entities.webhookEvent.query.byProject({ projectId })
-    .go({ pages: 'all', consistent: true });
-  return data;
-}
-
 /** Takes an event out of the outbox once its deliveries are written and handed on. */
 export async function removeOutboxItem(projectId: number, eventId: string): Promise<void> {
   await db().entities.webhookEvent.delete({ projectId, eventId }).go();
@@ -64,24 +56,18 @@ export async function removeOutboxItem(projectId: number, eventId: string): Prom
  * writes nothing twice): the delivery as stored either way.
  */
 export async function ensureDelivery(item: WebhookDeliveryItem): Promise<WebhookDeliveryItem> {
-  try {
-    await db().entities.webhookDelivery.create(item).go();
-    return item;
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
-    return (await getDelivery(item.projectId, item.endpointId, item.eventId)) ?? item;
-  }
+  const created = await ifConditionFails(db().entities.webhookDelivery.create(item).go(), 'exists');
+  if (created !== 'exists') return item;
+  return (await getDelivery(item.projectId, item.endpointId, item.eventId)) ?? item;
 }
 
 /** Sets a delivery back to pending for a manual resend (its attempts go on counting). */
 export async function reopenDelivery(delivery: Pick<WebhookDeliveryItem, 'projectId' | 'endpointId' | 'eventId'>) {
-  try {
-    await db().entities.webhookDelivery.patch(delivery).set({ status: 'pending' }).go();
-    return 'reopened' as const;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return 'gone' as const;
-    throw error;
-  }
+  const reopened = await ifConditionFails(
+    db().entities.webhookDelivery.patch(delivery).set({ status: 'pending' }).go(),
+    'gone',
+  );
+  return reopened === 'gone' ? reopened : ('reopened' as const);
 }
 
 /** Records one attempt's outcome. */
@@ -91,15 +77,11 @@ export async function recordAttempt(
 ): Promise<void> {
   const { lastResponseStatus, ...rest } = attempt;
   const update = db().entities.webhookDelivery.patch(delivery).set(rest);
-  try {
-    await (lastResponseStatus === null
-      ? update.remove(['lastResponseStatus'])
-      : update.set({ lastResponseStatus })
-    ).go();
-  } catch (error) {
-    // The delivery went with its project or expired: nothing to record.
-    if (!isConditionalCheckFailed(error)) throw error;
-  }
+  // The delivery went with its project or expired: nothing to record.
+  await ifConditionFails(
+    (lastResponseStatus === null ? update.remove(['lastResponseStatus']) : update.set({ lastResponseStatus })).go(),
+    'gone',
+  );
 }
 
 type AnyItem = Record<string, unknown>;

@@ -1,10 +1,10 @@
 // A project's webhook endpoints, and the sweep of its whole webhooks partition (endpoints,
-// deliveries, events not dispatched yet). Deliveries and events: shared/db/webhook-deliveries.ts.
+// deliveries, events not dispatched yet, delivery slots). Deliveries and events: shared/db/webhook-deliveries.ts.
 
 import { deleteEveryPage } from './batch.ts';
 import type { NewChangeEntryItem } from './changes.ts';
 import type { NewWebhookEndpointItem, WebhookEndpointItem } from './entities/webhooks-out.ts';
-import { isConditionalCheckFailed } from './errors.ts';
+import { ifConditionFails } from './errors.ts';
 import { db } from './service.ts';
 import { projectIsLive, writeTransaction } from './transactions.ts';
 import type { ProjectScope } from './types.ts';
@@ -77,16 +77,15 @@ export async function replaceEndpointSecret(
 
 /** Marks the endpoint disabled (its receiver answered 410 Gone), if it is still there. */
 export async function disableEndpoint(endpoint: WebhookEndpointItem, at: string): Promise<void> {
-  try {
-    await db()
+  // Deleted (or replaced) meanwhile: nothing is left to disable.
+  await ifConditionFails(
+    db()
       .entities.webhookEndpoint.patch({ projectId: endpoint.projectId, slot: endpoint.slot })
       .set({ disabledAt: at })
       .where((attributes, { eq }) => eq(attributes.endpointId, endpoint.endpointId))
-      .go();
-  } catch (error) {
-    // Deleted (or replaced) meanwhile: nothing is left to disable.
-    if (!isConditionalCheckFailed(error)) throw error;
-  }
+      .go(),
+    'gone',
+  );
 }
 
 /**
@@ -95,7 +94,7 @@ export async function disableEndpoint(endpoint: WebhookEndpointItem, at: string)
  * can commit any more (each checks the project item in its transaction).
  */
 export async function sweepWebhooksOut(projectId: number): Promise<void> {
-  const { webhookEndpoint, webhookEvent, webhookDelivery } = db().entities;
+  const { webhookEndpoint, webhookEvent, webhookDelivery, webhookLease } = db().entities;
   const go = { consistent: true } as const;
   await deleteEveryPage(webhookEndpoint, (cursor) =>
     webhookEndpoint.query.byProject({ projectId }).go({ ...go, cursor, attributes: ['projectId', 'slot'] }),
@@ -107,5 +106,8 @@ export async function sweepWebhooksOut(projectId: number): Promise<void> {
     webhookDelivery.query
       .byEndpoint({ projectId })
       .go({ ...go, cursor, attributes: ['projectId', 'endpointId', 'eventId'] }),
+  );
+  await deleteEveryPage(webhookLease, (cursor) =>
+    webhookLease.query.byEndpoint({ projectId }).go({ ...go, cursor, attributes: ['projectId', 'endpointId', 'slot'] }),
   );
 }

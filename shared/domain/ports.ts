@@ -70,6 +70,18 @@ export interface SubscriptionPriceChange {
   idempotencyKey?: string;
 }
 
+/** A change's proration lines, as the provider's invoice preview has them (minor units; a credit is negative). */
+export interface SubscriptionChangePreview {
+  lines: { description: string; amount: number }[];
+}
+
+/** Cancel at period end (true), take that back (false). */
+export interface SubscriptionCancelFlag {
+  subscriptionId: string;
+  cancelAtPeriodEnd: boolean;
+  idempotencyKey?: string;
+}
+
 /**
  * Each project sells through its own payment account, so every call takes the project's
  * secret key. Failures arrive as domain errors (payment_provider_error, conflict).
@@ -80,6 +92,26 @@ export interface PaymentGateway {
   retrieveCheckoutSession(secretKey: string, sessionId: string): Promise<CheckoutSessionSummary | undefined>;
   /** Puts a new price on the subscription's one item; undefined when this account has no such subscription. */
   updateSubscriptionPrice(secretKey: string, change: SubscriptionPriceChange): Promise<'updated' | undefined>;
+  /** What `updateSubscriptionPrice` with this change would prorate now; undefined when there is no such subscription. */
+  previewSubscriptionPrice(
+    secretKey: string,
+    change: SubscriptionPriceChange,
+  ): Promise<SubscriptionChangePreview | undefined>;
+  /** Sets or clears cancel at period end; undefined when there is no such subscription. */
+  setCancelAtPeriodEnd(secretKey: string, flag: SubscriptionCancelFlag): Promise<'updated' | undefined>;
+  /** Ends the subscription now; undefined when there is no such subscription. */
+  cancelSubscription(secretKey: string, subscriptionId: string): Promise<'canceled' | undefined>;
+  /** A billing portal session of a payment-provider customer (`cus_…`). */
+  createPortalSession(secretKey: string, request: { customer: string; returnUrl?: string }): Promise<{ url: string }>;
+}
+
+/**
+ * The keys customer tokens are signed with (HMAC-SHA256): the newest signs, every listed one
+ * verifies, so a key can be rotated in without cutting off tokens already handed out.
+ */
+export interface CustomerTokenKeys {
+  signing: { id: string; secret: Buffer };
+  secretFor(id: string): Buffer | undefined;
 }
 
 /** The time, in epoch milliseconds: handed in so that tests can move it instead of waiting. */
@@ -134,6 +166,7 @@ export interface Ports {
   sweeps: SweepQueue;
   migrations: MigrationQueue;
   webhooks: WebhookVerifier;
+  tokenKeys: CustomerTokenKeys;
 }
 
 /** A migration as the background runs it: what moves where, re-read from the table each time. */

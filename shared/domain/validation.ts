@@ -82,7 +82,8 @@ const forPeople: z.core.$ZodErrorMap = (issue) => {
       const bound = issue.code === 'too_small' ? issue.minimum : issue.maximum;
       const side = issue.code === 'too_small' ? 'least' : 'most';
       const strict = issue.code === 'too_small' ? 'more than' : 'less than';
-      const unit = issue.origin === 'string' ? ' characters' : issue.origin === 'array' ? ' items' : '';
+      const noun = issue.origin === 'string' ? 'character' : issue.origin === 'array' ? 'item' : '';
+      const unit = noun && ` ${noun}${Number(bound) === 1 ? '' : 's'}`;
       return issue.inclusive === false ? `must be ${strict} ${bound}${unit}` : `must be at ${side} ${bound}${unit}`;
     }
     case 'invalid_value':

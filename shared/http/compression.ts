@@ -37,15 +37,39 @@ export function negotiate(acceptEncoding: string | undefined): Coding | undefine
   return br >= gzip ? 'br' : 'gzip';
 }
 
-export function compress(body: Buffer, coding: Coding): Buffer {
-  if (coding === 'gzip') return gzipSync(body, { level: GZIP_LEVEL });
-  return brotliCompressSync(body, {
-    params: {
-      [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
-      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-      [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
-    },
-  });
+/**
+ * A coded body is under this or is not sent: the answer goes out as identity instead. gzip's
+ * 32 KB window misses the repeats a share answer spreads a plan's feature list apart, so at
+ * the limits with texts that compress badly its body would be megabytes (docs/decisions.md,
+ * "Compressed answers").
+ */
+export const CODED_BYTES_MAX = 1_000_000;
+
+/** zlib's error when the output would pass `maxOutputLength`. */
+const isTooLarge = (error: unknown) =>
+  error instanceof RangeError && (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
+
+/**
+ * The body in `coding`, or undefined when that would reach `CODED_BYTES_MAX` bytes: zlib stops
+ * as soon as its output passes the cap, so an answer that will not be coded costs only part
+ * of a coding.
+ */
+export function compress(body: Buffer, coding: Coding): Buffer | undefined {
+  const maxOutputLength = CODED_BYTES_MAX - 1;
+  try {
+    if (coding === 'gzip') return gzipSync(body, { level: GZIP_LEVEL, maxOutputLength });
+    return brotliCompressSync(body, {
+      maxOutputLength,
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+        [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+      },
+    });
+  } catch (error) {
+    if (isTooLarge(error)) return undefined;
+    throw error;
+  }
 }
 
 /**
@@ -90,7 +114,7 @@ function notModifiedTag(sent: string, etag: string, wouldSend: string): string {
  * Accept-Encoding, and strips the coding suffixes from If-Match and If-None-Match, so every
  * action compares the tags it computes (a tag of either coding names the same
  * representation: 304 to either, If-Match with either). After it (errors too), it codes a
- * body over the threshold, tags it, answers a 304 with the tag of the client's copy, and
+ * body over the threshold (unless coded it would reach `CODED_BYTES_MAX`), tags it, answers a 304 with the tag of the client's copy, and
  * says `Vary: Accept-Encoding` on every answer with a body or a 304. Answers that come coded
  * (the static assets) are left as they are.
  */
@@ -136,7 +160,9 @@ async function code({ context, response }: GroupRequest): Promise<void> {
   if (!context.coding || headerValue(headers, 'content-encoding')) return;
   const bytes = Buffer.from(answer.body, answer.isBase64Encoded ? 'base64' : 'utf8');
   if (bytes.length <= COMPRESS_OVER_BYTES) return;
-  answer.body = compress(bytes, context.coding).toString('base64');
+  const coded = compress(bytes, context.coding);
+  if (coded === undefined) return;
+  answer.body = coded.toString('base64');
   answer.isBase64Encoded = true;
   headers['content-encoding'] = context.coding;
   if (etag) headers.etag = codedTag(etag, context.coding);

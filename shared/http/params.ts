@@ -21,6 +21,10 @@ export const pathParameters = {
     schema: pathIdString,
     notFound: (raw: string) => new NotFoundError(`Webhook endpoint ${echo(raw)} not found.`),
   },
+  experimentId: {
+    schema: pathIdString,
+    notFound: (raw: string) => new NotFoundError(`Experiment ${echo(raw)} not found.`),
+  },
   // A delivery's id (`dlv_…`): checked by the use case, a malformed one is a 404.
   deliveryId: { schema: z.string(), notFound: undefined },
 } satisfies Record<

@@ -184,9 +184,10 @@ describe('timeouts: each function has the timeout of its spec, inside what API G
     for (const group of groups) expect(timeoutOf(group), group).toBeLessThan(30);
   });
 
-  test('payments outlasts its worst Stripe wait (2 × STRIPE_TIMEOUT_MS of 5 s + 1 s backoff); the others take 10 s', () => {
-    expect(timeoutOf('payments')).toBeGreaterThan(2 * 5 + 1);
-    for (const group of groups.filter((g) => g !== 'payments')) expect(timeoutOf(group), group).toBe(10);
+  test('payments and customers (plan changes) outlast their worst Stripe wait (2 × STRIPE_TIMEOUT_MS of 5 s + 1 s backoff); the others take 10 s', () => {
+    const waiting = ['payments', 'customers'];
+    for (const group of waiting) expect(timeoutOf(group as Group), group).toBeGreaterThan(2 * 5 + 1);
+    for (const group of groups.filter((g) => !waiting.includes(g))) expect(timeoutOf(group), group).toBe(10);
   });
 });
 
@@ -346,11 +347,11 @@ describe('IAM: each function role holds least privilege', () => {
     },
   );
 
-  test("gsi2 (owners' projects and API keys) is queried by projects only (the list and the free-slug search); gsi1 by share, payments and webhooks only", () => {
+  test("gsi2 (owners' projects and API keys) is queried by projects only (the list and the free-slug search); gsi1 by share, payments, webhooks and customers (the customer-token calls) only", () => {
     const queriers = (index: string) =>
       groups.filter((group) => dynamoGrants(group).includes(`dynamodb:Query on index/${index}`));
     expect(queriers('gsi2')).toEqual(['projects']);
-    expect(queriers('gsi1')).toEqual(['share', 'payments', 'webhooks']);
+    expect(queriers('gsi1')).toEqual(['share', 'payments', 'webhooks', 'customers']);
   });
 
   test.each(groups)(
@@ -421,7 +422,7 @@ describe('IAM: each function role holds least privilege', () => {
 describe('throttling: the public routes have their own limits, API v1 keeps the stage default', () => {
   const stageResource = () => only(resourcesOfType(synth.apiJson, 'AWS::ApiGatewayV2::Stage'))[1];
 
-  test('checkout, custom checkout and receipt at the payments throttle, share data, widget and demo at the share throttle', () => {
+  test('checkout, custom checkout, receipt and the customer-token calls at the payments throttle, share data, widget and demo at the share throttle', () => {
     const settings = stageSettings(stage);
     const routeSettings = stageResource().Properties?.RouteSettings as Record<string, unknown>;
     const payments = { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 };
@@ -431,6 +432,13 @@ describe('throttling: the public routes have their own limits, API v1 keeps the 
       'POST /api/payments/checkout/custom': payments,
       'GET /api/payments/receipt': payments,
       'HEAD /api/payments/receipt': payments,
+      'GET /api/share/{shareId}/customer': payments,
+      'HEAD /api/share/{shareId}/customer': payments,
+      'POST /api/payments/subscription/preview': payments,
+      'POST /api/payments/subscription': payments,
+      'POST /api/payments/subscription/cancel': payments,
+      'POST /api/payments/subscription/resume': payments,
+      'POST /api/payments/portal': payments,
       'GET /api/share/{shareId}': share,
       'HEAD /api/share/{shareId}': share,
       'GET /widget.js': share,

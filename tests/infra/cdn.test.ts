@@ -2,7 +2,13 @@ import type { CfnResource } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { routes } from '../../functions/routes.ts';
-import { CDN_MAX_TTL, cachedPaths, passThroughPaths, uncachedPublicPaths } from '../../infra/cdn-stack.ts';
+import {
+  CDN_MAX_TTL,
+  cachedPaths,
+  passThroughPaths,
+  UNCACHED_MAX_TTL,
+  uncachedPublicPaths,
+} from '../../infra/cdn-stack.ts';
 import { groupNames } from '../../shared/function-specs.ts';
 import { CDN_ORIGIN_HEADER } from '../../shared/http/client-address.ts';
 import { type CfnTemplate, only, resourcesOfType, type SynthesizedStage, synthStage } from '../fixtures/cdk.ts';
@@ -10,7 +16,7 @@ import { type CfnTemplate, only, resourcesOfType, type SynthesizedStage, synthSt
 /**
  * The CDN stack of a stage: one CloudFront distribution in front of the API whose cached
  * behaviours honour the origin's Cache-Control (no caching without it), keep no header, cookie
- * or Authorization in the key, compress, and pass payments through uncached.
+ * or Authorization in the key, compress, and pass payments through uncached (still coded).
  */
 let dev: SynthesizedStage;
 let prod: SynthesizedStage;
@@ -26,7 +32,6 @@ afterAll(async () => {
 });
 
 /** CloudFront's managed policies, by their documented ids. */
-const CACHING_DISABLED = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
 const ALL_VIEWER_EXCEPT_HOST_HEADER = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
 
 const distributionConfig = () =>
@@ -39,6 +44,26 @@ const behaviour = (path: string) =>
 /** The cache policy a behaviour points at: `{ Ref: <logical id> }` in this template. */
 const cachePolicyOf = (b: Record<string, any>) =>
   cdn.Resources[b.CachePolicyId.Ref as string]?.Properties?.CachePolicyConfig as Record<string, any>;
+
+/**
+ * An uncached behaviour that still forwards Accept-Encoding and compresses: its policy's codings
+ * are on (CachingDisabled's are off, and then CloudFront drops Accept-Encoding), its TTLs 0 unless
+ * the origin asks, at most a second, and every query string is in the key.
+ */
+function expectUncachedButCoded(b: Record<string, any>) {
+  expect(b.Compress).toBe(true);
+  const policy = cachePolicyOf(b);
+  expect(policy.MinTTL).toBe(0);
+  expect(policy.DefaultTTL).toBe(0);
+  expect(policy.MaxTTL).toBe(UNCACHED_MAX_TTL.toSeconds());
+  expect(policy.MaxTTL).toBeGreaterThan(0);
+  const key = policy.ParametersInCacheKeyAndForwardedToOrigin;
+  expect(key.EnableAcceptEncodingGzip).toBe(true);
+  expect(key.EnableAcceptEncodingBrotli).toBe(true);
+  expect(key.HeadersConfig).toEqual({ HeaderBehavior: 'none' });
+  expect(key.CookiesConfig).toEqual({ CookieBehavior: 'none' });
+  expect(key.QueryStringsConfig).toEqual({ QueryStringBehavior: 'all' });
+}
 
 /** A CloudFront path pattern (`*` any characters) as a test on a route template's path. */
 const patternMatches = (pattern: string, path: string) =>
@@ -98,12 +123,14 @@ describe('the CDN: one distribution per stage in front of the API', () => {
     }
   });
 
-  test('every request to the API carries the stage’s origin secret, which only the payments function holds', () => {
+  test('every request to the API carries the stage’s origin secret, which only the payments and customers functions hold', () => {
     const origin = only(distributionConfig().Origins as Record<string, any>[]);
     const header = only(origin.OriginCustomHeaders as { HeaderName: string; HeaderValue: unknown }[]);
     expect(header.HeaderName).toBe(CDN_ORIGIN_HEADER);
     const api = Template.fromStack(dev.built.api).toJSON() as CfnTemplate;
-    const [secretId, secret] = only(resourcesOfType(api, 'AWS::SecretsManager::Secret'));
+    const [secretId, secret] = only(
+      resourcesOfType(api, 'AWS::SecretsManager::Secret').filter(([id]) => id.startsWith('CdnOriginSecret')),
+    );
     expect(secret.Properties?.GenerateSecretString).toMatchObject({ PasswordLength: 48, ExcludePunctuation: true });
     // A dynamic reference to that secret, resolved by CloudFormation at deploy: never in the template.
     expect(JSON.stringify(header.HeaderValue)).toContain('{{resolve:secretsmanager:');
@@ -112,11 +139,21 @@ describe('the CDN: one distribution per stage in front of the API', () => {
       const { fn: lambda } = dev.built.api.functions[group];
       const fn = api.Resources[dev.built.api.getLogicalId(lambda.node.defaultChild as CfnResource)];
       const variables = fn?.Properties?.Environment?.Variables ?? {};
-      if (group === 'payments') {
+      if (group === 'payments' || group === 'customers') {
         expect(JSON.stringify(variables.CDN_ORIGIN_SECRET)).toContain('{{resolve:secretsmanager:');
         expect(JSON.stringify(variables.CDN_ORIGIN_SECRET)).toContain(secretId);
       } else {
         expect(variables, group).not.toHaveProperty('CDN_ORIGIN_SECRET');
+      }
+      // Customer tokens' signing keys: a secret per key id, in the customers function only.
+      if (group === 'customers') {
+        const [tokenSecretId] = only(
+          resourcesOfType(api, 'AWS::SecretsManager::Secret').filter(([id]) => id.startsWith('CustomerTokenKey')),
+        );
+        expect(JSON.stringify(variables.CUSTOMER_TOKEN_KEYS)).toContain('k1:');
+        expect(JSON.stringify(variables.CUSTOMER_TOKEN_KEYS)).toContain(tokenSecretId);
+      } else {
+        expect(variables, group).not.toHaveProperty('CUSTOMER_TOKEN_KEYS');
       }
     }
   });
@@ -124,7 +161,7 @@ describe('the CDN: one distribution per stage in front of the API', () => {
   test('payments pass through uncached, every method, with the viewer headers but not Host', () => {
     for (const path of passThroughPaths) {
       const b = behaviour(path);
-      expect(b.CachePolicyId).toBe(CACHING_DISABLED);
+      expectUncachedButCoded(b);
       expect(b.OriginRequestPolicyId).toBe(ALL_VIEWER_EXCEPT_HOST_HEADER);
       expect(b.AllowedMethods).toEqual(expect.arrayContaining(['POST', 'GET', 'HEAD', 'OPTIONS']));
     }
@@ -132,7 +169,7 @@ describe('the CDN: one distribution per stage in front of the API', () => {
 
   test('anything else (API v1) is not cached and gets no viewer header: an API key is never forwarded', () => {
     const b = distributionConfig().DefaultCacheBehavior;
-    expect(b.CachePolicyId).toBe(CACHING_DISABLED);
+    expectUncachedButCoded(b);
     expect(b.OriginRequestPolicyId).toBeUndefined();
     expect(b.AllowedMethods.sort()).toEqual(['GET', 'HEAD', 'OPTIONS']);
   });

@@ -92,7 +92,7 @@ describe.each(stages)(
 
     test.each([
       ['kms:GenerateDataKey', 'projects'],
-      ['kms:Decrypt', 'payments and webhooks and plans and sweeper and webhooksOut'],
+      ['kms:Decrypt', 'payments and webhooks and plans and customers and sweeper and webhooksOut'],
     ] as const)(
       '%s is allowed by one statement, conditioned on the %s role ARN(s) and a projectId context',
       (action, roles) => {

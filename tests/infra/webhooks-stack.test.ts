@@ -1,6 +1,7 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DELIVERY_CONCURRENCY, DELIVERY_MAX_RECEIVES } from '../../infra/webhooks-stack.ts';
+import { ENDPOINT_CONCURRENCY, SLOT_LEASE_MS } from '../../shared/domain/webhooks-out/delivery.ts';
 import { type CfnTemplate, logicalId, resourcesOfType, type SynthesizedStage, synthStage } from '../fixtures/cdk.ts';
 
 /** The webhooks stack of `prod`: stream → function → queue (with its dead letters) → function. */
@@ -71,5 +72,17 @@ describe('webhooks out', () => {
     expect(actions).not.toContain('sqs:*');
     expect(actions).not.toContain('kms:*');
     expect(actions).not.toContain('dynamodb:*');
+  });
+
+  test('per endpoint: fewer slots than workers, each lease outlasting the function that holds it', () => {
+    const fnId = logicalId(stack(), stack().worker.fn);
+    const timeout = json.Resources[fnId]?.Properties?.Timeout as number;
+    expect(timeout * 1000).toBeLessThan(SLOT_LEASE_MS);
+    expect(ENDPOINT_CONCURRENCY).toBeLessThan(DELIVERY_CONCURRENCY);
+    // A delivery whose endpoint is busy is sent again with a delay: the queue's visibility
+    // timeout covers the function's run, so no message comes back while it is handled.
+    hooks.hasResourceProperties('AWS::SQS::Queue', { VisibilityTimeout: Match.anyValue() });
+    const queue = json.Resources[logicalId(stack(), stack().queue)]?.Properties as { VisibilityTimeout: number };
+    expect(queue.VisibilityTimeout).toBeGreaterThanOrEqual(timeout);
   });
 });

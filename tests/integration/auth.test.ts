@@ -28,6 +28,19 @@ const validBodies: Record<string, unknown> = {
   'PUT /api/v1/projects/{slug}/customers/{customerId}': { planId: 1 },
   'DELETE /api/v1/projects/{slug}/customers/{customerId}': undefined,
   'POST /api/v1/projects/{slug}/events': { events: [{ eventId: 'e1', customerId: 'user_1', featureId: 1 }] },
+  'POST /api/v1/projects/{slug}/plans/{planId}/migrate': { dryRun: true },
+  'POST /api/v1/projects/{slug}/customers/{customerId}/entitlements/{featureId}/consume': { eventId: 'e2' },
+  'POST /api/v1/projects/{slug}/webhook-endpoints': { url: 'https://example.com/hooks' },
+  'DELETE /api/v1/projects/{slug}/webhook-endpoints/{endpointId}': undefined,
+  'POST /api/v1/projects/{slug}/webhook-endpoints/{endpointId}/rotate-secret': undefined,
+  'POST /api/v1/projects/{slug}/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry': undefined,
+  // A read route with a body: the tenancy check sends it too.
+  'POST /api/v1/projects/{slug}/customers/{customerId}/subscription/preview': { planId: 1 },
+  'POST /api/v1/projects/{slug}/customers/{customerId}/subscription': { planId: 1 },
+  'POST /api/v1/projects/{slug}/customers/{customerId}/subscription/cancel': {},
+  'POST /api/v1/projects/{slug}/customers/{customerId}/subscription/resume': undefined,
+  'POST /api/v1/projects/{slug}/customers/{customerId}/portal': {},
+  'POST /api/v1/projects/{slug}/customers/{customerId}/token': undefined,
 };
 
 interface Target {
@@ -59,7 +72,7 @@ beforeAll(async () => {
 });
 
 test('every write route has a sample body here', () => {
-  expect(Object.keys(validBodies).sort()).toEqual(writeRoutes.map(routeKey).sort());
+  expect(writeRoutes.map(routeKey).filter((key) => !(key in validBodies))).toEqual([]);
 });
 
 describe('401 on every API v1 route', () => {

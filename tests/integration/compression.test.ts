@@ -62,6 +62,11 @@ const hooks = (rest: string, endpointId?: string): Call => ({
   pathParameters: endpointId ? { slug, endpointId } : { slug },
 });
 
+const experiments = (rest: string, experimentId?: string): Call => ({
+  path: `/api/v1/projects/${slug}/experiments${rest}`,
+  pathParameters: experimentId ? { slug, experimentId } : { slug },
+});
+
 /** One request per route of the table: a route left out is a compile error. */
 const calls: Record<RouteKey, () => Call> = {
   'GET /api/share/{shareId}': () => ({ path: `/api/share/${shareId}`, pathParameters: { shareId } }),
@@ -103,6 +108,19 @@ const calls: Record<RouteKey, () => Call> = {
     ...hooks('/999999/deliveries/dlv_x/retry', '999999'),
     pathParameters: { slug, endpointId: '999999', deliveryId: 'dlv_x' },
   }),
+  'GET /api/v1/projects/{slug}/experiments': () => experiments(''),
+  'POST /api/v1/projects/{slug}/experiments': () => ({ ...experiments(''), body: {} }),
+  'GET /api/v1/projects/{slug}/experiments/{experimentId}': () => experiments('/999999', '999999'),
+  'PUT /api/v1/projects/{slug}/experiments/{experimentId}': () => ({ ...experiments('/999999', '999999'), body: {} }),
+  'POST /api/v1/projects/{slug}/experiments/{experimentId}/start': () => experiments('/999999/start', '999999'),
+  'POST /api/v1/projects/{slug}/experiments/{experimentId}/stop': () => experiments('/999999/stop', '999999'),
+  'GET /api/v1/projects/{slug}/experiments/{experimentId}/results': () => experiments('/999999/results', '999999'),
+  'POST /api/share/{shareId}/views': () => ({
+    path: `/api/share/${shareId}/views`,
+    pathParameters: { shareId },
+    body: { visitor: 'v1' },
+  }),
+  'OPTIONS /api/share/{shareId}/views': () => ({ path: `/api/share/${shareId}/views`, pathParameters: { shareId } }),
   'GET /api/v1/projects/{slug}/features': () => ({
     path: `/api/v1/projects/${slug}/features`,
     pathParameters: { slug },
@@ -161,6 +179,39 @@ const calls: Record<RouteKey, () => Call> = {
     pathParameters: { slug, customerId: 'c1', featureId: String(featureIds[0]) },
     body: { eventId: `e-${Math.random()}` },
   }),
+  'POST /api/v1/projects/{slug}/customers/{customerId}/subscription/preview': () => ({
+    ...customer('/c1/subscription/preview'),
+    body: { planId },
+  }),
+  'POST /api/v1/projects/{slug}/customers/{customerId}/subscription': () => ({
+    ...customer('/c1/subscription'),
+    body: { planId },
+  }),
+  'POST /api/v1/projects/{slug}/customers/{customerId}/subscription/cancel': () => ({
+    ...customer('/nobody/subscription/cancel'),
+    body: {},
+  }),
+  'POST /api/v1/projects/{slug}/customers/{customerId}/subscription/resume': () => customer('/c1/subscription/resume'),
+  'POST /api/v1/projects/{slug}/customers/{customerId}/portal': () => ({ ...customer('/c1/portal'), body: {} }),
+  'POST /api/v1/projects/{slug}/customers/{customerId}/token': () => customer('/c1/token'),
+  'GET /api/share/{shareId}/customer': () => ({ path: `/api/share/${shareId}/customer`, pathParameters: { shareId } }),
+  'OPTIONS /api/share/{shareId}/customer': () => ({
+    path: `/api/share/${shareId}/customer`,
+    pathParameters: { shareId },
+  }),
+  'POST /api/payments/subscription/preview': () => ({
+    path: '/api/payments/subscription/preview',
+    body: { shareId, planId },
+  }),
+  'OPTIONS /api/payments/subscription/preview': () => ({ path: '/api/payments/subscription/preview' }),
+  'POST /api/payments/subscription': () => ({ path: '/api/payments/subscription', body: { shareId, planId } }),
+  'OPTIONS /api/payments/subscription': () => ({ path: '/api/payments/subscription' }),
+  'POST /api/payments/subscription/cancel': () => ({ path: '/api/payments/subscription/cancel', body: { shareId } }),
+  'OPTIONS /api/payments/subscription/cancel': () => ({ path: '/api/payments/subscription/cancel' }),
+  'POST /api/payments/subscription/resume': () => ({ path: '/api/payments/subscription/resume', body: { shareId } }),
+  'OPTIONS /api/payments/subscription/resume': () => ({ path: '/api/payments/subscription/resume' }),
+  'POST /api/payments/portal': () => ({ path: '/api/payments/portal', body: { shareId } }),
+  'OPTIONS /api/payments/portal': () => ({ path: '/api/payments/portal' }),
   'POST /api/v1/projects/{slug}/events': () => ({
     path: `/api/v1/projects/${slug}/events`,
     pathParameters: { slug },

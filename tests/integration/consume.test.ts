@@ -279,7 +279,9 @@ describe('bad input', () => {
     const c = `c-${uid()}`;
     const two = await consume(c, f.calls.id, { eventId: 'e', amount: 2 });
     expect(two.status).toBe(400);
-    expect(two.body.error.message).toContain('counts events');
+    expect(two.body.error.message).toBe(
+      `Invalid request: amount must be 1, since feature ${f.calls.id} counts events.`,
+    );
     for (const [feature, method] of [
       [f.peak, 'max'],
       [f.users, 'unique_count'],
@@ -287,11 +289,18 @@ describe('bad input', () => {
     ] as const) {
       const response = await consume(c, feature.id, { eventId: 'e' });
       expect(response.status).toBe(400);
-      expect(response.body.error.message).toContain(`aggregates by ${method}`);
+      expect(response.body.error.message).toBe(
+        `Invalid request: featureId names feature ${feature.id}, which aggregates by ${method}: only count and sum features can be consumed.`,
+      );
     }
     const flag = await consume(c, f.sso.id, { eventId: 'e' });
     expect(flag.status).toBe(400);
-    expect(flag.body.error.message).toContain('not countable');
+    expect(flag.body.error.message).toBe(
+      `Invalid request: featureId names feature ${f.sso.id}, which is not countable: it takes no usage.`,
+    );
+    const empty = await consume(c, f.credits.id, { eventId: '' });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.details).toContainEqual({ path: 'eventId', message: 'must be at least 1 character' });
     expect((await consume(c, 999_999_999, { eventId: 'e' })).status).toBe(404);
     expect((await consume('bad id', f.calls.id, { eventId: 'e' })).status).toBe(400);
     expect(await usage(c, f.calls.id)).toBe(0);

@@ -16,6 +16,7 @@ import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { type Group, routeKey } from '#shared/routes.ts';
 import { keyringFor } from '#shared/secrets/keyring.ts';
+import { tokenKeysFor } from '#shared/secrets/token-keys.ts';
 import { sweepMessageBody } from '#shared/sweeps/sqs-queue.ts';
 import { createSweeper } from '../../functions/sweeper/worker.ts';
 import { createWebhooksOutWorker } from '../../functions/webhooksOut/worker.ts';
@@ -75,6 +76,7 @@ beforeAll(async () => {
     payments: stripeGatewayFor,
     clock: () => systemClock,
     webhooks: stripeWebhookVerifier,
+    tokenKeys: tokenKeysFor,
     sweeps: () => sweeps,
     migrations: localMigrationsFor,
   });
@@ -161,10 +163,20 @@ function needs({ command, input }: Call): string[] {
   }
 }
 
-/** The partition key a call touches (GetItem, PutItem, UpdateItem), if it names one item (an AttributeValue from the low-level client). */
-function partitionOf({ input }: Call): string | undefined {
-  const pk = (input.Key ?? input.Item)?.pk;
+/** The partition key of one item's key or item (an AttributeValue from the low-level client). */
+function pkOf(keyOrItem: Record<string, any> | undefined): string | undefined {
+  const pk = keyOrItem?.pk;
   return typeof pk === 'object' && pk !== null ? pk.S : pk;
+}
+
+/** The partition keys a call touches: its item's (GetItem, PutItem, UpdateItem), or each of a transaction's. */
+function partitionsOf({ input }: Call): (string | undefined)[] {
+  if (Array.isArray(input.TransactItems)) {
+    return input.TransactItems.flatMap((item: Record<string, Record<string, any>>) =>
+      Object.values(item).map((operation) => pkOf(operation.Key ?? operation.Item)),
+    );
+  }
+  return [pkOf(input.Key ?? input.Item)];
 }
 
 /** What the function's spec grants, in the same form. */
@@ -319,6 +331,54 @@ describe('every DynamoDB call a function makes is granted by its spec', () => {
     await hit('DELETE /api/v1/projects/{slug}/customers/{customerId}', () => api.delete(`${customers}/u1`));
     await api.put(`${customers}/u2`, { planId });
 
+    // plan changes (a manual subscription: the same table calls as a Stripe one's), the
+    // portal (409: no Stripe customer), a token, and the token's public calls.
+    await api.put(`${customers}/u4`, { planId });
+    const copyId = copy.body.id;
+    const sub = (tail: string) => `${customers}/u4${tail}`;
+    await hit('POST /api/v1/projects/{slug}/customers/{customerId}/subscription/preview', () =>
+      api.post(sub('/subscription/preview'), { planId: copyId }),
+    );
+    await hit('POST /api/v1/projects/{slug}/customers/{customerId}/subscription', () =>
+      api.post(sub('/subscription'), { planId: copyId }),
+    );
+    await hit('POST /api/v1/projects/{slug}/customers/{customerId}/subscription/cancel', () =>
+      api.post(sub('/subscription/cancel'), {}),
+    );
+    await hit('POST /api/v1/projects/{slug}/customers/{customerId}/subscription/resume', () =>
+      api.post(sub('/subscription/resume')),
+    );
+    await hit('POST /api/v1/projects/{slug}/customers/{customerId}/portal', () => api.post(sub('/portal'), {}), [409]);
+    const token = (
+      await hit('POST /api/v1/projects/{slug}/customers/{customerId}/token', () => api.post(sub('/token')))
+    ).body.token as string;
+    const bearer = { headers: { authorization: `Bearer ${token}` } };
+    await hit('GET /api/share/{shareId}/customer', () => visitor.get(`/api/share/${shareId}/customer`, bearer));
+    await hit('POST /api/payments/subscription/preview', () =>
+      visitor.post('/api/payments/subscription/preview', { shareId, planId }, bearer),
+    );
+    await hit('POST /api/payments/subscription', () =>
+      visitor.post('/api/payments/subscription', { shareId, planId }, bearer),
+    );
+    await hit('POST /api/payments/subscription/cancel', () =>
+      visitor.post('/api/payments/subscription/cancel', { shareId }, bearer),
+    );
+    await hit('POST /api/payments/subscription/resume', () =>
+      visitor.post('/api/payments/subscription/resume', { shareId }, bearer),
+    );
+    await hit('POST /api/payments/portal', () => visitor.post('/api/payments/portal', { shareId }, bearer), [409]);
+    for (const key of [
+      'OPTIONS /api/share/{shareId}/customer',
+      'OPTIONS /api/payments/subscription/preview',
+      'OPTIONS /api/payments/subscription',
+      'OPTIONS /api/payments/subscription/cancel',
+      'OPTIONS /api/payments/subscription/resume',
+      'OPTIONS /api/payments/portal',
+    ] as const) {
+      const path = key.slice('OPTIONS '.length).replace('{shareId}', shareId);
+      await hit(key, () => visitor.request('OPTIONS', path), [200, 204]);
+    }
+
     // webhooks: a signed event, applied to a customer.
     const secret = newWebhookSecret();
     await api.put('/api/v1/projects/grants', { paymentWebhookSecret: secret });
@@ -361,6 +421,41 @@ describe('every DynamoDB call a function makes is granted by its spec', () => {
     await hit('DELETE /api/v1/projects/{slug}/webhook-endpoints/{endpointId}', () =>
       api.delete(`${hooks}/${endpoint.body.id}`),
     );
+    // experiments: create, edit, list, read, start; the visitor's share read, view and checkout; stop, results.
+    const experiments = '/api/v1/projects/grants/experiments';
+    const experiment = await hit(
+      'POST /api/v1/projects/{slug}/experiments',
+      () =>
+        api.post(experiments, {
+          name: 'Pro at 12',
+          variants: [
+            { key: 'a', weight: 1 },
+            { key: 'b', weight: 1, plans: [{ planId, basePrice: 12 }] },
+          ],
+        }),
+      [201],
+    );
+    const one = `${experiments}/${experiment.body.id}`;
+    await hit('PUT /api/v1/projects/{slug}/experiments/{experimentId}', () => api.put(one, { name: 'Pro at 12!' }));
+    await hit('GET /api/v1/projects/{slug}/experiments', () => api.get(experiments));
+    await hit('GET /api/v1/projects/{slug}/experiments/{experimentId}', () => api.get(one));
+    await hit('POST /api/v1/projects/{slug}/experiments/{experimentId}/start', () => api.post(`${one}/start`));
+    await hit('GET /api/share/{shareId}', () => visitor.get(`/api/share/${shareId}?visitor=grants-1`));
+    await hit(
+      'OPTIONS /api/share/{shareId}/views',
+      () => visitor.request('OPTIONS', `/api/share/${shareId}/views`),
+      [200, 204],
+    );
+    await hit(
+      'POST /api/share/{shareId}/views',
+      () => visitor.post(`/api/share/${shareId}/views`, { visitor: 'grants-1' }),
+      [204],
+    );
+    await hit('POST /api/payments/checkout', () =>
+      visitor.post('/api/payments/checkout', { shareId, planId, visitor: 'grants-1' }),
+    );
+    await hit('POST /api/v1/projects/{slug}/experiments/{experimentId}/stop', () => api.post(`${one}/stop`));
+    await hit('GET /api/v1/projects/{slug}/experiments/{experimentId}/results', () => api.get(`${one}/results`));
     await hit('DELETE /api/v1/projects/{slug}', () => api.delete('/api/v1/projects/grants'));
 
     // The workers, each as its triggers invoke it; a new one does not compile until it runs here.
@@ -439,13 +534,27 @@ describe('every DynamoDB call a function makes is granted by its spec', () => {
             'dynamodb:PutItem on table',
           ]),
         );
+      } else if (findRoute(request.route)?.auth === 'public' && findRoute(request.route)?.group === 'customers') {
+        // A customer token's calls: the project by share id, the rate limit's payment records,
+        // and the token's customer (read, and written with its change's outbox events).
+        const allowed = [
+          'dynamodb:Query on index/gsi1',
+          'dynamodb:GetItem on table',
+          'dynamodb:UpdateItem on table',
+          'dynamodb:ConditionCheckItem on table',
+          'dynamodb:PutItem on table',
+        ];
+        expect(
+          needed.filter((need) => !allowed.includes(need)),
+          request.route,
+        ).toEqual([]);
       } else if (findRoute(request.route)?.auth === 'public') {
         const onTable = request.calls.filter((call) => needs(call).some((need) => need.endsWith(' on table')));
         // The IAM condition (dynamodb:LeadingKeys) allows these items only.
         for (const call of onTable) {
-          expect(partitionOf(call)?.startsWith(paymentRecordsKeyPrefix), `${request.route}: ${call.command}`).toBe(
-            true,
-          );
+          for (const pk of partitionsOf(call)) {
+            expect(pk?.startsWith(paymentRecordsKeyPrefix), `${request.route}: ${call.command}`).toBe(true);
+          }
         }
         expect(
           needed.filter((need) => need !== 'dynamodb:Query on index/gsi1' && !need.endsWith(' on table')),

@@ -137,6 +137,61 @@ describe('real answers match the document', () => {
     );
     expect((await api.put(base, { name: 'Stale' }, { headers: { 'if-match': '"stale"' } })).status).toBe(412);
 
+    // Plan changes of a manual subscription, a customer token and its public calls.
+    const changer = `${base}/customers/c-2`;
+    const other = await makePlan(api, project.slug, { name: 'Other', basePrice: 1 });
+    expect((await api.put(changer, { planId: other.id })).status).toBe(200);
+    expect((await reader.get(`${base}/plans/${other.id}/versions`)).status).toBe(200);
+    expect((await api.post(`${base}/plans/${other.id}/migrate`, { dryRun: true })).status).toBe(200);
+    expect((await reader.post(`${changer}/subscription/preview`, { planId: plan.id })).status).toBe(200);
+    expect((await api.post(`${changer}/subscription`, { planId: plan.id })).status).toBe(200);
+    expect((await api.post(`${changer}/subscription/cancel`, {})).status).toBe(200);
+    expect((await api.post(`${changer}/subscription/resume`)).status).toBe(200);
+    expect((await api.post(`${changer}/portal`, {})).status).toBe(409);
+    const token = await api.post(`${changer}/token`);
+    expect(token.status).toBe(200);
+    const visitor = server.client(null);
+    const bearer = { headers: { authorization: `Bearer ${token.body.token}` } };
+    const { shareId } = project;
+    expect((await visitor.get(`/api/share/${shareId}/customer`, bearer)).status).toBe(200);
+    expect(
+      (await visitor.post('/api/payments/subscription/preview', { shareId, planId: other.id }, bearer)).status,
+    ).toBe(200);
+    expect((await visitor.post('/api/payments/subscription', { shareId, planId: other.id }, bearer)).status).toBe(200);
+    expect((await visitor.post('/api/payments/subscription/cancel', { shareId }, bearer)).status).toBe(200);
+    expect((await visitor.post('/api/payments/subscription/resume', { shareId }, bearer)).status).toBe(200);
+    expect((await visitor.post('/api/payments/portal', { shareId }, bearer)).status).toBe(409);
+    expect((await visitor.get(`/api/share/${shareId}/customer`)).status).toBe(401);
+    for (const path of [
+      `/api/share/${shareId}/customer`,
+      '/api/payments/subscription/preview',
+      '/api/payments/subscription',
+      '/api/payments/subscription/cancel',
+      '/api/payments/subscription/resume',
+      '/api/payments/portal',
+    ]) {
+      expect((await visitor.request('OPTIONS', path)).status, path).toBe(204);
+    }
+
+    // A pricing experiment: its writes, reads and results, and a visitor's share read while it runs.
+    const experiments = `${base}/experiments`;
+    const experiment = await api.post(experiments, {
+      name: 'Other at 2',
+      variants: [
+        { key: 'a', weight: 1 },
+        { key: 'b', weight: 1, plans: [{ planId: other.id, basePrice: 2 }] },
+      ],
+    });
+    expect(experiment.status, experiment.text).toBe(201);
+    const test = `${experiments}/${experiment.body.id}`;
+    expect((await api.put(test, { name: 'Other at 2!' })).status).toBe(200);
+    expect((await reader.get(experiments)).status).toBe(200);
+    expect((await reader.get(test)).status).toBe(200);
+    expect((await api.post(`${test}/start`)).status).toBe(200);
+    expect((await visitor.get(`/api/share/${shareId}?visitor=v-1`)).status).toBe(200);
+    expect((await reader.get(`${test}/results`)).status).toBe(200);
+    expect((await api.post(`${test}/stop`)).status).toBe(200);
+
     // Errors, each a documented status with the documented body.
     expect((await server.client(null).get(base)).status).toBe(401);
     expect((await reader.post(`${base}/features`, { name: 'x', basePrice: 1 })).status).toBe(403);
@@ -154,8 +209,10 @@ describe('real answers match the document', () => {
       payments: 'payments.test.ts, checkouts through a fake Stripe',
       webhooks: 'customers.test.ts, Stripe events signed with the project secret',
     };
+    // A billing portal session needs a Stripe customer: plan-changes.test.ts, through a fake Stripe.
+    const portals = ['POST /api/v1/projects/{slug}/customers/{customerId}/portal', 'POST /api/payments/portal'];
     const unseen = routes
-      .filter((route) => !(route.group in elsewhere))
+      .filter((route) => !(route.group in elsewhere) && !portals.includes(routeKey(route)))
       .filter((route) => ![...checkedAnswers].some((seen) => seen.startsWith(`${routeKey(route)} 2`)))
       .map(routeKey);
     expect(unseen).toEqual([]);

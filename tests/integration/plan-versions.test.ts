@@ -162,6 +162,84 @@ const monthly = (base: number, seats: number, perUser: boolean, multiplier: numb
   return interval === 'year' ? (perMonth * 12 * 0.75) / 12 : perMonth;
 };
 
+describe('an add of more features than one transaction takes', () => {
+  test('moves the version once, and the version before it keeps exactly what it had', async () => {
+    const first = await makeFeature(api, slug, { name: 'Wide0', isCountable: true, usageCount: 7 });
+    const plan = await makePlan(api, slug, { name: 'Wide', basePrice: 5, features: [{ featureId: first.id }] });
+    await grant('wide-v1', plan.id);
+    const more = [];
+    for (let i = 1; i <= 60; i += 10) {
+      more.push(
+        ...(await Promise.all(Array.from({ length: 10 }, (_, j) => makeFeature(api, slug, { name: `Wide${i + j}` })))),
+      );
+    }
+    const added = await api.post(`${planPath(plan.id)}/features`, {
+      features: more.map((f) => ({ featureId: f.id, multiplier: 1 })),
+    });
+    expect(added.status, added.text).toBe(200);
+    expect(added.body.added).toBe(60);
+    const versions = await api.get(`${planPath(plan.id)}/versions`);
+    expect(versions.body.versions.map((v: any) => [v.version, v.customers])).toEqual([
+      [2, 0],
+      [1, 1],
+    ]);
+    await grant('wide-v2', plan.id);
+    const granted = (view: Awaited<ReturnType<typeof entitlementsOf>>) =>
+      view.entitlements.filter((e) => e.hasAccess).map((e) => e.featureId);
+    expect(granted(await entitlementsOf('wide-v1'))).toEqual([first.id]);
+    expect(granted(await entitlementsOf('wide-v2')).sort((a, b) => a - b)).toEqual(
+      [first.id, ...more.map((f) => f.id)].sort((a, b) => a - b),
+    );
+  });
+});
+
+describe('consume against the held version', () => {
+  const consume = (customerId: string, featureId: number, eventId: string) =>
+    api.post(`/api/v1/projects/${slug}/customers/${customerId}/entitlements/${featureId}/consume`, { eventId });
+
+  test('a v1 holder consumes against 10 after the limit is lowered to 5; a migrated customer gets 5', async () => {
+    const calls = await makeFeature(api, slug, { name: 'Ccalls', isCountable: true, usageCount: 10 });
+    const plan = await makePlan(api, slug, { name: 'Held', basePrice: 3, features: [{ featureId: calls.id }] });
+    await grant('held-a', plan.id);
+    await grant('held-b', plan.id);
+    expect((await api.put(`/api/v1/projects/${slug}/features/${calls.id}`, { usageCount: 5 })).status).toBe(200);
+    for (let i = 0; i < 10; i++) {
+      const res = await consume('held-a', calls.id, `held-a-${i}`);
+      expect(res.status, res.text).toBe(200);
+      expect(res.body).toMatchObject({ allowed: true, entitlement: { limit: 10, usage: i + 1 } });
+    }
+    expect((await consume('held-a', calls.id, 'held-a-10')).body).toMatchObject({ allowed: false });
+
+    // Seen on v1 before it moves: the consume after the move must not use the limit it saw.
+    expect((await consume('held-b', calls.id, 'held-b-0')).body).toMatchObject({ entitlement: { limit: 10 } });
+    const moved = await api.post(`${planPath(plan.id)}/migrate`, { fromVersions: [1], at: 'now' });
+    expect(moved.status, moved.text).toBe(202);
+    for (let i = 1; i < 5; i++) {
+      expect((await consume('held-b', calls.id, `held-b-${i}`)).body).toMatchObject({
+        allowed: true,
+        entitlement: { limit: 5 },
+      });
+    }
+    expect((await consume('held-b', calls.id, 'held-b-5')).body).toMatchObject({ allowed: false });
+  });
+
+  test('a feature removed from the plan in v2 stays consumable by the v1 holder, not by a v2 customer', async () => {
+    const calls = await makeFeature(api, slug, { name: 'Rcalls', isCountable: true, usageCount: 3 });
+    const plan = await makePlan(api, slug, { name: 'Removed', basePrice: 2, features: [{ featureId: calls.id }] });
+    await grant('removed-v1', plan.id);
+    expect((await api.delete(`${planPath(plan.id)}/features?featureId=${calls.id}`)).status).toBe(200);
+    await grant('removed-v2', plan.id);
+    expect((await consume('removed-v1', calls.id, 'r1')).body).toMatchObject({
+      allowed: true,
+      entitlement: { hasAccess: true, limit: 3, usage: 1 },
+    });
+    expect((await consume('removed-v2', calls.id, 'r2')).body).toMatchObject({
+      allowed: false,
+      entitlement: { hasAccess: false },
+    });
+  });
+});
+
 describe('migration', () => {
   test('dryRun answers each customer before and after, lost features and over-limit usage, and changes nothing', async () => {
     const calls = await makeFeature(api, slug, { name: 'Mcalls', isCountable: true, usageCount: 10 });

@@ -14,6 +14,7 @@ import { runtimeConfig } from '#shared/config.ts';
 import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { keyringFor } from '#shared/secrets/keyring.ts';
+import { tokenKeysFor } from '#shared/secrets/token-keys.ts';
 import { sweepMessageBody } from '#shared/sweeps/sqs-queue.ts';
 import { createSweeper, STALE_SWEEP_MS, SWEEP_MARGIN_MS, type SweeperPorts } from '../../functions/sweeper/worker.ts';
 import { ApiClient, newOwner } from '../fixtures/api.ts';
@@ -48,6 +49,7 @@ beforeAll(async () => {
     payments: stripeGatewayFor,
     clock: () => systemClock,
     webhooks: stripeWebhookVerifier,
+    tokenKeys: tokenKeysFor,
     sweeps: () => held,
     migrations: localMigrationsFor,
   });
@@ -171,6 +173,7 @@ describe('the sweep is resumable', () => {
         payments: stripeGatewayFor,
         clock: () => systemClock,
         webhooks: stripeWebhookVerifier,
+        tokenKeys: tokenKeysFor,
         sweeps: () => new LocalSweeper(),
         migrations: localMigrationsFor,
       }),

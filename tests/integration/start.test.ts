@@ -24,6 +24,7 @@ import { ApiClient } from '../fixtures/api.ts';
 import { ROOT, runCli, runScript } from '../fixtures/cli.ts';
 import { makePlan, makeProject } from '../fixtures/factories.ts';
 import { slowRequest } from '../fixtures/slow-request.ts';
+import { eventually, startReceiver } from '../fixtures/webhook-receiver.ts';
 
 const TABLE = 'pricing-start-test';
 const SLOW = 120_000;
@@ -903,6 +904,78 @@ describe('npm start never runs two DynamoDB Local on one DATA_DIR', () => {
       expect((await api.post('/api/v1/projects', { name: 'Still' })).status).toBe(201);
       process.kill(first.child.pid as number, 'SIGINT');
       expect(await waitForExit(first)).toEqual({ code: 0, signal: null });
+    },
+    SLOW,
+  );
+});
+
+describe('npm start delivers the webhooks a kill -9 interrupted (lifecycle.md §4: an event is never lost)', () => {
+  afterEach(killEverything);
+  afterAll(async () => {
+    await killEverything();
+    for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it(
+    'killed with its delivery under way, or right after the change commits: the restart delivers, with the same webhook-id',
+    async () => {
+      const receiver = await startReceiver();
+      try {
+        const { port, dynamoPort } = await ports();
+        const dataDir = join(freshDir(), 'data');
+        const env = serviceEnv({ PORT: String(port), DYNAMODB_PORT: String(dynamoPort), DATA_DIR: dataDir });
+        let service = startService(env);
+        await waitForOutput(service, listening(port));
+        const api = new ApiClient(`http://127.0.0.1:${port}`, await createKey(env));
+        const { slug } = await makeProject(api);
+        const base = `/api/v1/projects/${slug}`;
+        const plan = await makePlan(api, slug, { name: 'Pro' });
+        const endpoint = await api.post(`${base}/webhook-endpoints`, { url: `${receiver.url}/crash` });
+        expect(endpoint.status).toBe(201);
+        receiver.trust(endpoint.body.secret);
+        const restart = async () => {
+          process.kill(service.child.pid as number, 'SIGKILL');
+          expect(await waitForExit(service)).toEqual({ code: null, signal: 'SIGKILL' });
+          service = startService(env);
+          await waitForOutput(service, listening(port));
+        };
+
+        // The receiver holds the first attempt unanswered: committed and dispatched, not delivered.
+        receiver.answer('/crash', 0);
+        expect((await api.put(`${base}/customers/held`, { planId: plan.id })).status).toBe(200);
+        const [held] = await eventually(
+          () => receiver.on('/crash'),
+          (r) => r.length === 1,
+        );
+        await restart();
+        const resent = await eventually(
+          () => receiver.on('/crash'),
+          (r) => r.length === 2,
+          30_000,
+        );
+        expect(resent[1]?.id).toBe(held?.id);
+        expect(resent[1]?.body).toMatchObject({ type: 'subscription.created', data: { customerId: 'held' } });
+        expect(resent[1]?.verifiedWith).toBe(endpoint.body.secret);
+
+        // Killed as soon as the change answers: its event waits in the outbox or as a pending delivery.
+        expect((await api.put(`${base}/customers/sudden`, { planId: plan.id })).status).toBe(200);
+        await restart();
+        const sudden = await eventually(
+          () => receiver.on('/crash').filter((r) => r.body.data.customerId === 'sudden'),
+          (r) => r.length >= 1,
+          30_000,
+        );
+        expect(sudden[0]?.verifiedWith).toBe(endpoint.body.secret);
+        const log = await eventually(
+          () => api.get(`${base}/webhook-endpoints/${endpoint.body.id}/deliveries`),
+          (answer) => answer.body.deliveries.every((d: { status: string }) => d.status === 'succeeded'),
+        );
+        expect(log.body.deliveries).toHaveLength(2);
+        process.kill(service.child.pid as number, 'SIGINT');
+        expect(await waitForExit(service)).toEqual({ code: 0, signal: null });
+      } finally {
+        await receiver.close();
+      }
     },
     SLOW,
   );

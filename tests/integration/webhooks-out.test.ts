@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { freeDeliverySlot, takeDeliverySlot } from '#db/webhook-leases.ts';
+import { ENDPOINT_CONCURRENCY } from '#domain/webhooks-out/delivery.ts';
 import { newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makePlan, makeProject } from '../fixtures/factories.ts';
 import { eventually, startReceiver } from '../fixtures/webhook-receiver.ts';
@@ -123,5 +125,35 @@ describe('webhooks out', () => {
     expect(again[1]?.id).toBe(first?.id);
     expect(first?.verifiedWith).toBe(hook.secret);
     expect(again[1]?.verifiedWith).toBe(rotated.body.secret);
+  });
+
+  test('a hanging receiver holds at most its slots; the other endpoints get theirs at once', async () => {
+    const { api, base, planId, endpoint } = await setUp('per-endpoint');
+    await endpoint('/hangs');
+    await endpoint('/quick');
+    receiver.answer('/hangs', 0, 0, 0, 0);
+    for (const customer of ['h1', 'h2', 'h3', 'h4']) await api.put(`${base}/customers/${customer}`, { planId });
+    await eventually(
+      () => receiver.on('/quick'),
+      (r) => r.length === 4,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.on('/hangs')).toHaveLength(ENDPOINT_CONCURRENCY);
+  });
+
+  test("an endpoint's slots hold across instances: taken until freed or their lease runs out", async () => {
+    const ref = { projectId: 999_999_001, endpointId: 1 };
+    const leases = await Promise.all(Array.from({ length: 5 }, () => takeDeliverySlot(ref, 2, 60_000)));
+    const held = leases.filter((lease) => lease !== undefined);
+    expect(held.map((lease) => lease.slot).sort()).toEqual([0, 1]);
+    await freeDeliverySlot(ref, held[0] as { slot: number; holder: string });
+    const again = await takeDeliverySlot(ref, 2, 1);
+    expect(again?.slot).toBe(held[0]?.slot);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Its lease ran out: the slot is free again, and the late holder's free leaves the new one.
+    const next = await takeDeliverySlot(ref, 2, 60_000);
+    expect(next?.slot).toBe(held[0]?.slot);
+    await freeDeliverySlot(ref, again as { slot: number; holder: string });
+    expect(await takeDeliverySlot(ref, 2, 60_000)).toBeUndefined();
   });
 });

@@ -184,6 +184,42 @@ describe('key shapes (ElectroDB .params(), no I/O)', () => {
     }
   });
 
+  test('experiments: the experiment and the running slot in the project partition; counts in 16 shard partitions under the payment prefix', () => {
+    const { experiment: Experiment, experimentSlot: Slot, experimentMark: Mark, experimentTally: Tally } = entities;
+    const experiment = {
+      ...scope,
+      experimentId: 3,
+      name: 'x',
+      status: 'draft',
+      variants: [],
+      createdAt: 'c',
+      updatedAt: 'u',
+    } as const;
+    expect(keysOf(Experiment.create(experiment).params(table))).toEqual({
+      pk: projectPk,
+      sk: '$projectData#experiment_1#experimentId_000000000003',
+      gsi1pk: sharePk,
+      gsi1sk: '$share#experiment_1#experimentId_000000000003',
+    });
+    expect(keysOf(Slot.create({ ...scope, experimentId: 3 }).params(table))).toMatchObject({
+      pk: projectPk,
+      sk: '$projectData#experimentSlot_1',
+    });
+    const mark = { projectId: 7, tallyShard: 5, experimentId: 3, kind: 'visitor', ref: 'Ada_1', variant: 'b' } as const;
+    expect(keysOf(Mark.create(mark).params(table))).toEqual({
+      pk: '$pricing#projectId_000000000007#tallyShard_5',
+      sk: '$experimentMark_1#experimentId_000000000003#kind_visitor#ref_Ada_1',
+    });
+    const tally = Tally.update({ projectId: 7, tallyShard: 5, experimentId: 3, variant: 'b' })
+      .add({ visitors: 1 })
+      .params(table);
+    expect(tally.Key).toEqual({
+      pk: '$pricing#projectId_000000000007#tallyShard_5',
+      sk: '$experimentTally_1#experimentId_000000000003#variant_b',
+    });
+    expect(tally.Key.pk.startsWith(paymentRecordsKeyPrefix)).toBe(true);
+  });
+
   test('no other entity has a partition key under the payment records prefix', () => {
     const pks = [
       Project.create(projectItem({ ...scope, projectId: 7 })).params(table).Item.pk,

@@ -53,8 +53,24 @@ export interface CheckoutSession {
 const isCheckoutSession = (body: unknown): body is CheckoutSession =>
   isObject(body) && typeof body.url === 'string' && /^https?:\/\//i.test(body.url);
 
-export function loadShare(base: string, shareId: string): Promise<Outcome<ShareData>> {
-  return call(`${base}/api/share/${encodeURIComponent(shareId)}`, { method: 'GET' }, isShareData);
+/** The share data as this visitor sees it: while an experiment runs, the visitor's variant. */
+export function loadShare(base: string, shareId: string, visitor: string): Promise<Outcome<ShareData>> {
+  const url = `${base}/api/share/${encodeURIComponent(shareId)}?visitor=${encodeURIComponent(visitor)}`;
+  return call(url, { method: 'GET' }, isShareData);
+}
+
+/**
+ * Records the visitor's view of a page that runs an experiment; counted once per visitor by
+ * the service. Its outcome changes nothing on the page, so it is not awaited nor reported.
+ */
+export function recordView(base: string, shareId: string, visitor: string): void {
+  fetch(`${base}/api/share/${encodeURIComponent(shareId)}/views`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ visitor }),
+    credentials: 'omit',
+    keepalive: true,
+  }).catch(() => {});
 }
 
 export type PlanCheckout = {
@@ -63,6 +79,8 @@ export type PlanCheckout = {
   billingInterval: BillingInterval;
   seats?: number;
   customerId?: string;
+  /** The visitor id: while an experiment runs, the service charges this visitor's variant price. */
+  visitor?: string;
 };
 export type CustomCheckout = {
   shareId: string;
@@ -77,5 +95,51 @@ export function startCheckout(base: string, body: PlanCheckout | CustomCheckout)
     `${base}${path}`,
     { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
     isCheckoutSession,
+  );
+}
+
+/** The customer token's customer, as `GET /api/share/{shareId}/customer` answers (lifecycle.md §2). */
+export interface TokenCustomer {
+  planId: number | null;
+  status: string | null;
+  billingInterval: BillingInterval | null;
+  seats: number;
+  cancelAtPeriodEnd: boolean;
+  pendingPlanId: number | null;
+}
+
+export interface ChangePreview {
+  amountDue: number;
+  nextPeriodAmount: number;
+}
+
+const isTokenCustomer = (body: unknown): body is TokenCustomer => isObject(body) && 'planId' in body;
+const isPreview = (body: unknown): body is ChangePreview =>
+  isObject(body) && typeof body.amountDue === 'number' && typeof body.nextPeriodAmount === 'number';
+
+export function loadCustomer(base: string, shareId: string, token: string): Promise<Outcome<TokenCustomer>> {
+  return call(
+    `${base}/api/share/${encodeURIComponent(shareId)}/customer`,
+    { method: 'GET', headers: { authorization: `Bearer ${token}` } },
+    isTokenCustomer,
+  );
+}
+
+/** A call with the customer token: preview, change or the billing portal. */
+export function tokenCall(
+  base: string,
+  token: string,
+  what: 'subscription/preview' | 'subscription' | 'portal',
+  body: Record<string, unknown>,
+): Promise<Outcome<unknown>> {
+  const accept = what === 'subscription/preview' ? isPreview : what === 'portal' ? isCheckoutSession : isTokenCustomer;
+  return call(
+    `${base}/api/payments/${what}`,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    },
+    accept as (body: unknown) => body is unknown,
   );
 }

@@ -1,5 +1,5 @@
 import type { BillingInterval } from '#contract/enums.ts';
-import { loadShare } from './api.ts';
+import { loadCustomer, loadShare, recordView } from './api.ts';
 import { checkoutFlow } from './checkout.ts';
 import { mix, parseComputed, type Rgb, WHITE } from './colors.ts';
 import { customCard } from './custom-plan.ts';
@@ -8,10 +8,12 @@ import { h } from './dom.ts';
 import { header, toggle } from './header.ts';
 import { type MessageKey, type Translate, translator } from './i18n.ts';
 import { planCard } from './plan-card.ts';
+import { holding } from './plan-change.ts';
 import { fillShadowRoot } from './sheets.ts';
 import { pageProperties, themeProperties } from './theme.ts';
 import type { ShareData } from './types.ts';
-import type { View } from './view.ts';
+import type { CustomerSession, View } from './view.ts';
+import { visitorId } from './visitor.ts';
 
 /**
  * The colour the host page paints behind the widget: the nearest ancestor backgrounds (across
@@ -43,11 +45,13 @@ export function setDefaultBase(base: string): void {
  * `<pricing-table share-id="…">`: one project's pricing page in a shadow root. Attributes:
  * `share-id` (required), `api-base` (the service; default: where widget.js came from) and
  * `locale` (labels and number formatting; default: the nearest `lang`, then the browser's language) and
- * `customer-id` (the host's own id for the signed-in buyer; checkout links the sale to it).
+ * `customer-id` (the host's own id for the signed-in buyer; checkout links the sale to it) and
+ * `customer-token` (minted by the host's backend: the customer's plan shows as current, the
+ * others change it in place, with a preview first; plan-change.ts).
  * Nothing it does throws into the host page: every failure becomes a message in the widget.
  */
 export class PricingTable extends HTMLElement {
-  static observedAttributes = ['share-id', 'api-base', 'locale', 'customer-id'];
+  static observedAttributes = ['share-id', 'api-base', 'locale', 'customer-id', 'customer-token'];
 
   private readonly root: ShadowRoot;
   private interval: BillingInterval = 'month';
@@ -133,10 +137,19 @@ export class PricingTable extends HTMLElement {
       return;
     }
     this.showMessage('loading', { busy: true });
-    const outcome = await loadShare(this.base, shareId);
+    const token = this.getAttribute('customer-token')?.trim();
+    const [outcome, customer] = await Promise.all([
+      loadShare(this.base, shareId, visitorId()),
+      token ? loadCustomer(this.base, shareId, token) : undefined,
+    ]);
     // A newer load (another share-id) or a removal wins over this one.
     if (generation !== this.generation || !this.isConnected) return;
-    if (outcome.ok) this.render(outcome.value, shareId);
+    // A token that is refused (expired, another project's) leaves the table as it is without one.
+    if (customer && !customer.ok) console.warn('[pricing-table] customer-token refused:', customer.message);
+    const session: CustomerSession | undefined =
+      token && customer?.ok ? { token, customer: customer.value, reload: () => this.queueLoad() } : undefined;
+    if (outcome.ok && outcome.value.experiment) recordView(this.base, shareId, visitorId());
+    if (outcome.ok) this.render(outcome.value, shareId, holding(session));
     else if (outcome.kind === 'network') this.showMessage('loadFailed', { retry: true });
     else this.showMessage('unavailable');
   }
@@ -156,22 +169,27 @@ export class PricingTable extends HTMLElement {
     fillShadowRoot(this.root, [box], { properties: pageProperties(pageBackground(this)) });
   }
 
-  private render(data: ShareData, shareId: string): void {
+  private render(data: ShareData, shareId: string, session?: CustomerSession): void {
     const theme = data.themeSettings;
     const format = formatter(this.locale, data.currency);
     this.refreshers = [];
     this.checkout.forget();
     if (!data.annualDiscountEnabled) this.interval = 'month';
+    if (session?.customer.billingInterval) this.interval = session.customer.billingInterval;
     const view: View = {
       data,
       shareId,
       format,
+      base: this.base,
+      session,
       interval: () => this.interval,
       on: (target, type, listener) => this.on(target, type, listener),
       watch: (update) => this.refreshers.push(update),
       checkout: (button, error, body) => {
         const customerId = this.getAttribute('customer-id')?.trim();
-        return this.checkout.start(this.base, button, error, customerId ? { ...body, customerId } : body);
+        // A plan's price may be the visitor's experiment variant's: the service computes it from the id.
+        const priced = 'planId' in body ? { ...body, visitor: visitorId() } : body;
+        return this.checkout.start(this.base, button, error, customerId ? { ...priced, customerId } : priced);
       },
     };
 

@@ -22,6 +22,7 @@ function mount(root: ParentNode): void {
     if (host.dataset.apiBase) table.setAttribute('api-base', host.dataset.apiBase);
     if (host.dataset.locale) table.setAttribute('locale', host.dataset.locale);
     if (host.dataset.customerId) table.setAttribute('customer-id', host.dataset.customerId);
+    if (host.dataset.customerToken) table.setAttribute('customer-token', host.dataset.customerToken);
     host.append(table);
   }
 }

@@ -1,6 +1,7 @@
 import { limits } from '#contract/limits.ts';
 import { clampCount, limitText, planPriceText, trialText } from './display.ts';
 import { h, uniqueId } from './dom.ts';
+import { changeAction } from './plan-change.ts';
 import type { SharedPlan } from './types.ts';
 import { priceElement, unavailableReason, type View } from './view.ts';
 
@@ -17,10 +18,12 @@ export function planCard(plan: SharedPlan, view: View): HTMLElement {
   const titleId = uniqueId('plan');
   const position = data.themeSettings.popularBadgePosition === 'inline' ? 'inline' : 'top';
   const badge = plan.isPopular && h('span', { class: `badge ${position}`, part: 'badge' }, t('popular'));
+  const current = view.session?.customer.planId === plan.id;
   const card = h('article', {
-    class: `card${plan.isPopular ? ` popular badge-${position}` : ''}`,
+    class: `card${plan.isPopular ? ` popular badge-${position}` : ''}${current ? ' current' : ''}`,
     part: 'card',
     'aria-labelledby': titleId,
+    'aria-current': current ? 'true' : undefined,
     'data-plan-id': plan.id,
   });
   if (badge && position === 'top') card.append(badge);
@@ -32,14 +35,14 @@ export function planCard(plan: SharedPlan, view: View): HTMLElement {
   price.element.append(trial);
   card.append(price.element);
 
-  let seats = 1;
+  let seats = current ? (view.session?.customer.seats ?? 1) : 1;
   if (plan.isPerUserPricing && !plan.isFree) {
     const input = h('input', {
       type: 'number',
       min: 1,
       max: limits.seatsMax,
       step: 1,
-      value: 1,
+      value: seats,
       inputmode: 'numeric',
     });
     view.on(input, 'input', () => {
@@ -54,7 +57,11 @@ export function planCard(plan: SharedPlan, view: View): HTMLElement {
   const update = () => price.show(planPriceText(plan, view.interval(), seats, data, format));
   view.watch(update);
 
-  const action = plan.isFree ? signup(plan, view) : buy(plan, view, () => seats);
+  const action = view.session
+    ? changeAction(view.session, view, plan, () => seats)
+    : plan.isFree
+      ? signup(plan, view)
+      : buy(plan, view, () => seats);
   if (action) card.append(action);
   card.append(featureList(plan, view, !action));
   return card;

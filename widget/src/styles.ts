@@ -78,6 +78,14 @@ input[type=checkbox]{accent-color:var(--pricing-primary);width:1rem;height:1rem;
 .custom-card .choice>label{display:flex;gap:.5rem;align-items:baseline;font-size:.95rem}
 .custom-card .choice .each{display:block;color:var(--pricing-muted);font-size:.85rem}
 .custom-card .choice label.count{padding-left:1.5rem}
+.card.current{border-color:var(--pricing-accent);outline:2px solid var(--pricing-accent);outline-offset:-3px}
+.current{margin:0 0 .5rem;text-align:center;font-weight:600;color:var(--pricing-accent)}
+dialog.change{border:0;border-radius:var(--pricing-radius);padding:1.5rem;width:min(26rem,92vw);background:var(--pricing-card-bg);color:var(--pricing-text)}
+dialog.change::backdrop{background:rgb(0 0 0/.5)}
+dialog.change h3{margin:0 0 .75rem}
+.dialog-actions{display:flex;gap:.75rem;justify-content:flex-end;align-items:center;margin-top:1rem}
+.dialog-actions .button{width:auto}
+.dialog-actions .retry{color:inherit}
 .message{padding:1.5rem;text-align:center;color:var(--pricing-page-muted,#4B5563);font-size:.95rem;display:flex;flex-direction:column;align-items:center;gap:.75rem}
 .message p{margin:0}
 .retry{font:inherit;padding:.4rem 1rem;border-radius:6px;border:1px solid currentColor;background:transparent;color:var(--pricing-page-text,#111827);cursor:pointer}

@@ -1,14 +1,25 @@
 import type { BillingInterval } from '#contract/enums.ts';
-import type { CustomCheckout, PlanCheckout } from './api.ts';
+import type { CustomCheckout, PlanCheckout, TokenCustomer } from './api.ts';
 import type { Formatter, PriceText } from './display.ts';
 import { h, uniqueId } from './dom.ts';
 import type { ShareData } from './types.ts';
+
+export interface CustomerSession {
+  token: string;
+  customer: TokenCustomer;
+  /** Draws the table again once a change is made. */
+  reload(): void;
+}
 
 /** What the parts of one rendered table (toggle, cards) need from the element that draws them. */
 export interface View {
   readonly data: ShareData;
   readonly shareId: string;
   readonly format: Formatter;
+  /** The service's base URL. */
+  readonly base: string;
+  /** With a customer token whose customer holds a plan: plan changes instead of checkout. */
+  readonly session?: CustomerSession | undefined;
   /** The interval prices are shown for now; it changes when the visitor flips the toggle. */
   interval(): BillingInterval;
   /** A listener whose failure, even an async one, becomes a message in the widget, never the page's error. */

@@ -12,6 +12,14 @@ export interface PricingTableAttributes {
   'api-base'?: string;
   /** en, de, fr, es, pt or ja (any BCP 47 tag; others fall back to English); default: the nearest `lang`, then the browser's. */
   locale?: string;
+  /** Your own id for the signed-in buyer: checkout links the sale to it. */
+  'customer-id'?: string;
+  /**
+   * A customer token your backend minted (`POST …/customers/{customerId}/token`, valid 1 hour):
+   * the customer's plan shows as "Current plan" with "Manage billing", the others Upgrade or
+   * Downgrade it in place after a preview.
+   */
+  'customer-token'?: string;
 }
 
 /** The element: an HTMLElement whose shadow root holds the table. */
@@ -32,7 +40,10 @@ export type PricingTablePart =
   | 'feature'
   | 'show-all'
   | 'message'
-  | 'retry';
+  | 'retry'
+  | 'current'
+  | 'manage'
+  | 'dialog';
 
 declare global {
   interface HTMLElementTagNameMap {

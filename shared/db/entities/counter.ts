@@ -1,7 +1,6 @@
-import type { CreateEntityItem, EntityItem } from 'electrodb';
 import { defineEntity, entityModel } from './model.ts';
 
-export const counterNames = ['project', 'feature', 'plan', 'planFeature', 'webhookEndpoint'] as const;
+export const counterNames = ['project', 'feature', 'plan', 'planFeature', 'webhookEndpoint', 'experiment'] as const;
 
 /** One atomic counter per resource kind: ids are allocated with ADD and never reused. */
 export const counterEntity = defineEntity({
@@ -17,7 +16,3 @@ export const counterEntity = defineEntity({
     },
   },
 });
-
-export type CounterEntity = ReturnType<typeof counterEntity>;
-export type CounterItem = EntityItem<CounterEntity>;
-export type NewCounterItem = CreateEntityItem<CounterEntity>;

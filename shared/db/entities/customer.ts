@@ -22,6 +22,9 @@ export const customerEntity = defineEntity({
     // makes a redelivered event change nothing. Written in the same conditional put as the
     // change the event made.
     eventIds: { type: 'list', items: { type: 'string' } },
+    // Set while a plan change waits on Stripe (epoch ms it lapses at): a concurrent change is a
+    // 409 and the subscription's webhooks wait (shared/domain/subscriptions/changes.ts).
+    changingUntil: { type: 'number' },
     // Optimistic lock: every write names the version it read.
     version: { type: 'number', required: true },
     ...timestamps,

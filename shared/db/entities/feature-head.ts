@@ -1,4 +1,4 @@
-import type { CreateEntityItem, EntityItem } from 'electrodb';
+import type { EntityItem } from 'electrodb';
 import { defineEntity, entityModel } from './model.ts';
 import { idAttribute, projectScopeAttributes, projectScopeIndexes } from './project-scope.ts';
 
@@ -27,4 +27,3 @@ export const featureHeadEntity = defineEntity({
 
 export type FeatureHeadEntity = ReturnType<typeof featureHeadEntity>;
 export type FeatureHeadItem = EntityItem<FeatureHeadEntity>;
-export type NewFeatureHeadItem = CreateEntityItem<FeatureHeadEntity>;

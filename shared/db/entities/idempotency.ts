@@ -1,4 +1,4 @@
-import type { CreateEntityItem, EntityItem } from 'electrodb';
+import type { EntityItem } from 'electrodb';
 import { defineEntity, entityModel } from './model.ts';
 
 /**
@@ -33,4 +33,3 @@ export const idempotencyRecordEntity = defineEntity({
 
 export type IdempotencyRecordEntity = ReturnType<typeof idempotencyRecordEntity>;
 export type IdempotencyRecordItem = EntityItem<IdempotencyRecordEntity>;
-export type NewIdempotencyRecordItem = CreateEntityItem<IdempotencyRecordEntity>;

@@ -1,4 +1,3 @@
-import type { CreateEntityItem, EntityItem } from 'electrodb';
 import { defineEntity, entityModel } from './model.ts';
 import { idAttribute } from './project-scope.ts';
 
@@ -44,7 +43,3 @@ export const checkoutSessionEntity = defineEntity({
     byProject: { pk: paymentRecordsPk, sk: { field: 'sk', composite: ['sessionId'], casing: 'none' } },
   },
 });
-
-export type CheckoutSessionEntity = ReturnType<typeof checkoutSessionEntity>;
-export type CheckoutSessionItem = EntityItem<CheckoutSessionEntity>;
-export type NewCheckoutSessionItem = CreateEntityItem<CheckoutSessionEntity>;

@@ -1,4 +1,4 @@
-import type { CreateEntityItem, EntityItem } from 'electrodb';
+import type { EntityItem } from 'electrodb';
 import { defineEntity, entityModel } from './model.ts';
 import { idAttribute } from './project-scope.ts';
 
@@ -33,4 +33,3 @@ export const projectSweepEntity = defineEntity({
 
 export type ProjectSweepEntity = ReturnType<typeof projectSweepEntity>;
 export type ProjectSweepItem = EntityItem<ProjectSweepEntity>;
-export type NewProjectSweepItem = CreateEntityItem<ProjectSweepEntity>;

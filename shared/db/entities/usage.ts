@@ -1,4 +1,3 @@
-import type { CreateEntityItem, EntityItem } from 'electrodb';
 import { aggregationMethods } from '#contract/enums.ts';
 import { defineEntity, entityModel } from './model.ts';
 import { idAttribute } from './project-scope.ts';
@@ -68,6 +67,30 @@ export const usageUniqueEntity = defineEntity({
   },
 });
 
+/**
+ * `usageAlert`: that a customer's usage of a feature crossed one threshold of its limit in
+ * one month (`approaching`: 80%, `reached`: 100%). Put with its webhook event by the write
+ * that crosses it, on the condition that it does not exist, so each is sent once per
+ * customer, feature and month however many writers cross at once.
+ */
+export const usageAlertEntity = defineEntity({
+  model: entityModel('usagealert'),
+  attributes: {
+    projectId: idAttribute,
+    customerId: { type: 'string', required: true, readOnly: true },
+    month: { type: 'string', required: true, readOnly: true },
+    featureId: idAttribute,
+    threshold: { type: ['approaching', 'reached'] as const, required: true, readOnly: true },
+    expiresAt: { type: 'number' },
+  },
+  indexes: {
+    byCustomer: {
+      pk: { field: 'pk', composite: ['projectId'], casing: 'none' },
+      sk: { field: 'sk', composite: ['customerId', 'month', 'featureId', 'threshold'], casing: 'none' },
+    },
+  },
+});
+
 export const usageEventEntity = defineEntity({
   model: entityModel('usageevent'),
   attributes: {
@@ -84,6 +107,5 @@ export const usageEventEntity = defineEntity({
   },
 });
 
-export type UsageAggregateEntity = ReturnType<typeof usageAggregateEntity>;
-export type UsageAggregateItem = EntityItem<UsageAggregateEntity>;
-export type NewUsageAggregateItem = CreateEntityItem<UsageAggregateEntity>;
+/** A threshold of a limit whose crossing is sent once a month: 80% and 100%. */
+export type UsageThreshold = 'approaching' | 'reached';

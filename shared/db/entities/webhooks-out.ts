@@ -107,6 +107,38 @@ export const webhookDeliveryEntity = defineEntity({
   },
 });
 
+/**
+ * One of an endpoint's delivery slots, held while an attempt to it is in flight: an attempt
+ * takes a free slot (absent, or held past `until`) with a conditional put and frees it
+ * after, so at most as many attempts as the endpoint has slots run at once, across every
+ * function instance. A holder that crashed frees its slot by `until`; TTL removes it.
+ */
+export const webhookLeaseEntity = defineEntity({
+  model: entityModel('webhookLease'),
+  attributes: {
+    projectId: idAttribute,
+    endpointId: idAttribute,
+    slot: { type: 'number', required: true, readOnly: true },
+    holder: { type: 'string', required: true },
+    /** Epoch ms: past it the slot is free again. */
+    until: { type: 'number', required: true },
+    /** Epoch seconds: the table's TTL attribute. */
+    expiresAt: { type: 'number', required: true },
+  },
+  indexes: {
+    byEndpoint: {
+      pk: partition,
+      sk: {
+        field: 'sk',
+        composite: ['endpointId', 'slot'],
+        casing: 'none',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: ElectroDB's key template syntax.
+        template: 'lease_${endpointId}#${slot}',
+      },
+    },
+  },
+});
+
 export type WebhookEndpointItem = EntityItem<ReturnType<typeof webhookEndpointEntity>>;
 export type NewWebhookEndpointItem = CreateEntityItem<ReturnType<typeof webhookEndpointEntity>>;
 export type WebhookEventItem = EntityItem<ReturnType<typeof webhookEventEntity>>;

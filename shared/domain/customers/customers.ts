@@ -76,6 +76,7 @@ export async function grantPlan(key: ProjectKey, customerId: string, input: Gran
       planId: plan.planId,
       planVersion: versionOf(plan),
       pendingVersion: null,
+      pendingPlanId: null,
       customPlan: false,
       features: null,
       status: input.status,

@@ -127,15 +127,32 @@ function withHeldFeatures(features: FeatureItem[], grant: Grant): Shown[] {
   return [...features, ...gone].sort((a, b) => a.featureId - b.featureId);
 }
 
-/** One feature's entitlement, computed alone (a consume needs no other). */
+/** What grants access: the held version when the subscription holds one, else as currentGrant. */
+function grantOf(
+  definition: ProjectDefinition,
+  subscription: StoredSubscription | null | undefined,
+  held: HeldPlan | undefined,
+): Grant {
+  return held && subscription && grantsAccess(subscription.status)
+    ? {
+        kind: 'version',
+        planId: held.planId,
+        status: subscription.status,
+        features: new Map(held.content.features.map((f) => [f.featureId, f])),
+      }
+    : currentGrant(definition, subscription);
+}
+
+/** One feature's entitlement, computed alone (a consume needs no other), from the held version if any. */
 export function featureEntitlement(
   definition: ProjectDefinition,
   feature: FeatureItem,
   subscription: StoredSubscription | null | undefined,
   usage: number,
   now: Date,
+  held?: HeldPlan,
 ): EntitlementView {
-  return entitlement(feature, currentGrant(definition, subscription), usage, nextMonthStart(now));
+  return entitlement(feature, grantOf(definition, subscription, held), usage, nextMonthStart(now));
 }
 
 /** One entitlement per feature of the project (and per feature a held version keeps), in feature id order. */
@@ -147,15 +164,7 @@ export function computeEntitlements(
   now = new Date(),
   held?: HeldPlan,
 ): EntitlementsView {
-  const grant: Grant =
-    held && subscription && grantsAccess(subscription.status)
-      ? {
-          kind: 'version',
-          planId: held.planId,
-          status: subscription.status,
-          features: new Map(held.content.features.map((f) => [f.featureId, f])),
-        }
-      : currentGrant(definition, subscription);
+  const grant = grantOf(definition, subscription, held);
   const resetsAt = nextMonthStart(now);
   const features = withHeldFeatures(prepared(definition).featuresInOrder, grant);
   return {

@@ -10,10 +10,18 @@ import { grantsAccess, type StoredSubscription } from './schemas.ts';
  * at read (or at once when it has no period end); a Stripe-sourced one waits for its renewal's
  * webhook (shared/domain/webhooks/held-version.ts), never for the clock.
  */
-export function settled(subscription: StoredSubscription | null, now: number): StoredSubscription | null {
+export function settled(stored: StoredSubscription | null, now: number): StoredSubscription | null {
+  // Stored before plan changes existed: no pending plan.
+  const subscription = stored && { ...stored, pendingPlanId: stored.pendingPlanId ?? null };
   if (!subscription || subscription.pendingVersion === null || subscription.source !== 'manual') return subscription;
   if (subscription.currentPeriodEnd !== null && Date.parse(subscription.currentPeriodEnd) > now) return subscription;
-  return { ...subscription, planVersion: subscription.pendingVersion, pendingVersion: null };
+  return {
+    ...subscription,
+    planId: subscription.pendingPlanId ?? subscription.planId,
+    planVersion: subscription.pendingVersion,
+    pendingVersion: null,
+    pendingPlanId: null,
+  };
 }
 
 /** A version of a plan as a customer holds it. */

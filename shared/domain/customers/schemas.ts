@@ -64,6 +64,11 @@ export const SubscriptionView = z.strictObject({
   planVersion: z.number().nullable(),
   /** The version a period-end migration moves it to when its period ends; null when none. */
   pendingVersion: z.number().nullable(),
+  /**
+   * The plan a change at period end moves it to when its period ends (lifecycle.md §2), with
+   * `pendingVersion`; null when none.
+   */
+  pendingPlanId: z.number().nullable(),
   customPlan: z.boolean(),
   features: z.array(z.strictObject({ featureId: z.number(), quantity: z.number().nullable() })).nullable(),
   status: z.enum(subscriptionStatuses),
@@ -74,6 +79,12 @@ export const SubscriptionView = z.strictObject({
   cancelAtPeriodEnd: z.boolean(),
   stripeSubscriptionId: z.string().nullable(),
   source: z.enum(['stripe', 'manual']),
+  /**
+   * The pricing experiment it was bought in (lifecycle.md §5), with the variant's price of the
+   * plan: the price it keeps, whatever the experiment or the plan's current version become.
+   * Absent when it was not bought in an experiment.
+   */
+  experiment: z.strictObject({ id: z.number(), variant: z.string(), basePrice: z.number().nullable() }).optional(),
 });
 export type SubscriptionView = z.infer<typeof SubscriptionView>;
 

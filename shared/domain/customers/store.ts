@@ -16,6 +16,8 @@ export interface CustomerChange {
   subscription?: StoredSubscription | null;
   /** The Stripe event that made the change, remembered so a redelivery changes nothing. */
   eventId?: string;
+  /** A plan change's claim on the customer while it waits on Stripe (epoch ms); null releases it. */
+  changingUntil?: number | null;
 }
 
 /** A decision on the customer as stored: a change, or why nothing changes. */
@@ -54,6 +56,7 @@ export async function changeCustomer<Skip extends string>(
       email: pick(decision.email, current?.email),
       stripeCustomerId: pick(decision.stripeCustomerId, current?.stripeCustomerId),
       subscription: pick(decision.subscription, current?.subscription as StoredSubscription | undefined),
+      changingUntil: pick(decision.changingUntil, current?.changingUntil),
       eventIds: decision.eventId
         ? [...(current?.eventIds ?? []), decision.eventId].slice(-EVENT_IDS_KEPT)
         : current?.eventIds,

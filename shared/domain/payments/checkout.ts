@@ -3,6 +3,8 @@ import { limits } from '#contract/limits.ts';
 import { featureMonthlyPrice, intervalPrice, planMonthlyPrice, toMinorUnits } from '#contract/pricing.ts';
 import type { FeatureItem, ProjectItem } from '#db/types.ts';
 import { echo, featureNotFound, NotFoundError, ValidationError } from '../errors.ts';
+import { controlOf, plansInVariant, runningExperiment, variantFor } from '../experiments/assignment.ts';
+import { countCheckout } from '../experiments/counting.ts';
 import type { Ports } from '../ports.ts';
 import { loadSharedProject } from '../share/share.ts';
 import { versionOf } from '../versions/content.ts';
@@ -112,7 +114,13 @@ export async function createPlanCheckout(
   input: PlanCheckoutInput,
   caller: Caller,
 ): Promise<CheckoutView> {
-  const { project, plans } = await loadSharedProject(input.shareId);
+  const partition = await loadSharedProject(input.shareId);
+  const { project } = partition;
+  // While an experiment runs, the visitor's variant prices the plans (the control without a visitor).
+  const experiment = runningExperiment(partition);
+  const variant = experiment && (input.visitor ? variantFor(experiment, input.visitor) : controlOf(experiment));
+  const plans = variant ? plansInVariant(partition.plans, variant) : partition.plans;
+  const counted = experiment && variant && input.visitor ? { experiment, variant } : undefined;
   const plan = plans.find((p) => p.planId === input.planId && p.isVisible);
   if (!plan) throw new NotFoundError(`Plan ${echo(input.planId)} is not on this pricing page.`);
   if (plan.isFree) {
@@ -128,7 +136,7 @@ export async function createPlanCheckout(
   const seats = input.seats ?? 1;
   const monthly = planMonthlyPrice(plan, seats);
   const perSeat = plan.isPerUserPricing && plan.basePrice > 0 && plan.perUserMultiplier > 0;
-  return checkout(ports, {
+  const view = await checkout(ports, {
     project,
     interval: input.billingInterval,
     monthly,
@@ -147,11 +155,22 @@ export async function createPlanCheckout(
       planVersion: String(versionOf(plan)),
       projectId: String(project.projectId),
       ...(plan.isPerUserPricing ? { seats: String(seats) } : {}),
+      // The experiment and variant it was sold in, and the variant's price: the subscription
+      // remembers them, and keeps that price after the experiment stops.
+      ...(counted
+        ? {
+            experimentId: String(counted.experiment.experimentId),
+            variant: counted.variant.key,
+            variantBasePrice: String(plan.basePrice),
+          }
+        : {}),
     },
     customerEmail: input.customerEmail,
     customerId: input.customerId,
     caller,
   });
+  if (counted) await countCheckout(partition, counted.experiment.experimentId, counted.variant.key, view.sessionId);
+  return view;
 }
 
 function chosenFeatures(features: FeatureItem[], input: CustomCheckoutInput) {

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { billingIntervals } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
 import { customerIdPattern } from '../customers/schemas.ts';
+import { Visitor } from '../experiments/schemas.ts';
 import { amount, positiveId } from '../fields.ts';
 import { strictObject } from '../validation.ts';
 
@@ -30,6 +31,9 @@ export const PlanCheckoutBody = strictObject({
     .optional(),
   customerEmail,
   customerId,
+  // The widget's visitor id: while an experiment runs, the price is its variant's, which the
+  // server computes from the experiment and this id; no request names a variant or a price.
+  visitor: Visitor.optional(),
 });
 
 export const CustomCheckoutBody = strictObject({

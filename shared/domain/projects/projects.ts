@@ -89,7 +89,10 @@ export async function createProject(
   const project = slug
     ? await createWithExplicitSlug(slug, recorded)
     : await createWithDerivedSlug(ownerId, slugify(fields.name), recorded);
-  return toProjectView({ project, features: [], plans: [], planFeatures: [] }, publicBaseUrl);
+  return toProjectView(
+    { project, features: [], plans: [], planFeatures: [], experiments: [], experimentSlots: [] },
+    publicBaseUrl,
+  );
 }
 
 /** A new project item with its change-log entry. */

@@ -85,6 +85,10 @@ export const ShareView = z.strictObject({
     .describe(
       "Cuprice-compatible: the visible plans again, each with its assigned features' details, in the shape Cuprice's clients (its React SDK) read. Absent when the answer would be too large with it; `plans` and `features` are always there.",
     ),
+  experiment: z
+    .strictObject({ id: z.number(), variant: z.string() })
+    .optional()
+    .describe("While an experiment runs and the request names a visitor: the experiment and the visitor's variant."),
 });
 
 export type ShareView = z.infer<typeof ShareView>;

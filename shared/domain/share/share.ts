@@ -1,6 +1,7 @@
 import { readSharePartition } from '#db/projects.ts';
 import type { ProjectPartition } from '#db/types.ts';
 import { NotFoundError } from '../errors.ts';
+import { controlOf, plansInVariant, runningExperiment, variantFor } from '../experiments/assignment.ts';
 import { countableData, featureLimit } from '../features/view.ts';
 import { paymentsConnected } from '../payments/payment-key.ts';
 import { assignmentsByPlan } from '../plans/view.ts';
@@ -27,9 +28,20 @@ export async function loadSharedProject(shareId: string, { includeInactive = fal
   return partition;
 }
 
-/** The public pricing data of an active project. */
-export async function getShareData(shareId: string): Promise<ShareView> {
-  return toShareView(await loadSharedProject(shareId));
+/**
+ * The public pricing data of an active project. While an experiment runs, a visitor sees the
+ * plans of its variant and which one it is (`personal`: the answer is that visitor's alone);
+ * without a visitor id, the control's plans, like any other answer. Without a running
+ * experiment the visitor id changes nothing.
+ */
+export async function getShareData(shareId: string, visitor?: string): Promise<{ view: ShareView; personal: boolean }> {
+  const partition = await loadSharedProject(shareId);
+  const experiment = runningExperiment(partition);
+  if (!experiment) return { view: toShareView(partition), personal: false };
+  const variant = visitor ? variantFor(experiment, visitor) : controlOf(experiment);
+  const view = toShareView({ ...partition, plans: plansInVariant(partition.plans, variant) });
+  if (!visitor) return { view, personal: false };
+  return { view: { ...view, experiment: { id: experiment.experimentId, variant: variant.key } }, personal: true };
 }
 
 /**

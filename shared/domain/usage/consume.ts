@@ -2,11 +2,13 @@ import { isStorageBusy } from '#db/contention.ts';
 import type { CustomerItem, FeatureItem, ProjectKey, ProjectPartition } from '#db/types.ts';
 import { type ConsumeState, type ConsumeTarget, readConsumeState, writeConsume } from '#db/usage-consume.ts';
 import { featureEntitlement } from '../customers/entitlements.ts';
+import { heldPlan, settled } from '../customers/held-plan.ts';
 import { forgetProjectCached, loadProjectCached } from '../customers/project-cache.ts';
 import { isCustomerId } from '../customers/schemas.ts';
 import { storedSubscription } from '../customers/store.ts';
 import { featureNotFound, NotFoundError, projectNotFound, UnavailableError, ValidationError } from '../errors.ts';
 import { aggregationRules, roundedSum } from './aggregation.ts';
+import { crossed, quietRange, usageAlerts } from './alerts.ts';
 import { timeProblem, utcMonth } from './record.ts';
 import type { ConsumeBody, ConsumeResultView } from './schemas.ts';
 
@@ -26,15 +28,17 @@ const invalid = (path: string, message: string) =>
 function consumable(partition: ProjectPartition, featureId: number, amount: number): FeatureItem {
   const feature = partition.features.find((f) => f.featureId === featureId);
   if (!feature) throw featureNotFound(featureId);
-  if (!feature.isCountable) throw invalid('featureId', `feature ${featureId} is not countable: it takes no usage`);
+  if (!feature.isCountable)
+    throw invalid('featureId', `names feature ${featureId}, which is not countable: it takes no usage`);
   const method = feature.eventAggregationMethod;
   if (method !== 'count' && method !== 'sum') {
     throw invalid(
       'featureId',
-      `feature ${featureId} aggregates by ${method}: only count and sum features are consumed`,
+      `names feature ${featureId}, which aggregates by ${method}: only count and sum features can be consumed`,
     );
   }
-  if (method === 'count' && amount !== 1) throw invalid('amount', `must be 1: feature ${featureId} counts events`);
+  if (method === 'count' && amount !== 1)
+    throw invalid('amount', `must be 1, since feature ${featureId} counts events`);
   return feature;
 }
 
@@ -97,8 +101,13 @@ export function createConsumer() {
       { eventId: body.eventId, value: amount, property: undefined, at },
     ]);
     const id = `${project.projectId}\u0000${customerId}\u0000${featureId}\u0000${target.feature.method}\u0000${target.month}`;
-    const view = (state: ConsumeState, usage = state.usage ?? 0) =>
-      featureEntitlement(partition, feature, storedSubscription(state.customer ?? undefined), usage, new Date(at));
+    // The limit comes from the version the customer holds, as the entitlements read has it: a
+    // superseded version is read once per container and kept, so a warm consume stays one request.
+    const view = async (state: ConsumeState, usage = state.usage ?? 0) => {
+      const subscription = settled(storedSubscription(state.customer ?? undefined), now);
+      const held = await heldPlan(key, partition, subscription);
+      return featureEntitlement(partition, feature, subscription, usage, new Date(at), held);
+    };
 
     return inTurn(id, async () => {
       let state = known.get(id);
@@ -106,15 +115,17 @@ export function createConsumer() {
       let fresh = false;
       // Whether the next write asks for the usage exactly as seen (until one finds it changed).
       let exactly = true;
+      // Thresholds found sent already this month: their marker exists.
+      const alerted = new Set<string>();
       for (let round = 0; round < MAX_ROUNDS; round++) {
         if (!state) {
           const read = await readConsumeState(target);
           remember(id, read);
-          if (read.counted) return { allowed: true, entitlement: view(read) };
+          if (read.counted) return { allowed: true, entitlement: await view(read) };
           state = read;
           fresh = true;
         }
-        const entitlement = view(state);
+        const entitlement = await view(state);
         const after = roundedSum((state.usage ?? 0) + added);
         const fits = entitlement.hasAccess && (entitlement.limit === null || after <= entitlement.limit);
         if (!fits) {
@@ -126,11 +137,24 @@ export function createConsumer() {
           return { allowed: false, entitlement };
         }
         const max = entitlement.limit === null ? null : roundedSum(entitlement.limit - added);
-        const outcome = await writeConsume(target, state, added, exactly ? { exactly } : { max });
+        // A write that would cross an alert threshold asks for the usage exactly as seen, so
+        // its event tells the usage after it; any other is kept out of the thresholds' reach.
+        const before = state.usage ?? 0;
+        const quiet = quietRange(entitlement.limit, before, added);
+        const exact = exactly || quiet === undefined;
+        const alerts = exact
+          ? usageAlerts(
+              project.projectId,
+              crossed(entitlement.limit, before, after).filter((threshold) => !alerted.has(threshold)),
+              { customerId, featureId, usage: after, limit: entitlement.limit, month: target.month },
+            )
+          : [];
+        const condition = exact ? { exactly: true as const } : { max, within: quiet };
+        const outcome = await writeConsume(target, state, added, condition, alerts);
         if (outcome === 'committed') {
-          const stored = exactly ? { customer: state.customer, usage: after } : await readConsumeState(target);
+          const stored = exact ? { customer: state.customer, usage: after } : await readConsumeState(target);
           remember(id, stored);
-          return { allowed: true, entitlement: view(stored) };
+          return { allowed: true, entitlement: await view(stored) };
         }
         if (outcome.projectGone) {
           forgetProjectCached(key);
@@ -139,6 +163,7 @@ export function createConsumer() {
         // Any change of the usage found: from now on ask only for room (a usage read past
         // 2^53 is a rounded double, which no exact condition ever matches).
         if (outcome.usage !== undefined || outcome.usageUnknown) exactly = false;
+        for (const threshold of outcome.alerted) alerted.add(threshold);
         if (outcome.duplicate || outcome.usageUnknown) {
           // Counted already (the answer shows the entitlement as it is now), or the usage
           // changed to something only a read tells.

@@ -12,6 +12,7 @@ import {
 import { forgetProjectCached, loadProjectCached } from '../customers/project-cache.ts';
 import { type ErrorDetail, NotFoundError, projectNotFound, UnavailableError, ValidationError } from '../errors.ts';
 import { aggregationRules } from './aggregation.ts';
+import { batchAlertRules } from './alerts.ts';
 import { type EventsBody, type EventsResultView, type UsageEventBody, usageLimits } from './schemas.ts';
 
 /** A 400 names at most this many events (the first ones): enough to fix a generator. */
@@ -150,7 +151,8 @@ async function recordInto(
   };
   let outcome: Awaited<ReturnType<typeof applyUsage>>;
   try {
-    outcome = await applyUsage(projectId, groups, aggregationRules, {
+    const rules = { ...aggregationRules, alerts: batchAlertRules(partition, now) };
+    outcome = await applyUsage(projectId, groups, rules, {
       conflictBudgetMs: options.retryMs ?? CONFLICT_BUDGET_MS,
     });
   } catch (error) {

@@ -1,7 +1,8 @@
 import type { PlanStep, PricedStep } from '#db/plan-versions.ts';
 import type { FeatureItem, PlanItem, ProjectPartition } from '#db/types.ts';
 import { assignmentsByPlan } from '../plans/view.ts';
-import { contentOf, isPricedChange, type VersionContent, versionOf } from './content.ts';
+import { outboxEvent } from '../webhooks-out/events.ts';
+import { contentOf, isPricedChange, type VersionContent, versionFields, versionOf } from './content.ts';
 
 /** Assignments joined to their features, as the plan reads find them. */
 type Joined = readonly { feature: FeatureItem; assignment: { multiplier: number } }[];
@@ -25,7 +26,8 @@ export const frozenOf = (projectId: number, plan: PlanItem, content: VersionCont
 /**
  * The version step of a write that turns the plan's content `before` into `after`: none when
  * nothing priced changes (lifecycle.md §1: presentation is not versioned), else version + 1
- * with `before` frozen under the version read, in the write's own transaction.
+ * with `before` frozen under the version read, in the write's own transaction, and the new
+ * version's `plan.version_created` event with it (lifecycle.md §4).
  */
 export function pricedStep(
   projectId: number,
@@ -35,7 +37,15 @@ export function pricedStep(
   at: string,
 ): PricedStep | undefined {
   if (!isPricedChange(before, after)) return undefined;
-  return { read: plan.pricedVersion, next: versionOf(plan) + 1, at, frozen: frozenOf(projectId, plan, before) };
+  const next = versionOf(plan) + 1;
+  const data = { planId: plan.planId, ...versionFields(next, at, after) };
+  return {
+    read: plan.pricedVersion,
+    next,
+    at,
+    frozen: frozenOf(projectId, plan, before),
+    event: outboxEvent(projectId, 'plan.version_created', data),
+  };
 }
 
 /**

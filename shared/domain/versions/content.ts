@@ -90,3 +90,20 @@ export const isUnlimited = (feature: Pick<VersionFeature, 'isCountable' | 'condi
 /** The limit a version grants for one of its features: `usageCount × multiplier`, or null when unlimited. */
 export const versionLimit = (feature: VersionFeature): number | null =>
   isUnlimited(feature) ? null : featureLimit(feature.usageCount, feature.multiplier);
+
+/** A version as the API shows it (the versions list, `plan.version_created`), without its holders. */
+export const versionFields = (version: number, createdAt: string, content: VersionContent) => ({
+  version,
+  createdAt,
+  basePrice: content.basePrice,
+  isFree: content.isFree,
+  freemiumDay: content.freemiumDay,
+  isPerUserPricing: content.isPerUserPricing,
+  perUserMultiplier: content.perUserMultiplier,
+  features: content.features.map((f) => ({
+    featureId: f.featureId,
+    name: f.name,
+    multiplier: f.multiplier,
+    limit: versionLimit(f),
+  })),
+});

@@ -1,28 +1,13 @@
 import { listPlanVersions } from '#db/plan-versions.ts';
 import type { ProjectKey } from '#db/types.ts';
 import { findPlan, loadProject } from '../projects/load.ts';
-import { type VersionContent, versionLimit, versionOf } from './content.ts';
+import { type VersionContent, versionFields, versionOf } from './content.ts';
 import { planContent } from './current.ts';
 import { holdersOf } from './holders.ts';
 import type { VersionListView, VersionView } from './schemas.ts';
 
 function toVersionView(version: number, createdAt: string, content: VersionContent, customers: number): VersionView {
-  return {
-    version,
-    createdAt,
-    basePrice: content.basePrice,
-    isFree: content.isFree,
-    freemiumDay: content.freemiumDay,
-    isPerUserPricing: content.isPerUserPricing,
-    perUserMultiplier: content.perUserMultiplier,
-    features: content.features.map((f) => ({
-      featureId: f.featureId,
-      name: f.name,
-      multiplier: f.multiplier,
-      limit: versionLimit(f),
-    })),
-    customers,
-  };
+  return { ...versionFields(version, createdAt, content), customers };
 }
 
 /**

@@ -80,6 +80,7 @@ async function preview(
             fromVersion: version,
             seats: subscription.seats,
             billingInterval: subscription.billingInterval,
+            heldBasePrice: subscription.experiment?.basePrice ?? null,
             usage,
           };
           return previewRow(input, contents.get(version) as VersionContent, target, to, project);

@@ -21,11 +21,20 @@ export function monthlyOf(
   return interval === 'year' ? intervalPrice(monthly, 'year', discount) / 12 : monthly;
 }
 
+/** The version as the customer pays it: its own price, or the one it bought in an experiment. */
+const held = (content: VersionContent, basePrice: number | null | undefined): VersionContent =>
+  basePrice === null || basePrice === undefined || content.isFree ? content : { ...content, basePrice };
+
 export interface PreviewInput {
   customerId: string;
   fromVersion: number;
   seats: number;
   billingInterval: BillingInterval | null;
+  /**
+   * The base price it bought when that was not its version's: a pricing experiment's variant
+   * (lifecycle.md §5). Null: the version's.
+   */
+  heldBasePrice?: number | null;
   /** This month's usage by feature id. */
   usage: ReadonlyMap<number, number>;
 }
@@ -49,7 +58,7 @@ export function previewRow(
     customerId: input.customerId,
     fromVersion: input.fromVersion,
     toVersion,
-    monthlyBefore: tidy(monthlyOf(from, input.seats, input.billingInterval, discount)),
+    monthlyBefore: tidy(monthlyOf(held(from, input.heldBasePrice), input.seats, input.billingInterval, discount)),
     monthlyAfter: tidy(monthlyOf(to, input.seats, input.billingInterval, discount)),
     lostFeatures: from.features.filter((f) => !kept.has(f.featureId)).map((f) => f.featureId),
     overLimit,

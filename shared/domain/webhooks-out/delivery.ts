@@ -8,6 +8,7 @@ import {
   reopenDelivery,
   type WebhookEventItem,
 } from '#db/webhook-deliveries.ts';
+import { freeDeliverySlot, takeDeliverySlot } from '#db/webhook-leases.ts';
 import { disableEndpoint, listEndpointItems } from '#db/webhooks-out.ts';
 import type { Keyring } from '../ports.ts';
 import { openEndpointSecret } from './endpoints.ts';
@@ -27,7 +28,8 @@ export interface DeliveryRef {
 
 /** Where deliveries wait for their attempt: SQS in a stage, timers in a local run. */
 export interface DeliveryQueue {
-  enqueue(refs: DeliveryRef[]): Promise<void>;
+  /** Hands the deliveries on, to be attempted after `delaySeconds` (0: at once). */
+  enqueue(refs: DeliveryRef[], delaySeconds?: number): Promise<void>;
 }
 
 /** One POST to a receiver: its status, or null when nothing answered in time (or the host was refused). */
@@ -43,6 +45,20 @@ export interface WebhookSender {
 export const RETRY_DELAYS_S = [5, 30, 120, 600, 3_600, 10_800, 28_800, 43_200] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_S.length + 1;
 export const ATTEMPT_TIMEOUT_MS = 10_000;
+/**
+ * Attempts in flight to one endpoint at once, across every instance: a slow or hanging
+ * receiver holds at most this many, and its other deliveries wait on the queue instead of
+ * taking the workers every other endpoint's deliveries need.
+ */
+export const ENDPOINT_CONCURRENCY = 2;
+/**
+ * How long an attempt holds its endpoint's slot at most: longer than the delivering
+ * function's timeout (30 s), so a slot is never taken from an attempt still running, and a
+ * holder that crashed gives it back by then.
+ */
+export const SLOT_LEASE_MS = 40_000;
+/** How long a delivery whose endpoint's slots are all held waits before it tries again. */
+export const BUSY_WAIT_S = 5;
 const RETENTION_S = 30 * 24 * 60 * 60;
 
 /** Standard Webhooks' `v1,` signature: HMAC-SHA256 with the secret's bytes over "{id}.{timestamp}.{body}". */
@@ -94,12 +110,14 @@ export async function dispatchOutboxItem(item: WebhookEventItem, queue: Delivery
   await removeOutboxItem(projectId, item.eventId);
 }
 
-export type AttemptOutcome = { done: true } | { done: false; retryInSeconds: number };
+/** `busy`: nothing was attempted (every slot of the endpoint was held); it is not counted. */
+export type AttemptOutcome = { done: true } | { done: false; retryInSeconds: number; busy?: true };
 
 /**
- * One attempt of one delivery, signed with the endpoint's current secret: recorded, and
- * either done (delivered, failed for good, or nothing left to send) or to be tried again
- * after the returned delay. The same event id is the `webhook-id` of every attempt.
+ * One attempt of one delivery, signed with the endpoint's current secret, in one of the
+ * endpoint's slots: recorded, and either done (delivered, failed for good, or nothing left
+ * to send) or to be tried again after the returned delay (`busy` when no slot was free and
+ * nothing was sent). The same event id is the `webhook-id` of every attempt.
  */
 export async function attemptDelivery(
   ports: { keyring: Keyring; sender: WebhookSender },
@@ -119,27 +137,33 @@ export async function attemptDelivery(
     });
     return { done: true };
   }
-  const secret = await openEndpointSecret(ports.keyring, endpoint);
-  const timestamp = Math.floor(Date.now() / 1000);
-  const status = await ports.sender.send(
-    endpoint.url,
-    {
-      'content-type': 'application/json',
-      'user-agent': 'pricing-plan-service-webhooks/1',
-      'webhook-id': delivery.eventId,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': signature(secret, delivery.eventId, timestamp, delivery.body),
-    },
-    delivery.body,
-  );
-  const succeeded = (status ?? 0) >= 200 && (status ?? 0) < 300;
-  if (status === 410) await disableEndpoint(endpoint, lastAttemptAt);
-  const finished = succeeded || status === 410 || attempts >= MAX_ATTEMPTS;
-  await recordAttempt(ref, {
-    status: succeeded ? 'succeeded' : finished ? 'failed' : 'pending',
-    attempts,
-    lastAttemptAt,
-    lastResponseStatus: status,
-  });
-  return finished ? { done: true } : { done: false, retryInSeconds: RETRY_DELAYS_S[attempts - 1] as number };
+  const lease = await takeDeliverySlot(ref, ENDPOINT_CONCURRENCY, SLOT_LEASE_MS);
+  if (!lease) return { done: false, retryInSeconds: BUSY_WAIT_S, busy: true };
+  try {
+    const secret = await openEndpointSecret(ports.keyring, endpoint);
+    const timestamp = Math.floor(Date.now() / 1000);
+    const status = await ports.sender.send(
+      endpoint.url,
+      {
+        'content-type': 'application/json',
+        'user-agent': 'pricing-plan-service-webhooks/1',
+        'webhook-id': delivery.eventId,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signature(secret, delivery.eventId, timestamp, delivery.body),
+      },
+      delivery.body,
+    );
+    const succeeded = (status ?? 0) >= 200 && (status ?? 0) < 300;
+    if (status === 410) await disableEndpoint(endpoint, lastAttemptAt);
+    const finished = succeeded || status === 410 || attempts >= MAX_ATTEMPTS;
+    await recordAttempt(ref, {
+      status: succeeded ? 'succeeded' : finished ? 'failed' : 'pending',
+      attempts,
+      lastAttemptAt,
+      lastResponseStatus: status,
+    });
+    return finished ? { done: true } : { done: false, retryInSeconds: RETRY_DELAYS_S[attempts - 1] as number };
+  } finally {
+    await freeDeliverySlot(ref, lease);
+  }
 }

@@ -22,17 +22,43 @@ export function withHeldVersion(
   currentVersion: CurrentVersion,
 ): StoredSubscription {
   if (next.customPlan || next.planId === null) return { ...next, planVersion: null, pendingVersion: null };
+  // A plan change at period end (lifecycle.md §2): Stripe's metadata names the new plan at
+  // once; the customer keeps the plan it holds until the renewal, then holds the pending one.
+  const pendingPlanId = stored?.pendingPlanId ?? null;
+  if (
+    stored !== null &&
+    pendingPlanId !== null &&
+    stored.stripeSubscriptionId === next.stripeSubscriptionId &&
+    next.planId === pendingPlanId
+  ) {
+    return renews(stored, next)
+      ? {
+          ...next,
+          planId: pendingPlanId,
+          planVersion: stored.pendingVersion,
+          pendingVersion: null,
+          pendingPlanId: null,
+        }
+      : {
+          ...next,
+          planId: stored.planId,
+          planVersion: stored.planVersion,
+          pendingVersion: stored.pendingVersion,
+          pendingPlanId,
+        };
+  }
   const same =
     stored !== null && stored.stripeSubscriptionId === next.stripeSubscriptionId && stored.planId === next.planId;
   if (same && stored.pendingVersion !== null) {
     return renews(stored, next)
-      ? { ...next, planVersion: stored.pendingVersion, pendingVersion: null }
-      : { ...next, planVersion: stored.planVersion, pendingVersion: stored.pendingVersion };
+      ? { ...next, planVersion: stored.pendingVersion, pendingVersion: null, pendingPlanId: null }
+      : { ...next, planVersion: stored.planVersion, pendingVersion: stored.pendingVersion, pendingPlanId: null };
   }
   const held = same ? stored.planVersion : null;
   return {
     ...next,
     planVersion: next.planVersion ?? held ?? currentVersion(next.planId) ?? 1,
     pendingVersion: null,
+    pendingPlanId: null,
   };
 }

@@ -1,3 +1,4 @@
+import { minorUnit } from '#contract/pricing.ts';
 import {
   isCustomerId,
   type StoredSubscription,
@@ -65,6 +66,41 @@ function purchaseOf(metadata: Record<string, string>) {
   return { planId: null, planVersion: null, customPlan: true, features };
 }
 
+const variantKeyPattern = /^[a-z0-9_-]{1,32}$/;
+
+/**
+ * The pricing experiment a plan was sold in (lifecycle.md §5), from the metadata our checkout
+ * wrote: its id, the variant, and the variant's price of the plan (what the customer bought).
+ */
+function experimentOf(metadata: Record<string, string>) {
+  const id = wholeNumber(metadata.experimentId);
+  const variant = metadata.variant;
+  if (id === undefined || !variant || !variantKeyPattern.test(variant)) return {};
+  const price = Number(metadata.variantBasePrice);
+  const basePrice = metadata.variantBasePrice && Number.isFinite(price) && price >= 0 ? price : null;
+  return { experiment: { id, variant, basePrice } };
+}
+
+/**
+ * A subscription event that shows a subscription sold in an experiment paid (`active` or
+ * `past_due`): what its count needs, the monthly price from the item Stripe charges.
+ */
+export function paidInExperiment(value: Json) {
+  const { experiment } = experimentOf(metadataOf(value));
+  const id = string(value.id);
+  const status = string(value.status);
+  if (!experiment || !id || (status !== 'active' && status !== 'past_due')) return undefined;
+  const items = object(value.items)?.data;
+  const item = object(Array.isArray(items) ? items[0] : undefined) ?? {};
+  const price = object(item.price) ?? {};
+  const unitAmount = number(price.unit_amount) ?? 0;
+  const currency = string(price.currency) ?? string(value.currency) ?? 'usd';
+  const months = string(object(price.recurring)?.interval) === 'year' ? 12 : 1;
+  const quantity = number(item.quantity) ?? 1;
+  const monthly = (unitAmount / minorUnit(currency).factor / months) * quantity;
+  return { experimentId: experiment.id, variant: experiment.variant, stripeSubscriptionId: id, monthly };
+}
+
 /**
  * Seats: the item's quantity when it is not 1, else `metadata.seats` (our checkout sells a
  * per-seat plan as one item of the whole price, and names the seats in the metadata).
@@ -87,7 +123,9 @@ export function subscriptionFrom(value: Json, created: number, deleted: boolean)
   const interval = string(object(object(item.price)?.recurring)?.interval);
   return {
     ...purchase,
+    ...experimentOf(metadata),
     pendingVersion: null,
+    pendingPlanId: null,
     status: deleted ? 'canceled' : (status as SubscriptionStatus),
     seats: seatsOf(number(item.quantity), metadata),
     billingInterval: interval === 'month' || interval === 'year' ? interval : null,
@@ -112,7 +150,9 @@ export function subscriptionFromSession(value: Json, created: number): StoredSub
   if (!purchase || !id || value.mode !== 'subscription') return undefined;
   return {
     ...purchase,
+    ...experimentOf(metadata),
     pendingVersion: null,
+    pendingPlanId: null,
     status: value.payment_status === 'no_payment_required' ? 'trialing' : 'active',
     seats: seatsOf(undefined, metadata),
     billingInterval: null,

@@ -1,6 +1,8 @@
 import type { CustomerItem, ProjectItem } from '#db/types.ts';
 import { grantsAccess, type StoredSubscription } from '../customers/schemas.ts';
 import { changeCustomer, type Decision, storedSubscription } from '../customers/store.ts';
+import { UnavailableError } from '../errors.ts';
+import { countPaidSubscription } from '../experiments/counting.ts';
 import { openWebhookSecret } from '../payments/webhook-secret.ts';
 import type { Ports, WebhookEvent } from '../ports.ts';
 import { loadSharedProject } from '../share/share.ts';
@@ -9,6 +11,7 @@ import { type CurrentVersion, withHeldVersion } from './held-version.ts';
 import {
   customerIdOf,
   isOfProject,
+  paidInExperiment,
   sessionEmailOf,
   stripeCustomerIdOf,
   subscriptionFrom,
@@ -34,6 +37,17 @@ const SUBSCRIPTION_EVENTS = new Set([
 type Skip = 'duplicate' | 'stale';
 
 const seen = (current: CustomerItem | undefined, event: WebhookEvent) => current?.eventIds?.includes(event.id) ?? false;
+
+/**
+ * A plan change of this customer is waiting on Stripe (shared/domain/subscriptions/changes.ts):
+ * its event is answered 503, so Stripe delivers it again once the change is stored, and it then
+ * finds the change already there instead of racing it.
+ */
+function waitForChange(current: CustomerItem | undefined): void {
+  if ((current?.changingUntil ?? 0) > Date.now()) {
+    throw new UnavailableError("A plan change of this customer is being stored; Stripe's retry will apply this event.");
+  }
+}
 
 /**
  * Stripe stamps events in whole seconds and delivers them in any order: within one second the
@@ -84,6 +98,7 @@ function subscriptionAfter(stored: StoredSubscription | null, next: StoredSubscr
 function decideSubscription(event: WebhookEvent, next: StoredSubscription, currentVersion: CurrentVersion) {
   return (current: CustomerItem | undefined): Decision<Skip> => {
     if (seen(current, event)) return { skip: 'duplicate' };
+    waitForChange(current);
     const stored = storedSubscription(current);
     const after = subscriptionAfter(stored, next, event);
     if (!after) return { skip: 'stale' };
@@ -101,6 +116,7 @@ function decideSubscription(event: WebhookEvent, next: StoredSubscription, curre
 function decideSession(event: WebhookEvent, next: StoredSubscription | undefined, currentVersion: CurrentVersion) {
   return (current: CustomerItem | undefined): Decision<Skip> => {
     if (seen(current, event)) return { skip: 'duplicate' };
+    waitForChange(current);
     const stored = storedSubscription(current);
     const keep =
       !next ||
@@ -127,6 +143,18 @@ async function apply(
   if (!isSession && !SUBSCRIPTION_EVENTS.has(event.type)) return 'ignored';
   // A sale of another project (two projects may share one Stripe account): not ours.
   if (!isOfProject(object, project.projectId)) return 'ignored';
+  // Counted before the customer is stored, and on every delivery (a marker makes it once): a
+  // failure to count is a 5xx that Stripe retries, and a retry never counts twice.
+  const paid = isSession ? undefined : paidInExperiment(object);
+  if (paid) {
+    await countPaidSubscription(
+      project.projectId,
+      paid.experimentId,
+      paid.variant,
+      paid.stripeSubscriptionId,
+      paid.monthly,
+    );
+  }
   const customerId = customerIdOf(object);
   if (!customerId) return 'ignored';
   let decide: (current: CustomerItem | undefined) => Decision<Skip>;

@@ -1,0 +1,170 @@
+// A project's pricing experiments: the experiment items in its partition, the one running
+// slot, and the exact counts (markers and sharded tallies) outside it.
+
+import { deleteEveryPage } from './batch.ts';
+import type { NewChangeEntryItem } from './changes.ts';
+import {
+  type ExperimentItem,
+  type ExperimentTallyItem,
+  type NewExperimentItem,
+  TALLY_SHARDS,
+} from './entities/experiment.ts';
+import { db } from './service.ts';
+import { projectIsLive, writeTransaction } from './transactions.ts';
+import type { ProjectScope } from './types.ts';
+
+export type { ExperimentItem, ExperimentTallyItem, NewExperimentItem };
+export { TALLY_SHARDS };
+
+type Failure = 'project_gone' | 'not_found' | 'wrong_status' | 'slot_taken';
+
+const keyOf = ({ ownerId, slug }: ProjectScope, experimentId: number) => ({ ownerId, slug, experimentId });
+
+/** Creates a draft with its change-log entry, while the project is there. */
+export async function insertExperiment(
+  scope: ProjectScope,
+  item: NewExperimentItem,
+  change: NewChangeEntryItem,
+): Promise<'created' | 'project_gone'> {
+  const outcome = await writeTransaction(
+    (entities) => [projectIsLive(entities, scope), entities.experiment.create(item).commit()],
+    [change],
+  );
+  return outcome.committed ? 'created' : 'project_gone';
+}
+
+/** What a failed transaction's reasons say, in the order its actions were listed. */
+function failure(reasons: { code: string }[], meanings: Failure[]): Failure {
+  const at = reasons.findIndex((r) => r.code === 'ConditionalCheckFailed');
+  return meanings[at] ?? 'wrong_status';
+}
+
+/** Changes a draft (and only a draft) of this project. */
+export async function updateDraft(
+  scope: ProjectScope,
+  experimentId: number,
+  set: Partial<Pick<ExperimentItem, 'name' | 'variants'>> & { updatedAt: string },
+  change: NewChangeEntryItem,
+): Promise<'updated' | Failure> {
+  const outcome = await writeTransaction(
+    (entities) => [
+      projectIsLive(entities, scope),
+      entities.experiment
+        .patch(keyOf(scope, experimentId))
+        .set(set)
+        .where((a, { eq }) => `${eq(a.shareId, scope.shareId)} AND ${eq(a.status, 'draft')}`)
+        .commit(),
+    ],
+    [change],
+  );
+  return outcome.committed ? 'updated' : failure(outcome.reasons, ['project_gone', 'wrong_status']);
+}
+
+/**
+ * Starts a draft: takes the project's running slot (absent, else 'slot_taken') and moves the
+ * draft to running, in one transaction with its change-log entry.
+ */
+export async function startExperimentItem(
+  scope: ProjectScope,
+  experimentId: number,
+  at: string,
+  change: NewChangeEntryItem,
+): Promise<'started' | Failure> {
+  const outcome = await writeTransaction(
+    (entities) => [
+      projectIsLive(entities, scope),
+      entities.experimentSlot.create({ ...scope, experimentId }).commit(),
+      entities.experiment
+        .patch(keyOf(scope, experimentId))
+        .set({ status: 'running', startedAt: at, updatedAt: at })
+        .where((a, { eq }) => `${eq(a.shareId, scope.shareId)} AND ${eq(a.status, 'draft')}`)
+        .commit(),
+    ],
+    [change],
+  );
+  return outcome.committed ? 'started' : failure(outcome.reasons, ['project_gone', 'slot_taken', 'wrong_status']);
+}
+
+/** Stops a running experiment and frees the project's slot, with its change-log entry. */
+export async function stopExperimentItem(
+  scope: ProjectScope,
+  experimentId: number,
+  at: string,
+  change: NewChangeEntryItem,
+): Promise<'stopped' | Failure> {
+  const { ownerId, slug } = scope;
+  const outcome = await writeTransaction(
+    (entities) => [
+      entities.experimentSlot
+        .delete({ ownerId, slug })
+        .where((a, { eq }) => `${eq(a.shareId, scope.shareId)} AND ${eq(a.experimentId, experimentId)}`)
+        .commit(),
+      entities.experiment
+        .patch(keyOf(scope, experimentId))
+        .set({ status: 'stopped', stoppedAt: at, updatedAt: at })
+        .where((a, { eq }) => `${eq(a.shareId, scope.shareId)} AND ${eq(a.status, 'running')}`)
+        .commit(),
+    ],
+    [change],
+  );
+  return outcome.committed ? 'stopped' : failure(outcome.reasons, ['wrong_status', 'wrong_status']);
+}
+
+export type CountKind = 'visitor' | 'checkout' | 'subscription';
+
+/** What one counted thing adds to its variant's tally. */
+export type TallyAdd = Partial<Record<'visitors' | 'checkouts' | 'subscriptions' | 'mrr', number>>;
+
+/**
+ * Counts `ref` once for the experiment: its marker is created on the condition that it is
+ * absent, in the transaction that adds to the tally of its shard. 'already' when it was
+ * counted before (by this request's earlier try, a resend, or a concurrent one).
+ */
+export async function countOnce(
+  projectId: number,
+  tallyShard: number,
+  experimentId: number,
+  kind: CountKind,
+  ref: string,
+  variant: string,
+  add: TallyAdd,
+): Promise<'counted' | 'already'> {
+  const outcome = await writeTransaction((entities) => [
+    entities.experimentMark.create({ projectId, tallyShard, experimentId, kind, ref, variant }).commit(),
+    entities.experimentTally.update({ projectId, tallyShard, experimentId, variant }).add(add).commit(),
+  ]);
+  return outcome.committed ? 'counted' : 'already';
+}
+
+/** Every shard's tally of the experiment's variants: one BatchGetItem of known keys. */
+export async function readTallies(
+  projectId: number,
+  experimentId: number,
+  variants: string[],
+): Promise<ExperimentTallyItem[]> {
+  const keys = variants.flatMap((variant) =>
+    Array.from({ length: TALLY_SHARDS }, (_, tallyShard) => ({ projectId, tallyShard, experimentId, variant })),
+  );
+  const { data, unprocessed } = await db().entities.experimentTally.get(keys).go({ consistent: true });
+  if (unprocessed.length > 0) {
+    const rest = await db().entities.experimentTally.get(unprocessed).go({ consistent: true });
+    return [...data, ...rest.data];
+  }
+  return data;
+}
+
+/**
+ * Deletes a deleted project's markers and tallies, shard by shard. Run by the project sweep
+ * once nothing can count for the project any more: every count first reads the project.
+ */
+export async function sweepExperimentCounts(projectId: number): Promise<void> {
+  const { experimentMark, experimentTally } = db().entities;
+  for (let tallyShard = 0; tallyShard < TALLY_SHARDS; tallyShard++) {
+    await deleteEveryPage(experimentMark, (cursor) =>
+      experimentMark.query.byShard({ projectId, tallyShard }).go({ cursor, consistent: true }),
+    );
+    await deleteEveryPage(experimentTally, (cursor) =>
+      experimentTally.query.byShard({ projectId, tallyShard }).go({ cursor, consistent: true }),
+    );
+  }
+}

@@ -1,0 +1,88 @@
+// The one update of an aggregate in a usage transaction, by its aggregation method.
+
+import type { TransactItem } from './transactions.ts';
+import type { AlertPlan } from './usage-alerts.ts';
+import { aggregateExpiry } from './usage-expiry.ts';
+import { usageKeys } from './usage-item-keys.ts';
+import type { AggregationRules, Chunk, MeteredEvent } from './usage-packing.ts';
+
+/** The update of a chunk's aggregate, or undefined when it would change nothing. */
+export function aggregateUpdate(
+  table: string,
+  projectId: number,
+  chunk: Chunk,
+  live: MeteredEvent[],
+  newProperties: number,
+  rules: AggregationRules,
+  alert?: (amount: number, mode: 'add' | 'max') => AlertPlan,
+): { update: TransactItem; plan?: AlertPlan } | undefined {
+  const { customerId, month, featureId, method } = chunk.group;
+  const identity = {
+    ':projectId': projectId,
+    ':customerId': customerId,
+    ':month': month,
+    ':featureId': featureId,
+    ':method': method,
+    ':entity': 'usage',
+    ':version': '1',
+    ':expiresAt': aggregateExpiry(month),
+  };
+  const set =
+    'projectId = :projectId, customerId = :customerId, #month = :month, featureId = :featureId, ' +
+    '#method = :method, #e = :entity, #v = :version, expiresAt = :expiresAt';
+  const base = {
+    TableName: table,
+    Key: usageKeys.aggregate(projectId, customerId, month, { featureId, method }),
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
+  const names = { '#month': 'month', '#method': 'method', '#e': '__edb_e__', '#v': '__edb_v__', '#amount': 'amount' };
+  let add: number;
+  if (method === 'count' || method === 'sum') add = rules.added(method, live);
+  else if (method === 'unique_count') add = newProperties;
+  else if (method === 'max') {
+    const max = rules.max(live);
+    if (chunk.known.stored?.amount !== undefined && chunk.known.stored.amount >= max) return undefined;
+    const plan = alert?.(max, 'max');
+    const raises = 'attribute_not_exists(#amount) OR #amount < :amount';
+    return {
+      update: {
+        Update: {
+          ...base,
+          UpdateExpression: `SET #amount = :amount, ${set}`,
+          ConditionExpression: plan?.condition ? `(${raises}) AND (${plan.condition})` : raises,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ...identity, ...plan?.values, ':amount': max },
+        },
+      },
+      ...(plan ? { plan } : {}),
+    };
+  } else {
+    const last = rules.latest(live);
+    if (chunk.known.stored?.at !== undefined && chunk.known.stored.at > last.at) return undefined;
+    return {
+      update: {
+        Update: {
+          ...base,
+          UpdateExpression: `SET #amount = :amount, #at = :at, ${set}`,
+          ConditionExpression: 'attribute_not_exists(#at) OR #at <= :at',
+          ExpressionAttributeNames: { ...names, '#at': 'at' },
+          ExpressionAttributeValues: { ...identity, ':amount': last.value ?? 0, ':at': last.at },
+        },
+      },
+    };
+  }
+  if (add === 0 && method === 'unique_count') return undefined;
+  const plan = alert?.(add, 'add');
+  return {
+    update: {
+      Update: {
+        ...base,
+        UpdateExpression: `SET ${set} ADD #amount :amount`,
+        ...(plan?.condition ? { ConditionExpression: plan.condition } : {}),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ...identity, ...plan?.values, ':amount': add },
+      },
+    },
+    ...(plan ? { plan } : {}),
+  };
+}

@@ -1,0 +1,74 @@
+import { countOnce, TALLY_SHARDS } from '#db/experiments.ts';
+import type { ProjectPartition } from '#db/types.ts';
+import { loadSharedProject } from '../share/share.ts';
+import { runningExperiment, shardOf, variantFor } from './assignment.ts';
+
+/**
+ * Exact counts of an experiment (lifecycle.md §5): each visitor, checkout session and paid
+ * subscription is counted once, by a marker created on the condition that it is absent in
+ * the transaction that adds to its variant's tally (shared/db/experiments.ts). The tallies are
+ * spread over TALLY_SHARDS items per variant by a hash of what is counted, so no single item
+ * takes a busy page's every view.
+ */
+
+/**
+ * A pricing page's view by a visitor: counted once per visitor and running experiment.
+ * Without a running experiment nothing is counted (the page must not break over it); an
+ * unknown or inactive share id is a 404.
+ */
+export async function recordView(shareId: string, visitor: string): Promise<void> {
+  const partition = await loadSharedProject(shareId);
+  const experiment = runningExperiment(partition);
+  if (!experiment) return;
+  const variant = variantFor(experiment, visitor);
+  await countOnce(
+    partition.project.projectId,
+    shardOf(`visitor:${visitor}`, TALLY_SHARDS),
+    experiment.experimentId,
+    'visitor',
+    visitor,
+    variant.key,
+    { visitors: 1 },
+  );
+}
+
+/** A checkout session created in a variant: counted once, however often its request is resent. */
+export async function countCheckout(
+  partition: Pick<ProjectPartition, 'project'>,
+  experimentId: number,
+  variant: string,
+  sessionId: string,
+): Promise<void> {
+  await countOnce(
+    partition.project.projectId,
+    shardOf(`checkout:${sessionId}`, TALLY_SHARDS),
+    experimentId,
+    'checkout',
+    sessionId,
+    variant,
+    { checkouts: 1 },
+  );
+}
+
+/**
+ * A subscription sold in a variant that Stripe shows paid (`active` or `past_due`): counted
+ * once with its monthly price, whichever of its events (and however many redeliveries) first
+ * shows it paid.
+ */
+export async function countPaidSubscription(
+  projectId: number,
+  experimentId: number,
+  variant: string,
+  stripeSubscriptionId: string,
+  monthly: number,
+): Promise<void> {
+  await countOnce(
+    projectId,
+    shardOf(`subscription:${stripeSubscriptionId}`, TALLY_SHARDS),
+    experimentId,
+    'subscription',
+    stripeSubscriptionId,
+    variant,
+    { subscriptions: 1, mrr: Number(monthly.toFixed(6)) },
+  );
+}

@@ -1,0 +1,73 @@
+import * as z from 'zod';
+import { billingIntervals } from '#contract/enums.ts';
+import { limits } from '#contract/limits.ts';
+import { subscriptionStatuses } from '../customers/schemas.ts';
+import { httpUrl, positiveId } from '../fields.ts';
+import { strictObject } from '../validation.ts';
+
+/** Plan changes after the sale (lifecycle.md §2): the bodies of the v1 and the public calls, and their answers. */
+
+const shareId = z.string({ error: 'is required' }).min(1, 'is required').max(200, 'is not a share id');
+const billingInterval = z.enum(billingIntervals, { error: 'must be "month" or "year"' }).optional();
+const seats = z
+  .number({ error: 'must be a whole number of seats' })
+  .int('must be a whole number of seats')
+  .min(1, 'must be at least 1')
+  .max(limits.seatsMax, `must be at most ${limits.seatsMax}`)
+  .optional();
+
+const target = { planId: positiveId, billingInterval, seats };
+
+export const PreviewBody = strictObject(target);
+export type PreviewInput = z.infer<typeof PreviewBody>;
+
+export const ChangeBody = strictObject({
+  ...target,
+  at: z.enum(['now', 'period_end'], { error: 'must be "now" or "period_end"' }).optional(),
+  prorate: z.boolean({ error: 'must be true or false' }).optional(),
+});
+export type ChangeInput = z.infer<typeof ChangeBody>;
+
+export const CancelBody = strictObject({
+  atPeriodEnd: z.boolean({ error: 'must be true or false' }).default(true),
+});
+export type CancelInput = z.infer<typeof CancelBody>;
+
+export const PortalBody = strictObject({ returnUrl: httpUrl.optional() });
+export type PortalInput = z.infer<typeof PortalBody>;
+
+export const PreviewView = z.strictObject({
+  /** Due now, in major units: the sum of `lines` (prorations; negative lines are credits). */
+  amountDue: z.number(),
+  currency: z.string(),
+  /** The new plan's price for the billing interval, in major units. */
+  nextPeriodAmount: z.number(),
+  lines: z.array(z.strictObject({ description: z.string(), amount: z.number() })),
+});
+export type PreviewView = z.infer<typeof PreviewView>;
+
+export const PortalView = z.strictObject({ url: z.string() });
+
+export const CustomerTokenView = z.strictObject({ token: z.string(), expiresAt: z.string() });
+export type CustomerTokenView = z.infer<typeof CustomerTokenView>;
+
+/** What the widget sees of the token's customer: its subscription, nothing of its owner's records. */
+export const PublicCustomerView = z.strictObject({
+  customerId: z.string(),
+  planId: z.number().nullable(),
+  planVersion: z.number().nullable(),
+  pendingPlanId: z.number().nullable(),
+  status: z.enum(subscriptionStatuses).nullable(),
+  billingInterval: z.enum(billingIntervals).nullable(),
+  seats: z.number(),
+  cancelAtPeriodEnd: z.boolean(),
+  currentPeriodEnd: z.string().nullable(),
+});
+export type PublicCustomerView = z.infer<typeof PublicCustomerView>;
+
+export const PublicCustomerQuery = z.object({});
+
+export const PublicPreviewBody = strictObject({ shareId, ...target });
+export const PublicChangeBody = strictObject({ shareId, ...target });
+export const PublicShareBody = strictObject({ shareId });
+export const PublicPortalBody = strictObject({ shareId, returnUrl: httpUrl.optional() });

@@ -1,0 +1,118 @@
+import type Stripe from 'stripe';
+import { ConflictError } from '#domain/errors.ts';
+import type {
+  PaymentGateway,
+  SubscriptionCancelFlag,
+  SubscriptionChangePreview,
+  SubscriptionPriceChange,
+} from '#domain/ports.ts';
+import { client, providerError, type StripeOptions } from './stripe-client.ts';
+import { loadStripe } from './stripe-sdk.ts';
+
+/**
+ * The calls of plan changes after the sale (lifecycle.md §2): the invoice preview of a new
+ * price, cancel at period end and its undoing, an immediate cancel, and billing portal
+ * sessions. A subscription this account does not have answers undefined.
+ */
+
+type Calls = Pick<
+  PaymentGateway,
+  'previewSubscriptionPrice' | 'setCancelAtPeriodEnd' | 'cancelSubscription' | 'createPortalSession'
+>;
+
+/** Runs `call` with a client of the key; Stripe's "no such subscription" is undefined, any other failure a domain error. */
+async function withStripe<T>(
+  options: StripeOptions,
+  secretKey: string,
+  call: (stripe: Stripe) => Promise<T>,
+): Promise<T | undefined> {
+  const sdk = await loadStripe();
+  try {
+    return await call(client(sdk, secretKey, options));
+  } catch (error) {
+    if (error instanceof sdk.errors.StripeInvalidRequestError && error.code === 'resource_missing') return undefined;
+    throw providerError(sdk, error);
+  }
+}
+
+/** Whether an invoice line is a proration (Stripe names it on the line's parent). */
+function isProration(line: Stripe.InvoiceLineItem): boolean {
+  const parent = line.parent as
+    | {
+        subscription_item_details?: { proration?: boolean } | null;
+        invoice_item_details?: { proration?: boolean } | null;
+      }
+    | null
+    | undefined;
+  return (
+    parent?.subscription_item_details?.proration === true ||
+    parent?.invoice_item_details?.proration === true ||
+    (line as unknown as { proration?: boolean }).proration === true
+  );
+}
+
+/** The proration lines of the subscription's upcoming invoice with the new price on its item. */
+async function previewSubscriptionPrice(
+  stripe: Stripe,
+  change: SubscriptionPriceChange,
+): Promise<SubscriptionChangePreview | undefined> {
+  const subscription = await stripe.subscriptions.retrieve(change.subscriptionId);
+  const item = subscription.items.data[0];
+  if (!item) return undefined;
+  const product = typeof item.price.product === 'string' ? item.price.product : item.price.product.id;
+  const invoice = await stripe.invoices.createPreview({
+    subscription: change.subscriptionId,
+    subscription_details: {
+      items: [
+        {
+          id: item.id,
+          price_data: {
+            currency: change.currency.toLowerCase(),
+            product,
+            unit_amount: change.unitAmount,
+            recurring: { interval: change.interval },
+          },
+        },
+      ],
+      proration_behavior: change.prorationBehavior,
+    },
+  });
+  return {
+    lines: invoice.lines.data
+      .filter(isProration)
+      .map((line) => ({ description: line.description ?? '', amount: line.amount })),
+  };
+}
+
+export function subscriptionCalls(options: StripeOptions): Calls {
+  return {
+    previewSubscriptionPrice: (secretKey, change) =>
+      withStripe(options, secretKey, (stripe) => previewSubscriptionPrice(stripe, change)),
+    setCancelAtPeriodEnd: (secretKey, flag: SubscriptionCancelFlag) =>
+      withStripe(options, secretKey, async (stripe) => {
+        await stripe.subscriptions.update(
+          flag.subscriptionId,
+          { cancel_at_period_end: flag.cancelAtPeriodEnd },
+          flag.idempotencyKey ? { idempotencyKey: flag.idempotencyKey } : undefined,
+        );
+        return 'updated' as const;
+      }),
+    cancelSubscription: (secretKey, subscriptionId) =>
+      withStripe(options, secretKey, async (stripe) => {
+        await stripe.subscriptions.cancel(subscriptionId);
+        return 'canceled' as const;
+      }),
+    createPortalSession: async (secretKey, request) => {
+      const session = await withStripe(options, secretKey, (stripe) =>
+        stripe.billingPortal.sessions.create({
+          customer: request.customer,
+          ...(request.returnUrl ? { return_url: request.returnUrl } : {}),
+        }),
+      );
+      if (!session) {
+        throw new ConflictError("This customer's Stripe customer no longer exists in the project's Stripe account.");
+      }
+      return { url: session.url };
+    },
+  };
+}

@@ -1,0 +1,259 @@
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { getDelivery } from '#db/webhook-deliveries.ts';
+import { createConsumer } from '#domain/usage/consume.ts';
+import { newOwner, useLocalServer } from '../fixtures/api.ts';
+import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
+import { eventually, startReceiver } from '../fixtures/webhook-receiver.ts';
+
+/**
+ * The events of lifecycle.md §4 that come from plans and usage: a priced change's new
+ * version, a migration's moves, and usage crossing 80% and 100% of a limit, once per
+ * customer, feature and month however many senders cross it at once. Each is verified by
+ * the receiver with the `standardwebhooks` package.
+ */
+vi.hoisted(() => {
+  process.env.WEBHOOK_RETRY_SCALE = '0.001';
+  process.env.PROJECT_CACHE_TTL_SECONDS = '0';
+});
+
+const server = useLocalServer();
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await receiver.close();
+});
+
+async function setUp(label: string) {
+  const owner = await newOwner(label);
+  const api = server.client(owner.writeKey);
+  const { slug, id: projectId } = await makeProject(api);
+  const base = `/api/v1/projects/${slug}`;
+  const path = `/${label}`;
+  const created = await api.post(`${base}/webhook-endpoints`, { url: `${receiver.url}${path}` });
+  expect(created.status).toBe(201);
+  receiver.trust(created.body.secret);
+  const received = (check: (types: string[]) => boolean) =>
+    eventually(
+      () => receiver.on(path),
+      (r) => check(r.map((x) => x.body.type)),
+    );
+  return {
+    api,
+    base,
+    slug,
+    path,
+    projectId: projectId as number,
+    endpointId: created.body.id as number,
+    ownerId: owner.ownerId,
+    secret: created.body.secret as string,
+    received,
+  };
+}
+
+describe('events of plans', () => {
+  test('a priced change sends plan.version_created with the version; a migration sends subscription.updated', async () => {
+    const { api, base, slug, secret, received } = await setUp('versions');
+    const feature = await makeFeature(api, slug, { name: 'Seats', isCountable: true, usageCount: 10 });
+    const plan = await makePlan(api, slug, {
+      name: 'Team',
+      basePrice: 8,
+      features: [{ featureId: feature.id }],
+    });
+    expect((await api.put(`${base}/customers/held`, { planId: plan.id })).status).toBe(200);
+    // Presentation only: no version, no event.
+    expect((await api.put(`${base}/plans/${plan.id}`, { name: 'Team plan' })).status).toBe(200);
+    expect((await api.put(`${base}/plans/${plan.id}`, { basePrice: 12 })).status).toBe(200);
+    const got = await received((types) => types.includes('plan.version_created'));
+    const created = got.filter((r) => r.body.type === 'plan.version_created');
+    expect(created).toHaveLength(1);
+    expect(created[0]?.verifiedWith).toBe(secret);
+    expect(created[0]?.body.data).toMatchObject({
+      planId: plan.id,
+      version: 2,
+      basePrice: 12,
+      features: [{ featureId: feature.id, limit: 10 }],
+    });
+
+    const moved = await api.post(`${base}/plans/${plan.id}/migrate`, { at: 'now' });
+    expect(moved.status, moved.text).toBe(202);
+    const after = await received((types) => types.filter((t) => t === 'subscription.updated').length === 1);
+    const update = after.find((r) => r.body.type === 'subscription.updated');
+    expect(update?.body.data).toMatchObject({ customerId: 'held', subscription: { planId: plan.id, planVersion: 2 } });
+    expect(after.map((r) => r.body.type)).toEqual([
+      'subscription.created',
+      'plan.version_created',
+      'subscription.updated',
+    ]);
+  });
+});
+
+describe('events of usage', () => {
+  async function limited(label: string, method: 'count' | 'sum' | 'max', limit: number) {
+    const context = await setUp(label);
+    const { api, base, slug } = context;
+    const feature = await makeFeature(api, slug, {
+      name: 'Calls',
+      isCountable: true,
+      usageCount: limit,
+      eventAggregationMethod: method,
+    });
+    const plan = await makePlan(api, slug, { name: 'Metered', features: [{ featureId: feature.id }] });
+    expect((await api.put(`${base}/customers/ada`, { planId: plan.id })).status).toBe(200);
+    const consume = (eventId: string, amount?: number) =>
+      api.post(`${base}/customers/ada/entitlements/${feature.id}/consume`, { eventId, amount });
+    return { ...context, featureId: feature.id as number, consume };
+  }
+
+  test('20 concurrent consumes that cross 80% and 100%: one usage.limit_approaching, one usage.limit_reached', async () => {
+    const { consume, received, path, featureId } = await limited('consume-race', 'count', 10);
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => consume(`race-${i}`)));
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    expect(answers.filter((a) => a.body.allowed)).toHaveLength(10);
+    await received((types) => types.includes('usage.limit_reached') && types.includes('usage.limit_approaching'));
+    // More consumes (refused at the limit) send nothing more.
+    await consume('after-the-limit');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const usage = receiver.on(path).filter((r) => r.body.type.startsWith('usage.'));
+    expect(usage.map((r) => r.body.type).sort()).toEqual(['usage.limit_approaching', 'usage.limit_reached']);
+    const month = new Date().toISOString().slice(0, 7);
+    const approaching = usage.find((r) => r.body.type === 'usage.limit_approaching');
+    expect(approaching?.body.data).toEqual({ customerId: 'ada', featureId, usage: 8, limit: 10, month });
+    expect(usage.find((r) => r.body.type === 'usage.limit_reached')?.body.data).toMatchObject({ usage: 10 });
+  });
+
+  test('20 consumes over 10 instances, each with its own view of the usage, meet in DynamoDB: one event each', async () => {
+    const { slug, ownerId, received, path, featureId } = await limited('consume-instances', 'sum', 40);
+    const instances = Array.from({ length: 10 }, () => createConsumer());
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (instances[i % 10] as ReturnType<typeof createConsumer>).consume(
+          { ownerId, slug },
+          'ada',
+          featureId,
+          { eventId: `spread-${i}`, amount: 3 },
+          { cacheTtlMs: 0 },
+        ),
+      ),
+    );
+    expect(answers.filter((a) => a.allowed)).toHaveLength(13);
+    await received((types) => types.includes('usage.limit_reached') || types.includes('usage.limit_approaching'));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const usage = receiver.on(path).filter((r) => r.body.type.startsWith('usage.'));
+    // 13 × 3 = 39 of 40: 80% (32) is crossed once, with the usage right after the write that crossed it.
+    expect(usage.map((r) => r.body.type)).toEqual(['usage.limit_approaching']);
+    expect(usage[0]?.body.data.usage).toBe(33);
+  });
+
+  test('20 concurrent /events batches that cross 80% and 100%: one event each, with the usage after its write', async () => {
+    const { api, base, received, path, featureId } = await limited('events-race', 'count', 20);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        api.post(`${base}/events`, {
+          events: [
+            { eventId: `a-${i}`, customerId: 'ada', featureId },
+            { eventId: `b-${i}`, customerId: 'ada', featureId },
+          ],
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    await received((types) => types.includes('usage.limit_reached') && types.includes('usage.limit_approaching'));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const usage = receiver.on(path).filter((r) => r.body.type.startsWith('usage.'));
+    // Two events a batch: the usage goes 14 → 16 (80%) and 18 → 20 (100%) in one batch each.
+    expect(usage.map((r) => [r.body.type, r.body.data.usage]).sort()).toEqual([
+      ['usage.limit_approaching', 16],
+      ['usage.limit_reached', 20],
+    ]);
+    const entitlement = await api.get(`${base}/customers/ada/entitlements/${featureId}`);
+    expect(entitlement.body.usage).toBe(40);
+  });
+
+  test('a max feature: 20 concurrent batches raising it past 80% and 100% send one event each', async () => {
+    const { api, base, received, path, featureId } = await limited('events-max', 'max', 10);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        api.post(`${base}/events`, { events: [{ eventId: `m-${i}`, customerId: 'ada', featureId, value: i + 1 }] }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    await received((types) => types.includes('usage.limit_reached') && types.includes('usage.limit_approaching'));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const usage = receiver.on(path).filter((r) => r.body.type.startsWith('usage.'));
+    expect(usage.map((r) => r.body.type).sort()).toEqual(['usage.limit_approaching', 'usage.limit_reached']);
+    for (const event of usage) expect(event.body.data.usage).toBeGreaterThanOrEqual(8);
+    expect((await api.get(`${base}/customers/ada/entitlements/${featureId}`)).body.usage).toBe(20);
+  });
+
+  test('one consume that passes both thresholds sends both; another month sends them again', async () => {
+    const { api, base, featureId, received, path } = await limited('consume-both', 'sum', 100);
+    const consume = (eventId: string, amount: number, timestamp?: string) =>
+      api.post(`${base}/customers/ada/entitlements/${featureId}/consume`, { eventId, amount, timestamp });
+    expect((await consume('small', 10)).body.allowed).toBe(true);
+    expect((await consume('big', 90)).body.allowed).toBe(true);
+    const usageEvents = (types: string[]) => types.filter((t) => t.startsWith('usage.'));
+    const got = await received((types) => usageEvents(types).length === 2);
+    const sent = (all: typeof got) =>
+      all
+        .filter((r) => r.body.type.startsWith('usage.'))
+        .map((r) => [r.body.type, r.body.data.usage, r.body.data.month])
+        .sort();
+    const month = new Date().toISOString().slice(0, 7);
+    expect(sent(got)).toEqual([
+      ['usage.limit_approaching', 100, month],
+      ['usage.limit_reached', 100, month],
+    ]);
+    // The month before (its last millisecond is always within the 35 days an event may look back).
+    const now = new Date();
+    const lastMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1) - 1);
+    expect((await consume('last-month', 85, lastMonth.toISOString())).body.allowed).toBe(true);
+    const again = await received((types) => usageEvents(types).length === 3);
+    expect(sent(again).filter((row) => row[2] !== month)).toEqual([
+      ['usage.limit_approaching', 85, lastMonth.toISOString().slice(0, 7)],
+    ]);
+    expect(receiver.on(path).every((r) => r.verifiedWith)).toBe(true);
+  });
+});
+
+describe('cancellation and tenancy', () => {
+  test("a plan change sends subscription.updated, a cancel subscription.canceled only; one project's changes never reach another's endpoints", async () => {
+    const first = await setUp('tenant-a');
+    const second = await setUp('tenant-b');
+    const plan = await makePlan(first.api, first.slug, { name: 'Pro' });
+    expect((await first.api.put(`${first.base}/customers/shared-id`, { planId: plan.id })).status).toBe(200);
+    const bigger = await makePlan(first.api, first.slug, { name: 'Bigger', basePrice: 99 });
+    const changed = await first.api.post(`${first.base}/customers/shared-id/subscription`, { planId: bigger.id });
+    expect(changed.status, changed.text).toBe(200);
+    const canceled = await first.api.post(`${first.base}/customers/shared-id/subscription/cancel`, {
+      atPeriodEnd: false,
+    });
+    expect(canceled.status, canceled.text).toBe(200);
+    const got = await first.received((types) => types.includes('subscription.canceled'));
+    expect(got.map((r) => r.body.type)).toEqual([
+      'subscription.created',
+      'subscription.updated',
+      'subscription.canceled',
+    ]);
+    expect(got[1]?.body.data.subscription.planId).toBe(bigger.id);
+    expect(got[2]?.body.data.subscription.status).toBe('canceled');
+    // The other project's endpoint, on the same receiver, got nothing of it.
+    const otherPlan = await makePlan(second.api, second.slug, { name: 'Pro' });
+    expect((await second.api.put(`${second.base}/customers/shared-id`, { planId: otherPlan.id })).status).toBe(200);
+    const theirs = await second.received((types) => types.length === 1);
+    expect(theirs.map((r) => [r.body.type, r.verifiedWith])).toEqual([['subscription.created', second.secret]]);
+    expect(receiver.on(first.path)).toHaveLength(3);
+  });
+
+  test('a delivery is kept 30 days: its TTL attribute is set 30 days ahead', async () => {
+    const { api, base, slug, projectId, endpointId, received } = await setUp('retention');
+    const plan = await makePlan(api, slug, { name: 'Pro' });
+    await api.put(`${base}/customers/kept`, { planId: plan.id });
+    const [event] = await received((types) => types.length === 1);
+    const delivery = await getDelivery(projectId, endpointId, event?.id as string);
+    const thirtyDays = Math.floor(Date.now() / 1000) + 30 * 86_400;
+    expect(Math.abs((delivery?.expiresAt ?? 0) - thirtyDays)).toBeLessThan(120);
+  });
+});
