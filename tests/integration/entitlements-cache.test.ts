@@ -8,7 +8,9 @@ import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
  * definition, then the customer), 1 once the project is in the per-container cache (10 s by
  * default). The API key's own cache is warmed first, so only the read itself is counted.
  */
-const server = useLocalServer();
+// Without the in-process webhook dispatcher: its background deletes of dispatched outbox items
+// would land among the requests counted here.
+const server = useLocalServer({ webhooksOut: false });
 let api: ApiClient;
 let calls: string[] = [];
 
