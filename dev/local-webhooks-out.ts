@@ -33,6 +33,9 @@ export class LocalWebhooksOut implements DeliveryQueue {
   // another function runs it, it is no part of the request (nor of its request count).
   private readonly scope = new AsyncResource('LocalWebhooksOut');
   private stopping = false;
+  // A stop ends the start's scan after its current page: what it did not reach stays in the
+  // table for the next start.
+  private readonly scanning = new AbortController();
 
   constructor(
     private readonly keyring: Keyring,
@@ -44,7 +47,7 @@ export class LocalWebhooksOut implements DeliveryQueue {
   start(): void {
     this.unwatch = watchOutboxWrites((item) => this.scope.runInAsyncScope(() => this.dispatch(item)));
     this.track(
-      scanUnfinishedWebhooks().then(
+      scanUnfinishedWebhooks(this.scanning.signal).then(
         async ({ events, deliveries }) => {
           for (const item of events) this.dispatch(item);
           await this.enqueue(
@@ -67,6 +70,7 @@ export class LocalWebhooksOut implements DeliveryQueue {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    this.scanning.abort();
     this.unwatch?.();
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();

@@ -125,9 +125,10 @@ export function watchOutboxWrites(onEvent: (item: WebhookEventItem) => void): ()
 
 /**
  * Local runs only, at start: what a killed process left undone, with one Scan of the table
- * (a local table is small): the outbox items, and the deliveries still pending.
+ * (a local table is small): the outbox items, and the deliveries still pending. An aborted
+ * `signal` ends it after the current page, with what it found so far.
  */
-export async function scanUnfinishedWebhooks(): Promise<{
+export async function scanUnfinishedWebhooks(signal?: AbortSignal): Promise<{
   events: WebhookEventItem[];
   deliveries: WebhookDeliveryItem[];
 }> {
@@ -156,6 +157,6 @@ export async function scanUnfinishedWebhooks(): Promise<{
       else deliveries.push(item as WebhookDeliveryItem);
     }
     start = page.LastEvaluatedKey;
-  } while (start);
+  } while (start && !signal?.aborted);
   return { events, deliveries };
 }
