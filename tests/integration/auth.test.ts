@@ -34,6 +34,16 @@ const validBodies: Record<string, unknown> = {
   'DELETE /api/v1/projects/{slug}/webhook-endpoints/{endpointId}': undefined,
   'POST /api/v1/projects/{slug}/webhook-endpoints/{endpointId}/rotate-secret': undefined,
   'POST /api/v1/projects/{slug}/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry': undefined,
+  'POST /api/v1/projects/{slug}/experiments': {
+    name: 'Valid',
+    variants: [
+      { key: 'a', weight: 1, plans: [] },
+      { key: 'b', weight: 1, plans: [{ planId: 1, basePrice: 39 }] },
+    ],
+  },
+  'PUT /api/v1/projects/{slug}/experiments/{experimentId}': { name: 'Valid' },
+  'POST /api/v1/projects/{slug}/experiments/{experimentId}/start': undefined,
+  'POST /api/v1/projects/{slug}/experiments/{experimentId}/stop': undefined,
   // A read route with a body: the tenancy check sends it too.
   'POST /api/v1/projects/{slug}/customers/{customerId}/subscription/preview': { planId: 1 },
   'POST /api/v1/projects/{slug}/customers/{customerId}/subscription': { planId: 1 },
