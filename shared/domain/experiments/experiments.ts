@@ -122,19 +122,22 @@ export async function updateExperiment(
     updatedAt: new Date().toISOString(),
   };
   const after = { ...experiment, ...set };
-  const { projectId } = partition.project;
-  const change = changeEntry(
-    projectId,
-    writer,
-    { type: 'experiment', id: experimentId },
-    loggedFields(experiment),
-    loggedFields(after),
-  );
+  const change = experimentChange(partition.project.projectId, writer, experiment, after);
   const outcome = await updateDraft(scopeOf(partition), experimentId, set, change);
   if (outcome === 'project_gone') throw projectNotFound(key.slug);
   if (outcome !== 'updated') throw notDraft({ ...experiment, status: 'running' });
   return experimentView(after);
 }
+
+/** The change-log entry of an edit, a start or a stop: the experiment before and after. */
+const experimentChange = (projectId: number, writer: Writer, before: ExperimentItem, after: ExperimentItem) =>
+  changeEntry(
+    projectId,
+    writer,
+    { type: 'experiment', id: before.experimentId },
+    loggedFields(before),
+    loggedFields(after),
+  );
 
 /** Starts a draft; a second running experiment in the project, or a non-draft, is a 409. */
 export async function startExperiment(key: ProjectKey, experimentId: number, writer: Writer) {
@@ -145,14 +148,7 @@ export async function startExperiment(key: ProjectKey, experimentId: number, wri
   }
   const at = new Date().toISOString();
   const after = { ...experiment, status: 'running' as const, startedAt: at, updatedAt: at };
-  const { projectId } = partition.project;
-  const change = changeEntry(
-    projectId,
-    writer,
-    { type: 'experiment', id: experimentId },
-    loggedFields(experiment),
-    loggedFields(after),
-  );
+  const change = experimentChange(partition.project.projectId, writer, experiment, after);
   const outcome = await startExperimentItem(scopeOf(partition), experimentId, at, change);
   if (outcome === 'project_gone') throw projectNotFound(key.slug);
   if (outcome === 'slot_taken') {
@@ -174,14 +170,7 @@ export async function stopExperiment(key: ProjectKey, experimentId: number, writ
   }
   const at = new Date().toISOString();
   const after = { ...experiment, status: 'stopped' as const, stoppedAt: at, updatedAt: at };
-  const { projectId } = partition.project;
-  const change = changeEntry(
-    projectId,
-    writer,
-    { type: 'experiment', id: experimentId },
-    loggedFields(experiment),
-    loggedFields(after),
-  );
+  const change = experimentChange(partition.project.projectId, writer, experiment, after);
   const outcome = await stopExperimentItem(scopeOf(partition), experimentId, at, change);
   if (outcome !== 'stopped') throw new ConflictError(`Experiment ${experimentId} is no longer running.`);
   return experimentView(after);
