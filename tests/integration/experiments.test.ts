@@ -283,16 +283,32 @@ describe('assignment and prices', () => {
       expect(sent[key].metadata).toMatchObject({ experimentId: String(id), variant: key });
       expect(sent[key].subscription_data.metadata).toMatchObject({ experimentId: String(id), variant: key });
     }
-    // A forged variant is no field of a checkout: refused, and nothing reaches Stripe.
-    const count = fake.requests.length;
+    // A forged variant (and experiment) is ignored: the visitor's own variant is charged and recorded.
     const inA = ids[variants.indexOf('a')] as string;
     const forged = await visitor.post('/api/payments/checkout', {
       shareId: s.project.shareId,
       planId: s.pro.id,
       visitor: inA,
       variant: 'b',
+      experimentId: id + 1,
     });
-    expect(forged.status).toBe(400);
+    expect(forged.status, forged.text).toBe(200);
+    const charged = fake.lastSessionCreate()?.body as any;
+    expect(charged.line_items[0].price_data.unit_amount).toBe('2900');
+    expect(charged.subscription_data.trial_period_days).toBeUndefined();
+    for (const metadata of [charged.metadata, charged.subscription_data.metadata]) {
+      expect(metadata).toMatchObject({ experimentId: String(id), variant: 'a', variantBasePrice: '29' });
+    }
+    // Every other unknown field is still a 400, and nothing reaches Stripe.
+    const count = fake.requests.length;
+    const priced = await visitor.post('/api/payments/checkout', {
+      shareId: s.project.shareId,
+      planId: s.pro.id,
+      visitor: inA,
+      basePrice: 1,
+    });
+    expect(priced.status).toBe(400);
+    expect(priced.body.error.details).toContainEqual({ path: 'basePrice', message: 'unknown field "basePrice"' });
     expect(fake.requests.length).toBe(count);
     // Without a visitor id, the control's price and no experiment.
     await visitor.post('/api/payments/checkout', { shareId: s.project.shareId, planId: s.pro.id });

@@ -122,6 +122,14 @@ describe('what GET returns is accepted and ignored (GET-edit-PUT)', () => {
       message: 'unknown field "id"',
     });
   });
+  test("a checkout's variant and experimentId are ignored: the server computes both from the visitor id", () => {
+    const body = { shareId: 's', planId: 1, visitor: 'v1', variant: 'b', experimentId: 9 };
+    expect(parse(PlanCheckoutBody, body)).toEqual({ shareId: 's', planId: 1, visitor: 'v1', billingInterval: 'month' });
+    expect(detailsOf(PlanCheckoutBody, { ...body, basePrice: 1 }).details).toContainEqual({
+      path: 'basePrice',
+      message: 'unknown field "basePrice"',
+    });
+  });
 });
 
 describe('messages for people, one per field', () => {

@@ -4,7 +4,7 @@ import { limits } from '#contract/limits.ts';
 import { customerIdPattern } from '../customers/schemas.ts';
 import { Visitor } from '../experiments/schemas.ts';
 import { amount, positiveId } from '../fields.ts';
-import { strictObject } from '../validation.ts';
+import { acceptingReadFields, strictObject } from '../validation.ts';
 
 const shareId = z.string({ error: 'is required' }).min(1, 'is required').max(200, 'is not a share id');
 const billingInterval = z.enum(billingIntervals, { error: 'must be "month" or "year"' }).default('month');
@@ -18,8 +18,15 @@ const customerId = z
   .regex(customerIdPattern, 'must be 1-128 characters of letters, digits and . _ : @ -')
   .optional();
 
-/** Redirect URLs are never taken from the request: they are the project's. Unknown fields are refused. */
-export const PlanCheckoutBody = strictObject({
+/**
+ * A request never names its variant or experiment: the server computes both from the running
+ * experiment and `visitor`. A body that sends them anyway (a page that echoes the share
+ * answer's `experiment`, or a forgery) is served as if it had not; the price is the server's.
+ */
+export const IGNORED_CHECKOUT_FIELDS = ['variant', 'experimentId'] as const;
+
+/** Redirect URLs are never taken from the request: they are the project's. Other unknown fields are refused. */
+const planCheckoutFields = strictObject({
   shareId,
   planId: positiveId,
   billingInterval,
@@ -35,6 +42,7 @@ export const PlanCheckoutBody = strictObject({
   // server computes from the experiment and this id; no request names a variant or a price.
   visitor: Visitor.optional(),
 });
+export const PlanCheckoutBody = acceptingReadFields(planCheckoutFields, IGNORED_CHECKOUT_FIELDS);
 
 export const CustomCheckoutBody = strictObject({
   shareId,
