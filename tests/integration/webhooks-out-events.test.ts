@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { getDelivery } from '#db/webhook-deliveries.ts';
 import { createConsumer } from '#domain/usage/consume.ts';
-import { newOwner, useLocalServer } from '../fixtures/api.ts';
-import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
-import { eventually, startReceiver } from '../fixtures/webhook-receiver.ts';
+import { useLocalServer } from '../fixtures/api.ts';
+import { makeFeature, makePlan } from '../fixtures/factories.ts';
+import { eventually, useWebhookReceiver } from '../fixtures/webhook-receiver.ts';
 
 /**
  * The events of lifecycle.md §4 that come from plans and usage: a priced change's new
@@ -17,40 +17,18 @@ vi.hoisted(() => {
 });
 
 const server = useLocalServer();
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-
-beforeAll(async () => {
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await receiver.close();
-});
+const hooks = useWebhookReceiver(server);
 
 async function setUp(label: string) {
-  const owner = await newOwner(label);
-  const api = server.client(owner.writeKey);
-  const { slug, id: projectId } = await makeProject(api);
-  const base = `/api/v1/projects/${slug}`;
+  const project = await hooks.project(label);
   const path = `/${label}`;
-  const created = await api.post(`${base}/webhook-endpoints`, { url: `${receiver.url}${path}` });
-  expect(created.status).toBe(201);
-  receiver.trust(created.body.secret);
+  const { id: endpointId, secret } = await project.endpoint(path);
   const received = (check: (types: string[]) => boolean) =>
     eventually(
-      () => receiver.on(path),
+      () => hooks.receiver.on(path),
       (r) => check(r.map((x) => x.body.type)),
     );
-  return {
-    api,
-    base,
-    slug,
-    path,
-    projectId: projectId as number,
-    endpointId: created.body.id as number,
-    ownerId: owner.ownerId,
-    secret: created.body.secret as string,
-    received,
-  };
+  return { ...project, path, endpointId, secret, received };
 }
 
 describe('events of plans', () => {
@@ -116,7 +94,7 @@ describe('events of usage', () => {
     // More consumes (refused at the limit) send nothing more.
     await consume('after-the-limit');
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const usage = receiver.on(path).filter((r) => r.body.type.startsWith('usage.'));
+    const usage = hooks.receiver.on(path).filter((r) => r.body.type.startsWith('usage.'));
     expect(usage.map((r) => r.body.type).sort()).toEqual(['usage.limit_approaching', 'usage.limit_reached']);
     const month = new Date().toISOString().slice(0, 7);
     const approaching = usage.find((r) => r.body.type === 'usage.limit_approaching');
@@ -141,7 +119,7 @@ describe('events of usage', () => {
     expect(answers.filter((a) => a.allowed)).toHaveLength(13);
     await received((types) => types.includes('usage.limit_reached') || types.includes('usage.limit_approaching'));
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const usage = receiver.on(path).filter((r) => r.body.type.startsWith('usage.'));
+    const usage = hooks.receiver.on(path).filter((r) => r.body.type.startsWith('usage.'));
     // 13 × 3 = 39 of 40: 80% (32) is crossed once, with the usage right after the write that crossed it.
     expect(usage.map((r) => r.body.type)).toEqual(['usage.limit_approaching']);
     expect(usage[0]?.body.data.usage).toBe(33);
@@ -162,7 +140,7 @@ describe('events of usage', () => {
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
     await received((types) => types.includes('usage.limit_reached') && types.includes('usage.limit_approaching'));
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const usage = receiver.on(path).filter((r) => r.body.type.startsWith('usage.'));
+    const usage = hooks.receiver.on(path).filter((r) => r.body.type.startsWith('usage.'));
     // Two events a batch: the usage goes 14 → 16 (80%) and 18 → 20 (100%) in one batch each.
     expect(usage.map((r) => [r.body.type, r.body.data.usage]).sort()).toEqual([
       ['usage.limit_approaching', 16],
@@ -182,7 +160,7 @@ describe('events of usage', () => {
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
     await received((types) => types.includes('usage.limit_reached') && types.includes('usage.limit_approaching'));
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const usage = receiver.on(path).filter((r) => r.body.type.startsWith('usage.'));
+    const usage = hooks.receiver.on(path).filter((r) => r.body.type.startsWith('usage.'));
     expect(usage.map((r) => r.body.type).sort()).toEqual(['usage.limit_approaching', 'usage.limit_reached']);
     for (const event of usage) expect(event.body.data.usage).toBeGreaterThanOrEqual(8);
     expect((await api.get(`${base}/customers/ada/entitlements/${featureId}`)).body.usage).toBe(20);
@@ -214,7 +192,7 @@ describe('events of usage', () => {
     expect(sent(again).filter((row) => row[2] !== month)).toEqual([
       ['usage.limit_approaching', 85, lastMonth.toISOString().slice(0, 7)],
     ]);
-    expect(receiver.on(path).every((r) => r.verifiedWith)).toBe(true);
+    expect(hooks.receiver.on(path).every((r) => r.verifiedWith)).toBe(true);
   });
 });
 
@@ -244,7 +222,7 @@ describe('cancellation and tenancy', () => {
     expect((await second.api.put(`${second.base}/customers/shared-id`, { planId: otherPlan.id })).status).toBe(200);
     const theirs = await second.received((types) => types.length === 1);
     expect(theirs.map((r) => [r.body.type, r.verifiedWith])).toEqual([['subscription.created', second.secret]]);
-    expect(receiver.on(first.path)).toHaveLength(3);
+    expect(hooks.receiver.on(first.path)).toHaveLength(3);
   });
 
   test('a delivery is kept 30 days: its TTL attribute is set 30 days ahead', async () => {

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { freeDeliverySlot, takeDeliverySlot } from '#db/webhook-leases.ts';
 import { ENDPOINT_CONCURRENCY } from '#domain/webhooks-out/delivery.ts';
-import { newOwner, useLocalServer } from '../fixtures/api.ts';
-import { makePlan, makeProject } from '../fixtures/factories.ts';
-import { eventually, startReceiver } from '../fixtures/webhook-receiver.ts';
+import { useLocalServer } from '../fixtures/api.ts';
+import { makePlan } from '../fixtures/factories.ts';
+import { eventually, useWebhookReceiver } from '../fixtures/webhook-receiver.ts';
 
 // Before the server reads its configuration: the 24 h retry schedule shrunk to a blink.
 vi.hoisted(() => {
@@ -11,28 +11,12 @@ vi.hoisted(() => {
 });
 
 const server = useLocalServer();
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-
-beforeAll(async () => {
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await receiver.close();
-});
+const hooks = useWebhookReceiver(server);
 
 async function setUp(label: string) {
-  const owner = await newOwner(label);
-  const api = server.client(owner.writeKey);
-  const { slug } = await makeProject(api);
-  const plan = await makePlan(api, slug, { name: 'Pro' });
-  const base = `/api/v1/projects/${slug}`;
-  const endpoint = async (path: string, events?: string[]) => {
-    const created = await api.post(`${base}/webhook-endpoints`, { url: `${receiver.url}${path}`, events });
-    expect(created.status).toBe(201);
-    receiver.trust(created.body.secret);
-    return created.body as { id: number; secret: string };
-  };
-  return { api, slug, base, planId: plan.id as number, endpoint };
+  const project = await hooks.project(label);
+  const plan = await makePlan(project.api, project.slug, { name: 'Pro' });
+  return { ...project, planId: plan.id as number };
 }
 
 describe('webhooks out', () => {
@@ -45,7 +29,7 @@ describe('webhooks out', () => {
     expect((await api.put(`${base}/customers/ada`, { planId, seats: 3 })).status).toBe(200);
     expect((await api.delete(`${base}/customers/ada`)).status).toBe(200);
     const got = await eventually(
-      () => receiver.on('/all'),
+      () => hooks.receiver.on('/all'),
       (r) => r.length >= 3,
     );
     expect(got.map((r) => r.body.type)).toEqual(['subscription.created', 'subscription.updated', 'customer.deleted']);
@@ -57,7 +41,7 @@ describe('webhooks out', () => {
     }
     expect(got[1]?.body.data.subscription.seats).toBe(3);
     const deletes = await eventually(
-      () => receiver.on('/deletes'),
+      () => hooks.receiver.on('/deletes'),
       (r) => r.length >= 1,
     );
     expect(deletes.map((r) => [r.body.type, r.verifiedWith])).toEqual([['customer.deleted', deletesOnly.secret]]);
@@ -75,10 +59,10 @@ describe('webhooks out', () => {
   test('a failing receiver is retried with the same webhook-id; 410 disables the endpoint', async () => {
     const { api, base, planId, endpoint } = await setUp('retries');
     const flaky = await endpoint('/flaky');
-    receiver.answer('/flaky', 500, 302, 200);
+    hooks.receiver.answer('/flaky', 500, 302, 200);
     await api.put(`${base}/customers/bo`, { planId });
     const attempts = await eventually(
-      () => receiver.on('/flaky'),
+      () => hooks.receiver.on('/flaky'),
       (r) => r.length >= 3,
     );
     expect(new Set(attempts.map((r) => r.id)).size).toBe(1);
@@ -91,7 +75,7 @@ describe('webhooks out', () => {
     expect(delivery).toMatchObject({ attempts: 3, lastResponseStatus: 200 });
 
     const gone = await endpoint('/gone');
-    receiver.answer('/gone', 410);
+    hooks.receiver.answer('/gone', 410);
     await api.put(`${base}/customers/cy`, { planId });
     const listed = await eventually(
       () => api.get(`${base}/webhook-endpoints`),
@@ -100,10 +84,10 @@ describe('webhooks out', () => {
     expect(listed.status).toBe(200);
     await api.put(`${base}/customers/dee`, { planId });
     await eventually(
-      () => receiver.on('/flaky'),
+      () => hooks.receiver.on('/flaky'),
       (r) => r.some((x) => x.body.data.customerId === 'dee'),
     );
-    expect(receiver.on('/gone')).toHaveLength(1);
+    expect(hooks.receiver.on('/gone')).toHaveLength(1);
   });
 
   test('after a rotation, a resend of an older event is signed with the new secret only', async () => {
@@ -111,15 +95,15 @@ describe('webhooks out', () => {
     const hook = await endpoint('/rotate');
     await api.put(`${base}/customers/eve`, { planId });
     const [first] = await eventually(
-      () => receiver.on('/rotate'),
+      () => hooks.receiver.on('/rotate'),
       (r) => r.length === 1,
     );
     const rotated = await api.post(`${base}/webhook-endpoints/${hook.id}/rotate-secret`);
-    receiver.trust(rotated.body.secret);
+    hooks.receiver.trust(rotated.body.secret);
     const [delivery] = (await api.get(`${base}/webhook-endpoints/${hook.id}/deliveries`)).body.deliveries;
     expect((await api.post(`${base}/webhook-endpoints/${hook.id}/deliveries/${delivery.id}/retry`)).status).toBe(202);
     const again = await eventually(
-      () => receiver.on('/rotate'),
+      () => hooks.receiver.on('/rotate'),
       (r) => r.length === 2,
     );
     expect(again[1]?.id).toBe(first?.id);
@@ -131,14 +115,14 @@ describe('webhooks out', () => {
     const { api, base, planId, endpoint } = await setUp('per-endpoint');
     await endpoint('/hangs');
     await endpoint('/quick');
-    receiver.answer('/hangs', 0, 0, 0, 0);
+    hooks.receiver.answer('/hangs', 0, 0, 0, 0);
     for (const customer of ['h1', 'h2', 'h3', 'h4']) await api.put(`${base}/customers/${customer}`, { planId });
     await eventually(
-      () => receiver.on('/quick'),
+      () => hooks.receiver.on('/quick'),
       (r) => r.length === 4,
     );
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(receiver.on('/hangs')).toHaveLength(ENDPOINT_CONCURRENCY);
+    expect(hooks.receiver.on('/hangs')).toHaveLength(ENDPOINT_CONCURRENCY);
   });
 
   test("an endpoint's slots hold across instances: taken until freed or their lease runs out", async () => {
