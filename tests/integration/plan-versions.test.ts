@@ -1,4 +1,10 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, test, vi } from 'vitest';
+import { getCustomerItem } from '#db/customers.ts';
+import { db } from '#db/service.ts';
+import type { CustomerItem } from '#db/types.ts';
+import { loadProject } from '#domain/projects/load.ts';
 import { runMigration } from '#domain/versions/migrate.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
@@ -17,7 +23,9 @@ const { fake } = await vi.hoisted(async () => {
   return { fake: started };
 });
 
-const server = useLocalServer();
+// No webhook delivery in the background: a migration's moves each write an outbox event, and no
+// test here has an endpoint to deliver them to.
+const server = useLocalServer({ webhooksOut: false });
 let api: ApiClient;
 let slug: string;
 let ownerId: string;
@@ -338,31 +346,58 @@ describe('migration', () => {
     expect((await api.post(`${planPath(plan.id)}/migrate`, {})).body).toEqual({ migrating: 0 });
   });
 
-  test('a migration cut short leaves each customer on one version; resent, it finishes the rest', async () => {
+  test('a fault in the middle of 500 customers leaves each on one version; resent, the background finishes the rest', async () => {
     const plan = await makePlan(api, slug, { name: 'Many', basePrice: 2 });
-    const ids = Array.from({ length: 40 }, (_, i) => `many-${String(i).padStart(3, '0')}`);
-    for (let i = 0; i < ids.length; i += 10) await Promise.all(ids.slice(i, i + 10).map((id) => grant(id, plan.id)));
+    const ids = Array.from({ length: 500 }, (_, i) => `many-${String(i).padStart(3, '0')}`);
+    // One grant through the API, then 499 copies of its item in batch writes (25 a request).
+    const first = await grant(ids[0] as string, plan.id);
+    const projectId = (await loadProject({ ownerId, slug })).project.projectId;
+    const template = (await getCustomerItem(projectId, first.customerId)) as CustomerItem;
+    await db()
+      .entities.customer.put(ids.slice(1).map((customerId) => ({ ...template, customerId })))
+      .go({ concurrency: 4 });
     await api.put(planPath(plan.id), { basePrice: 3 });
-    const ports = { keyring: undefined as never, payments: undefined as never };
-    let batches = 0;
-    const job = { ownerId, slug, planId: plan.id, fromVersions: [1], toVersion: 2, at: 'now' as const };
-    // Cut short after two groups of customers, as a timeout or a crash would.
-    expect(await runMigration(ports, job, { exhausted: () => batches++ >= 2 })).toBe('unfinished');
-    const versions = await Promise.all(
-      ids.map(async (id) => (await api.get(`/api/v1/projects/${slug}/customers/${id}`)).body.subscription.planVersion),
-    );
-    expect(versions.every((v) => v === 1 || v === 2)).toBe(true);
-    const moved = versions.filter((v) => v === 2).length;
-    expect(moved).toBeGreaterThan(0);
-    expect(moved).toBeLessThan(ids.length);
-    const resent = await api.post(`${planPath(plan.id)}/migrate`, { at: 'now' });
-    expect(resent.body).toEqual({ migrating: ids.length - moved });
-    const list = await api.get(`${planPath(plan.id)}/versions`);
-    expect(list.body.versions.map((v: any) => [v.version, v.customers])).toEqual([
-      [2, ids.length],
-      [1, 0],
+    const before = await api.get(`${planPath(plan.id)}/versions`);
+    expect(before.body.versions.map((v: any) => [v.version, v.customers])).toEqual([
+      [2, 0],
+      [1, ids.length],
     ]);
-  });
+
+    // A fault on the 200th move's transaction, as a crash of DynamoDB or of the process would
+    // cut it: the migration fails there while other moves are still in flight.
+    const moves = faultOnTransaction(200);
+    const job = { ownerId, slug, planId: plan.id, fromVersions: [1], toVersion: 2, at: 'now' as const };
+    const ports = { keyring: undefined as never, payments: undefined as never };
+    await expect(runMigration(ports, job, { exhausted: () => false })).rejects.toThrow(/injected fault/);
+    await moves.settled();
+    moves.restore();
+
+    const held = await versionsHeld(ids.length);
+    expect([...held.keys()].sort()).toEqual(ids);
+    expect([...held.values()].every((v) => v === 1 || v === 2)).toBe(true);
+    const moved = [...held.values()].filter((v) => v === 2).length;
+    expect(moved).toBeGreaterThanOrEqual(199);
+    expect(moved).toBeLessThan(ids.length);
+
+    // Resent: more than a request moves, so 202 and the rest moves in the background.
+    const resent = await api.post(`${planPath(plan.id)}/migrate`, { at: 'now' });
+    expect(resent.status, resent.text).toBe(202);
+    expect(resent.body).toEqual({ migrating: ids.length - moved });
+    await vi.waitFor(
+      async () => {
+        const list = await api.get(`${planPath(plan.id)}/versions`);
+        expect(list.body.versions.map((v: any) => [v.version, v.customers])).toEqual([
+          [2, ids.length],
+          [1, 0],
+        ]);
+      },
+      { timeout: 120_000, interval: 500 },
+    );
+    const after = await versionsHeld(ids.length);
+    expect([...after.values()].every((v) => v === 2)).toBe(true);
+    // Nothing left to do: a second resend moves no one.
+    expect((await api.post(`${planPath(plan.id)}/migrate`, { at: 'now' })).body).toEqual({ migrating: 0 });
+  }, 240_000);
 
   test('20 concurrent writes during a migration: every customer ends on a version that existed', async () => {
     const plan = await makePlan(api, slug, { name: 'Busy', basePrice: 1 });
@@ -465,3 +500,48 @@ describe('migration of Stripe subscriptions, through the fake Stripe over HTTP',
     expect(await sub('stripe-later')).toMatchObject({ planVersion: 3, pendingVersion: null });
   });
 });
+
+/** Each customer's held version, read through the list (pages of 100). */
+async function versionsHeld(expected: number): Promise<Map<string, number>> {
+  const held = new Map<string, number>();
+  for (let cursor: string | null = null, first = true; first || cursor; first = false) {
+    const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+    const page = await api.get(`/api/v1/projects/${slug}/customers?limit=100${query}`);
+    expect(page.status, page.text).toBe(200);
+    for (const customer of page.body.customers) {
+      if (customer.customerId.startsWith('many-')) held.set(customer.customerId, customer.subscription.planVersion);
+    }
+    cursor = page.body.nextCursor;
+  }
+  expect(held.size).toBe(expected);
+  return held;
+}
+
+/**
+ * Fails the `nth` TransactWriteItems this process sends from now on (a migration's moves are
+ * one transaction each) and every one after it, as a dead process would send none; `settled`
+ * waits for those already on the wire.
+ */
+function faultOnTransaction(nth: number) {
+  let sent = 0;
+  const inFlight = new Set<Promise<unknown>>();
+  const spies = [DynamoDBDocumentClient.prototype, DynamoDBClient.prototype].map((prototype) => {
+    const send = prototype.send;
+    return vi.spyOn(prototype, 'send').mockImplementation(function (this: unknown, ...args: any[]) {
+      const name = (args[0] as { constructor: { name: string } }).constructor.name;
+      if (name.startsWith('TransactWrite') && ++sent >= nth) return Promise.reject(new Error('injected fault'));
+      const answer = (send as any).apply(this, args) as Promise<unknown>;
+      const tracked = answer.catch(() => undefined).finally(() => inFlight.delete(tracked));
+      inFlight.add(tracked);
+      return answer;
+    } as any);
+  });
+  return {
+    async settled() {
+      while (inFlight.size > 0) await Promise.all([...inFlight]);
+    },
+    restore() {
+      for (const spy of spies) spy.mockRestore();
+    },
+  };
+}
