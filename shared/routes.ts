@@ -16,8 +16,26 @@ export interface RouteDefinition<G extends Group = Group> {
   auth: AuthKind;
 }
 
-/** What a group's routes file declares: routes of that group only. */
-export type GroupRoute<G extends Group> = RouteDefinition<G>;
+type RouteKeyText = `${HttpMethod} /${string}`;
+
+type RouteFrom<G extends Group, K, A> = K extends `${infer M extends HttpMethod} ${infer P extends `/${string}`}`
+  ? { readonly method: M; readonly path: P; readonly group: G; readonly auth: A }
+  : never;
+
+/**
+ * A group's routes (functions/<group>/routes.ts) from a table of route key to what it
+ * demands, in the table's order; each route keeps its literal method and path, so an
+ * action's key is checked against them.
+ */
+export function groupRoutes<G extends Group, const T extends { readonly [key: RouteKeyText]: AuthKind }>(
+  group: G,
+  table: T,
+): readonly { [K in keyof T]: RouteFrom<G, K, T[K]> }[keyof T][] {
+  return Object.entries(table).map(([key, auth]) => {
+    const [method, path] = key.split(' ');
+    return { method, path, group, auth } as { [K in keyof T]: RouteFrom<G, K, T[K]> }[keyof T];
+  });
+}
 
 /** `GET /api/share/{shareId}` for that route. */
 export type KeyOf<R> = R extends { method: infer M extends string; path: infer P extends string } ? `${M} ${P}` : never;

@@ -1,7 +1,7 @@
-import type { GroupRoute } from '#shared/routes.ts';
+import { groupRoutes } from '#shared/routes.ts';
 
 /** The docs function's routes: it bundles these and no other group's. */
-export const docsRoutes = [
+export const docsRoutes = groupRoutes('docs', {
   // The OpenAPI document, in a function of its own so no other bundle carries it.
-  { method: 'GET', path: '/openapi.json', group: 'docs', auth: 'public' },
-] as const satisfies readonly GroupRoute<'docs'>[];
+  'GET /openapi.json': 'public',
+});

@@ -1,16 +1,16 @@
-import type { GroupRoute } from '#shared/routes.ts';
+import { groupRoutes } from '#shared/routes.ts';
 
 /** The plans function's routes: it bundles these and no other group's. */
-export const plansRoutes = [
-  { method: 'GET', path: '/api/v1/projects/{slug}/plans', group: 'plans', auth: 'read' },
-  { method: 'POST', path: '/api/v1/projects/{slug}/plans', group: 'plans', auth: 'write' },
-  { method: 'PUT', path: '/api/v1/projects/{slug}/plans/{planId}', group: 'plans', auth: 'write' },
-  { method: 'DELETE', path: '/api/v1/projects/{slug}/plans/{planId}', group: 'plans', auth: 'write' },
-  { method: 'POST', path: '/api/v1/projects/{slug}/plans/{planId}/duplicate', group: 'plans', auth: 'write' },
-  { method: 'GET', path: '/api/v1/projects/{slug}/plans/{planId}/features', group: 'plans', auth: 'read' },
-  { method: 'POST', path: '/api/v1/projects/{slug}/plans/{planId}/features', group: 'plans', auth: 'write' },
-  { method: 'DELETE', path: '/api/v1/projects/{slug}/plans/{planId}/features', group: 'plans', auth: 'write' },
-  { method: 'PUT', path: '/api/v1/projects/{slug}/plans/{planId}/features/{featureId}', group: 'plans', auth: 'write' },
-  { method: 'GET', path: '/api/v1/projects/{slug}/plans/{planId}/versions', group: 'plans', auth: 'read' },
-  { method: 'POST', path: '/api/v1/projects/{slug}/plans/{planId}/migrate', group: 'plans', auth: 'write' },
-] as const satisfies readonly GroupRoute<'plans'>[];
+export const plansRoutes = groupRoutes('plans', {
+  'GET /api/v1/projects/{slug}/plans': 'read',
+  'POST /api/v1/projects/{slug}/plans': 'write',
+  'PUT /api/v1/projects/{slug}/plans/{planId}': 'write',
+  'DELETE /api/v1/projects/{slug}/plans/{planId}': 'write',
+  'POST /api/v1/projects/{slug}/plans/{planId}/duplicate': 'write',
+  'GET /api/v1/projects/{slug}/plans/{planId}/features': 'read',
+  'POST /api/v1/projects/{slug}/plans/{planId}/features': 'write',
+  'DELETE /api/v1/projects/{slug}/plans/{planId}/features': 'write',
+  'PUT /api/v1/projects/{slug}/plans/{planId}/features/{featureId}': 'write',
+  'GET /api/v1/projects/{slug}/plans/{planId}/versions': 'read',
+  'POST /api/v1/projects/{slug}/plans/{planId}/migrate': 'write',
+});

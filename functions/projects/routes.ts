@@ -1,54 +1,24 @@
-import type { GroupRoute } from '#shared/routes.ts';
+import { groupRoutes } from '#shared/routes.ts';
 
 /** The projects function's routes: it bundles these and no other group's. */
-export const projectsRoutes = [
-  { method: 'GET', path: '/api/v1/projects', group: 'projects', auth: 'read' },
-  { method: 'POST', path: '/api/v1/projects', group: 'projects', auth: 'write' },
-  { method: 'GET', path: '/api/v1/projects/{slug}', group: 'projects', auth: 'read' },
-  { method: 'PUT', path: '/api/v1/projects/{slug}', group: 'projects', auth: 'write' },
-  { method: 'DELETE', path: '/api/v1/projects/{slug}', group: 'projects', auth: 'write' },
-  { method: 'GET', path: '/api/v1/projects/{slug}/changes', group: 'projects', auth: 'read' },
-  { method: 'GET', path: '/api/v1/projects/{slug}/webhook-endpoints', group: 'projects', auth: 'read' },
-  { method: 'POST', path: '/api/v1/projects/{slug}/webhook-endpoints', group: 'projects', auth: 'write' },
-  {
-    method: 'DELETE',
-    path: '/api/v1/projects/{slug}/webhook-endpoints/{endpointId}',
-    group: 'projects',
-    auth: 'write',
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/projects/{slug}/webhook-endpoints/{endpointId}/rotate-secret',
-    group: 'projects',
-    auth: 'write',
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/projects/{slug}/webhook-endpoints/{endpointId}/deliveries',
-    group: 'projects',
-    auth: 'read',
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/projects/{slug}/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry',
-    group: 'projects',
-    auth: 'write',
-  },
-  { method: 'GET', path: '/api/v1/projects/{slug}/experiments', group: 'projects', auth: 'read' },
-  { method: 'POST', path: '/api/v1/projects/{slug}/experiments', group: 'projects', auth: 'write' },
-  { method: 'GET', path: '/api/v1/projects/{slug}/experiments/{experimentId}', group: 'projects', auth: 'read' },
-  { method: 'PUT', path: '/api/v1/projects/{slug}/experiments/{experimentId}', group: 'projects', auth: 'write' },
-  {
-    method: 'POST',
-    path: '/api/v1/projects/{slug}/experiments/{experimentId}/start',
-    group: 'projects',
-    auth: 'write',
-  },
-  { method: 'POST', path: '/api/v1/projects/{slug}/experiments/{experimentId}/stop', group: 'projects', auth: 'write' },
-  {
-    method: 'GET',
-    path: '/api/v1/projects/{slug}/experiments/{experimentId}/results',
-    group: 'projects',
-    auth: 'read',
-  },
-] as const satisfies readonly GroupRoute<'projects'>[];
+export const projectsRoutes = groupRoutes('projects', {
+  'GET /api/v1/projects': 'read',
+  'POST /api/v1/projects': 'write',
+  'GET /api/v1/projects/{slug}': 'read',
+  'PUT /api/v1/projects/{slug}': 'write',
+  'DELETE /api/v1/projects/{slug}': 'write',
+  'GET /api/v1/projects/{slug}/changes': 'read',
+  'GET /api/v1/projects/{slug}/webhook-endpoints': 'read',
+  'POST /api/v1/projects/{slug}/webhook-endpoints': 'write',
+  'DELETE /api/v1/projects/{slug}/webhook-endpoints/{endpointId}': 'write',
+  'POST /api/v1/projects/{slug}/webhook-endpoints/{endpointId}/rotate-secret': 'write',
+  'GET /api/v1/projects/{slug}/webhook-endpoints/{endpointId}/deliveries': 'read',
+  'POST /api/v1/projects/{slug}/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry': 'write',
+  'GET /api/v1/projects/{slug}/experiments': 'read',
+  'POST /api/v1/projects/{slug}/experiments': 'write',
+  'GET /api/v1/projects/{slug}/experiments/{experimentId}': 'read',
+  'PUT /api/v1/projects/{slug}/experiments/{experimentId}': 'write',
+  'POST /api/v1/projects/{slug}/experiments/{experimentId}/start': 'write',
+  'POST /api/v1/projects/{slug}/experiments/{experimentId}/stop': 'write',
+  'GET /api/v1/projects/{slug}/experiments/{experimentId}/results': 'read',
+});
