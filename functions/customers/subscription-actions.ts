@@ -1,5 +1,5 @@
 import { CustomerView } from '#domain/customers/schemas.ts';
-import { type Visitor, v1, visitorCalls } from '#domain/subscriptions/calls.ts';
+import { type CallPorts, type Visitor, v1, visitorCalls } from '#domain/subscriptions/calls.ts';
 import {
   CancelBody,
   ChangeBody,
@@ -15,7 +15,7 @@ import {
   PublicShareBody,
 } from '#domain/subscriptions/schemas.ts';
 import { routesIn } from '#http/action.ts';
-import { preflight, preflightResponse } from '#http/preflight.ts';
+import { preflight } from '#http/preflight.ts';
 import { type HttpResult, ok } from '#http/responses.ts';
 import { customersRoutes } from './routes.ts';
 
@@ -31,6 +31,21 @@ const visitorOf = (shareId: string, headers: Record<string, string | undefined>,
   clientAddress,
 });
 const tokenHeaders = ['Content-Type', 'Authorization'];
+
+interface TokenHolderRequest<I> {
+  body: { shareId: string } & I;
+  headers: Record<string, string | undefined>;
+  ports: CallPorts;
+  clientAddress: string;
+}
+
+/** The run of a widget's call for its token's customer: the body names the share, the rest is the call's input. */
+const forTokenHolder =
+  <I>(call: (ports: CallPorts, visitor: Visitor, input: I) => Promise<unknown>) =>
+  async ({ body, headers, ports, clientAddress }: TokenHolderRequest<I>) => {
+    const { shareId, ...input } = body;
+    return privately(await call(ports, visitorOf(shareId, headers, clientAddress), input as I));
+  };
 const changeDescription =
   "Stripe-sourced subscriptions change at Stripe through the project's key (the item's price and metadata, prorated as `at` and `prorate` say), manual ones here; the answer already shows the change, and the webhook that follows changes nothing more. Defaults: `now` with prorations when the new monthly price is higher, else at period end (the customer keeps its plan and shows `pendingPlanId` until then). A free target cancels the paid subscription at period end. 409 without a live subscription, for the plan it already has, or while another change of the customer runs.";
 
@@ -88,8 +103,7 @@ export const subscriptionActions = [
       responses: { 200: PortalView },
       errors: stripeErrors,
     },
-    run: async ({ project, path, body, ports }) =>
-      privately(await v1.portal(ports, project, path.customerId, body.returnUrl)),
+    run: async ({ project, path, body, ports }) => privately(await v1.portal(ports, project, path.customerId, body)),
   }),
   route('POST /api/v1/projects/{slug}/customers/{customerId}/token', {
     doc: {
@@ -119,10 +133,7 @@ export const subscriptionActions = [
       responses: { 200: PreviewView },
       errors: publicErrors,
     },
-    run: async ({ body, headers, ports, clientAddress }) => {
-      const { shareId, ...input } = body;
-      return privately(await visitorCalls.preview(ports, visitorOf(shareId, headers, clientAddress), input));
-    },
+    run: forTokenHolder(visitorCalls.preview),
   }),
   route('POST /api/payments/subscription', {
     body: PublicChangeBody,
@@ -132,10 +143,7 @@ export const subscriptionActions = [
       responses: { 200: PublicCustomerView },
       errors: publicErrors,
     },
-    run: async ({ body, headers, ports, clientAddress }) => {
-      const { shareId, ...input } = body;
-      return privately(await visitorCalls.change(ports, visitorOf(shareId, headers, clientAddress), input));
-    },
+    run: forTokenHolder(visitorCalls.change),
   }),
   route('POST /api/payments/subscription/cancel', {
     body: PublicShareBody,
@@ -145,8 +153,7 @@ export const subscriptionActions = [
       responses: { 200: PublicCustomerView },
       errors: publicErrors,
     },
-    run: async ({ body, headers, ports, clientAddress }) =>
-      privately(await visitorCalls.cancel(ports, visitorOf(body.shareId, headers, clientAddress))),
+    run: forTokenHolder(visitorCalls.cancel),
   }),
   route('POST /api/payments/subscription/resume', {
     body: PublicShareBody,
@@ -156,8 +163,7 @@ export const subscriptionActions = [
       responses: { 200: PublicCustomerView },
       errors: publicErrors,
     },
-    run: async ({ body, headers, ports, clientAddress }) =>
-      privately(await visitorCalls.resume(ports, visitorOf(body.shareId, headers, clientAddress))),
+    run: forTokenHolder(visitorCalls.resume),
   }),
   route('POST /api/payments/portal', {
     body: PublicPortalBody,
@@ -167,32 +173,16 @@ export const subscriptionActions = [
       responses: { 200: PortalView },
       errors: publicErrors,
     },
-    run: async ({ body, headers, ports, clientAddress }) =>
-      privately(await visitorCalls.portal(ports, visitorOf(body.shareId, headers, clientAddress), body.returnUrl)),
+    run: forTokenHolder(visitorCalls.portal),
   }),
   // CORS preflights: the widget calls these from its customers' origins, with the token.
-  route('OPTIONS /api/share/{shareId}/customer', {
-    doc: preflightResponse('tokenCustomerPreflight'),
-    run: preflight(['GET'], ['Authorization']),
-  }),
-  route('OPTIONS /api/payments/subscription/preview', {
-    doc: preflightResponse('subscriptionPreviewPreflight'),
-    run: preflight(['POST'], tokenHeaders),
-  }),
-  route('OPTIONS /api/payments/subscription', {
-    doc: preflightResponse('subscriptionChangePreflight'),
-    run: preflight(['POST'], tokenHeaders),
-  }),
-  route('OPTIONS /api/payments/subscription/cancel', {
-    doc: preflightResponse('subscriptionCancelPreflight'),
-    run: preflight(['POST'], tokenHeaders),
-  }),
-  route('OPTIONS /api/payments/subscription/resume', {
-    doc: preflightResponse('subscriptionResumePreflight'),
-    run: preflight(['POST'], tokenHeaders),
-  }),
-  route('OPTIONS /api/payments/portal', {
-    doc: preflightResponse('portalPreflight'),
-    run: preflight(['POST'], tokenHeaders),
-  }),
+  route('OPTIONS /api/share/{shareId}/customer', preflight('tokenCustomerPreflight', ['GET'], ['Authorization'])),
+  route(
+    'OPTIONS /api/payments/subscription/preview',
+    preflight('subscriptionPreviewPreflight', ['POST'], tokenHeaders),
+  ),
+  route('OPTIONS /api/payments/subscription', preflight('subscriptionChangePreflight', ['POST'], tokenHeaders)),
+  route('OPTIONS /api/payments/subscription/cancel', preflight('subscriptionCancelPreflight', ['POST'], tokenHeaders)),
+  route('OPTIONS /api/payments/subscription/resume', preflight('subscriptionResumePreflight', ['POST'], tokenHeaders)),
+  route('OPTIONS /api/payments/portal', preflight('portalPreflight', ['POST'], tokenHeaders)),
 ];

@@ -12,7 +12,7 @@ import {
 } from '#domain/payments/schemas.ts';
 import { parse } from '#domain/validation.ts';
 import { defineGroup, routesIn } from '#http/action.ts';
-import { preflight, preflightResponse } from '#http/preflight.ts';
+import { preflight } from '#http/preflight.ts';
 import type { HttpResult } from '#http/responses.ts';
 import { paymentsRoutes } from './routes.ts';
 
@@ -81,20 +81,8 @@ export const payments = defineGroup(paymentsRoutes, [
     },
   }),
   // CORS preflights: the widget calls these from its customers' origins.
-  route('OPTIONS /api/share/{shareId}/views', {
-    doc: preflightResponse('viewPreflight'),
-    run: preflight(['POST'], ['Content-Type']),
-  }),
-  route('OPTIONS /api/payments/receipt', {
-    doc: preflightResponse('receiptPreflight'),
-    run: preflight(['GET'], ['Content-Type']),
-  }),
-  route('OPTIONS /api/payments/checkout', {
-    doc: preflightResponse('checkoutPreflight'),
-    run: preflight(['POST'], checkoutHeaders),
-  }),
-  route('OPTIONS /api/payments/checkout/custom', {
-    doc: preflightResponse('customCheckoutPreflight'),
-    run: preflight(['POST'], checkoutHeaders),
-  }),
+  route('OPTIONS /api/share/{shareId}/views', preflight('viewPreflight', ['POST'], ['Content-Type'])),
+  route('OPTIONS /api/payments/receipt', preflight('receiptPreflight', ['GET'], ['Content-Type'])),
+  route('OPTIONS /api/payments/checkout', preflight('checkoutPreflight', ['POST'], checkoutHeaders)),
+  route('OPTIONS /api/payments/checkout/custom', preflight('customCheckoutPreflight', ['POST'], checkoutHeaders)),
 ]);

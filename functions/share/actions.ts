@@ -5,7 +5,7 @@ import { ShareView } from '#domain/share/schemas.ts';
 import { getShareData } from '#domain/share/share.ts';
 import { defineGroup, routesIn } from '#http/action.ts';
 import { taggedJson } from '#http/etag.ts';
-import { preflight, preflightResponse } from '#http/preflight.ts';
+import { preflight } from '#http/preflight.ts';
 import { ok } from '#http/responses.ts';
 import { serveStaticAsset } from '#http/static-asset.ts';
 import { demoPage } from './demo-page.ts';
@@ -46,10 +46,7 @@ export const share = defineGroup(shareRoutes, [
       return taggedJson(200, view, headers, { 'cache-control': personal ? PERSONAL_CACHE_CONTROL : CACHE_CONTROL });
     },
   }),
-  route('OPTIONS /api/share/{shareId}', {
-    doc: preflightResponse('shareViewPreflight'),
-    run: preflight(['GET'], ['Content-Type', 'If-None-Match']),
-  }),
+  route('OPTIONS /api/share/{shareId}', preflight('shareViewPreflight', ['GET'], ['Content-Type', 'If-None-Match'])),
   route('GET /widget.js', {
     doc: {
       operationId: 'getWidget',

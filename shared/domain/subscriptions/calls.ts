@@ -13,6 +13,7 @@ import type {
   CancelInput,
   ChangeInput,
   CustomerTokenView,
+  PortalInput,
   PreviewInput,
   PreviewView,
   PublicCustomerView,
@@ -44,7 +45,7 @@ export const v1 = {
     toCustomerView(await cancelPlan(ports, await ownersProject(key, customerId), customerId, input)),
   resume: async (ports: CallPorts, key: ProjectKey, customerId: string): Promise<CustomerView> =>
     toCustomerView(await resumePlan(ports, await ownersProject(key, customerId), customerId)),
-  portal: async (ports: CallPorts, key: ProjectKey, customerId: string, returnUrl: string | undefined) =>
+  portal: async (ports: CallPorts, key: ProjectKey, customerId: string, { returnUrl }: PortalInput) =>
     portalSession(ports, (await ownersProject(key, customerId)).project, customerId, returnUrl),
   /** A token for a customer the project has: 404 for an unknown one. */
   token: async (ports: CallPorts, key: ProjectKey, customerId: string): Promise<CustomerTokenView> => {
@@ -118,7 +119,7 @@ export const visitorCalls = {
     const { partition, customerId } = await tokenCustomer(ports, visitor);
     return toPublicCustomer(await resumePlan(ports, partition, customerId));
   },
-  portal: async (ports: CallPorts, visitor: Visitor, returnUrl: string | undefined): Promise<{ url: string }> => {
+  portal: async (ports: CallPorts, visitor: Visitor, { returnUrl }: PortalInput): Promise<{ url: string }> => {
     const { partition, customerId } = await tokenCustomer(ports, visitor);
     return portalSession(ports, partition.project, customerId, returnUrl);
   },
