@@ -514,6 +514,52 @@ describe('npm start (scripts/start.ts)', () => {
       expect(await until(async () => (await entitlements()).planId === free)).toBe(true);
       expect(await entitlements()).toMatchObject({ planId: free, status: null });
 
+      // Let customers change plans (README): user_42's canceled subscription cannot change, so
+      // the walk-through has user_43 buy Pro, move to Team with 3 seats at once (an upgrade),
+      // back to Pro at period end, cancel and resume, and read itself with a customer token.
+      const send = (path: string, body?: unknown) =>
+        fetch(`http://127.0.0.1:${port}/api/v1/projects/${slug}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      expect((await send('/customers/user_42/subscription/preview', { planId: popular?.id })).status).toBe(409);
+      const team = share.plans.find((plan) => plan.isPerUserPricing)?.id;
+      await buyOnFakeStripe(port, shareId as string, popular?.id, 'user_43');
+      const subscriptionOf = async (response: Response) => {
+        expect(response.status).toBe(200);
+        return ((await response.json()) as { subscription: Record<string, unknown> }).subscription;
+      };
+      const bought = async () => {
+        const response = await v1('/customers/user_43');
+        if (response.status !== 200) return false;
+        const { subscription } = (await response.json()) as { subscription: { status: string } | null };
+        return subscription?.status === 'trialing';
+      };
+      expect(await until(bought)).toBe(true);
+      const preview = await send('/customers/user_43/subscription/preview', { planId: team, seats: 3 });
+      expect(preview.status).toBe(200);
+      expect(await preview.json()).toMatchObject({ nextPeriodAmount: 36 });
+      expect(
+        await subscriptionOf(await send('/customers/user_43/subscription', { planId: team, seats: 3 })),
+      ).toMatchObject({ planId: team, seats: 3, pendingPlanId: null });
+      expect(
+        await subscriptionOf(await send('/customers/user_43/subscription', { planId: popular?.id, at: 'period_end' })),
+      ).toMatchObject({ planId: team, pendingPlanId: popular?.id });
+      expect(await subscriptionOf(await send('/customers/user_43/subscription/cancel', {}))).toMatchObject({
+        cancelAtPeriodEnd: true,
+      });
+      expect(await subscriptionOf(await send('/customers/user_43/subscription/resume'))).toMatchObject({
+        cancelAtPeriodEnd: false,
+      });
+      const portal = await send('/customers/user_43/portal', { returnUrl: 'https://acme.example/account' });
+      expect(((await portal.json()) as { url: string }).url).toMatch(new RegExp(`^${fakeStripe}/`));
+      const { token } = (await (await send('/customers/user_43/token')).json()) as { token: string };
+      const mine = await fetch(`http://127.0.0.1:${port}/api/share/${shareId}/customer`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(await mine.json()).toMatchObject({ customerId: 'user_43', planId: team, pendingPlanId: popular?.id });
+
       process.kill(service.child.pid as number, 'SIGINT');
       expect(await waitForExit(service)).toEqual({ code: 0, signal: null });
       expect(await portIsFree(port)).toBe(true);
