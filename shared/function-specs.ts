@@ -43,7 +43,10 @@ export interface GroupSpec {
 /** A file a function serves from its own directory (infra/ knows how to build each). */
 export type GroupAsset = 'widget.js';
 
-/** A v1 group that reads and writes the base table and nothing else. */
+/**
+ * A function that reads and writes the base table and nothing else, in 10 s: each spec below
+ * says where it differs.
+ */
 const baseTableOnly = {
   table: 'readWrite',
   paymentRecords: 'none',
@@ -57,54 +60,30 @@ const baseTableOnly = {
 export const groupSpecs = {
   // Public reads only, by share id: readSharePartition is one Query on gsi1 (byShareId). No
   // route authenticates, so the base table (API key hashes by pk) stays out of reach.
-  share: {
-    table: 'none',
-    paymentRecords: 'none',
-    indexes: ['gsi1'],
-    paymentKeys: 'none',
-    ports: [],
-    timeoutSeconds: 10,
-    assets: ['widget.js'],
-  },
+  share: { ...baseTableOnly, table: 'none', indexes: ['gsi1'], assets: ['widget.js'] },
   // Public checkout and receipts: loadSharedProject is one Query on gsi1, the rate limit is a
   // conditional UpdateItem or PutItem of its payment record, a checkout puts its session's
   // record and a receipt gets it; openPaymentKey decrypts the project's sealed Stripe key. It waits on Stripe: at worst 2 × STRIPE_TIMEOUT_MS
   // (5 s by default) + 1 s of retry backoff (shared/config.ts).
   payments: {
+    ...baseTableOnly,
     table: 'none',
     paymentRecords: 'readWrite',
     indexes: ['gsi1'],
     paymentKeys: 'open',
     ports: ['keyring', 'payments', 'clock'],
     timeoutSeconds: 15,
-    assets: [],
   },
   // Stripe's webhooks: the project by share id (Query gsi1, inactive ones too), its sealed
   // signing secret opened (Decrypt), and the customer's read-modify-write (GetItem, then
   // TransactWriteItems of a ConditionCheck of the project and a Put of the customer). Kept
   // apart from `payments`, whose checkout and receipt need no table access at all.
-  webhooks: {
-    table: 'readWrite',
-    paymentRecords: 'none',
-    indexes: ['gsi1'],
-    paymentKeys: 'open',
-    ports: ['keyring', 'webhooks'],
-    timeoutSeconds: 10,
-    assets: [],
-  },
+  webhooks: { ...baseTableOnly, indexes: ['gsi1'], paymentKeys: 'open', ports: ['keyring', 'webhooks'] },
   // Auth (GetItem apiKey), project reads (Query projectData), the id counter (UpdateItem),
   // create/update and the delete transaction (PutItem, UpdateItem, DeleteItem); the project
   // list and the free-slug search Query gsi2 (byOwner); a paymentSecretKey is sealed; a
   // deleted project's sweep is handed to the sweep queue (SendMessage).
-  projects: {
-    table: 'readWrite',
-    paymentRecords: 'none',
-    indexes: ['gsi2'],
-    paymentKeys: 'seal',
-    ports: ['keyring', 'sweeps'],
-    timeoutSeconds: 10,
-    assets: [],
-  },
+  projects: { ...baseTableOnly, indexes: ['gsi2'], paymentKeys: 'seal', ports: ['keyring', 'sweeps'] },
   // Auth, project reads (GetItem, Query projectData), counter, feature transactions and the
   // assignment sweep: the base table only.
   features: { ...baseTableOnly },
@@ -147,28 +126,17 @@ export const workerSpecs = {
   // It also runs the plan migrations too large for a request (the same queue): those write
   // customers (TransactWriteItems) and reprice Stripe subscriptions with the project's key.
   sweeper: {
-    table: 'readWrite',
-    paymentRecords: 'none',
-    indexes: [],
+    ...baseTableOnly,
     paymentKeys: 'open',
     ports: ['sweeps', 'migrations', 'keyring', 'payments'],
     timeoutSeconds: 120,
-    assets: [],
   },
   // Webhooks out (lifecycle.md §4), fed by the table's stream (new outbox items) and the
   // delivery queue: a dispatch reads the project's endpoints (Query), puts deliveries
   // (PutItem, GetItem when one exists) and deletes the outbox item (DeleteItem); an attempt
   // reads its delivery and endpoints, opens the endpoint's sealed secret (Decrypt) and
   // records the outcome (UpdateItem). The queue's grants come with its stack.
-  webhooksOut: {
-    table: 'readWrite',
-    paymentRecords: 'none',
-    indexes: [],
-    paymentKeys: 'open',
-    ports: ['keyring'],
-    timeoutSeconds: 30,
-    assets: [],
-  },
+  webhooksOut: { ...baseTableOnly, paymentKeys: 'open', ports: ['keyring'], timeoutSeconds: 30 },
 } as const satisfies Record<Worker, GroupSpec>;
 
 /** Every function's spec, route groups and workers. */
