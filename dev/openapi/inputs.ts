@@ -13,6 +13,11 @@ export type JsonSchema = Record<string, unknown>;
 /** Every v1 POST takes Idempotency-Key. */
 export const isIdempotent = (route: Route) => route.method === 'POST' && route.auth !== 'public';
 
+const numericId = (description: string) => ({
+  schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+  description,
+});
+
 /** Every path parameter of params.ts, as the document shows it (a new name must be added here). */
 const pathParameterDocs: Record<keyof typeof pathParameters, { schema: JsonSchema; description: string }> = {
   slug: {
@@ -20,26 +25,14 @@ const pathParameterDocs: Record<keyof typeof pathParameters, { schema: JsonSchem
     description: "The project's slug.",
   },
   shareId: { schema: { type: 'string' }, description: "The project's public share id." },
-  planId: {
-    schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-    description: "The plan's id; one that names no plan of the project is 404.",
-  },
-  featureId: {
-    schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-    description: "The feature's id; one that names no feature of the project is 404.",
-  },
+  planId: numericId("The plan's id; one that names no plan of the project is 404."),
+  featureId: numericId("The feature's id; one that names no feature of the project is 404."),
   customerId: {
     schema: { type: 'string' },
     description: "Your own id for the customer (the widget's customer-id); an unknown one is not an error.",
   },
-  endpointId: {
-    schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-    description: "The webhook endpoint's id; one that names no endpoint of the project is 404.",
-  },
-  experimentId: {
-    schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-    description: "The experiment's id; one that names no experiment of the project is 404.",
-  },
+  endpointId: numericId("The webhook endpoint's id; one that names no endpoint of the project is 404."),
+  experimentId: numericId("The experiment's id; one that names no experiment of the project is 404."),
   deliveryId: {
     schema: { type: 'string' },
     description: "The delivery's id (`dlv_…`), from the endpoint's deliveries; an unknown one is 404.",
