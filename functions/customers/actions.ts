@@ -59,10 +59,7 @@ export const customers = defineGroup(customersRoutes, [
   }),
   route('DELETE /api/v1/projects/{slug}/customers/{customerId}', {
     doc: { operationId: 'deleteCustomer', summary: 'Forget a customer', responses: { 200: SuccessView } },
-    run: async ({ project, path }) => {
-      await deleteCustomer(project, path.customerId);
-      return success();
-    },
+    run: async ({ project, path }) => success(deleteCustomer(project, path.customerId)),
   }),
   route('GET /api/v1/projects/{slug}/customers/{customerId}/entitlements', {
     doc: {

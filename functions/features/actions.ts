@@ -51,9 +51,7 @@ export const features = defineGroup(featuresRoutes, [
       responses: { 200: SuccessView },
       etag: 'write',
     },
-    run: async ({ project, path, principal, headers }) => {
-      await deleteFeature(project, path.featureId, writerOf(principal, headers));
-      return success();
-    },
+    run: async ({ project, path, principal, headers }) =>
+      success(deleteFeature(project, path.featureId, writerOf(principal, headers))),
   }),
 ]);

@@ -74,10 +74,8 @@ export const plans = defineGroup(plansRoutes, [
       responses: { 200: SuccessView },
       etag: 'write',
     },
-    run: async ({ project, path, principal, headers }) => {
-      await deletePlan(project, path.planId, writerOf(principal, headers));
-      return success();
-    },
+    run: async ({ project, path, principal, headers }) =>
+      success(deletePlan(project, path.planId, writerOf(principal, headers))),
   }),
   route('POST /api/v1/projects/{slug}/plans/{planId}/duplicate', {
     doc: {
@@ -124,10 +122,8 @@ export const plans = defineGroup(plansRoutes, [
       etag: 'write',
     },
     query: RemoveFeatureQuery,
-    run: async ({ project, path, query, principal, headers }) => {
-      await removePlanFeature(project, path.planId, query.featureId, writerOf(principal, headers));
-      return success();
-    },
+    run: async ({ project, path, query, principal, headers }) =>
+      success(removePlanFeature(project, path.planId, query.featureId, writerOf(principal, headers))),
   }),
   route('PUT /api/v1/projects/{slug}/plans/{planId}/features/{featureId}', {
     doc: {

@@ -105,12 +105,9 @@ export const projects = defineGroup(projectsRoutes, [
     },
     run: async ({ project, ports, config, headers }) => {
       const ifMatch = headers['if-match'];
-      await deleteProject(
-        ports.sweeps,
-        project,
-        ifMatch === undefined ? undefined : { header: ifMatch, publicBaseUrl: publicBaseUrl(config, headers) },
-      );
-      return success();
+      const check =
+        ifMatch === undefined ? undefined : { header: ifMatch, publicBaseUrl: publicBaseUrl(config, headers) };
+      return success(deleteProject(ports.sweeps, project, check));
     },
   }),
   ...webhookEndpointActions,

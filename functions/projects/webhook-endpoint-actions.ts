@@ -54,10 +54,8 @@ export const webhookEndpointActions = [
       summary: 'Delete a webhook endpoint: nothing more is sent to it',
       responses: { 200: SuccessView },
     },
-    run: async ({ project, path, principal, headers }) => {
-      await deleteWebhookEndpoint(project, path.endpointId, writerOf(principal, headers));
-      return success();
-    },
+    run: async ({ project, path, principal, headers }) =>
+      success(deleteWebhookEndpoint(project, path.endpointId, writerOf(principal, headers))),
   }),
   route('POST /api/v1/projects/{slug}/webhook-endpoints/{endpointId}/rotate-secret', {
     doc: {

@@ -23,7 +23,11 @@ export type LambdaResult = APIGatewayProxyStructuredResultV2 & {
 export const ok = (body: unknown): HttpResult => ({ status: 200, body });
 /** What a delete (or a removal) answers. */
 export const SuccessView = z.strictObject({ success: z.literal(true) });
-export const success = (): HttpResult => ({ status: 200, body: { success: true } });
+/** `{ success: true }` once `done` (a delete) has finished. */
+export const success = async (done: Promise<unknown>): Promise<HttpResult> => {
+  await done;
+  return { status: 200, body: { success: true } };
+};
 
 export function toLambdaResult({ status, body, json, raw, headers }: HttpResult): LambdaResult {
   if (typeof raw === 'string') return { statusCode: status, headers: { ...headers }, body: raw };
