@@ -42,7 +42,6 @@ export const changeResourceTypes = [
 
 /** Where a pricing experiment stands (lifecycle.md §5): drafts are edited, then run once, then stopped. */
 export const experimentStatuses = ['draft', 'running', 'stopped'] as const;
-export type ExperimentStatus = (typeof experimentStatuses)[number];
 
 /** The events a project's webhook endpoints can receive (lifecycle.md §4). */
 export const webhookEventTypes = [

@@ -65,8 +65,6 @@ export const PublicCustomerView = z.strictObject({
 });
 export type PublicCustomerView = z.infer<typeof PublicCustomerView>;
 
-export const PublicCustomerQuery = z.object({});
-
 export const PublicPreviewBody = strictObject({ shareId, ...target });
 export const PublicChangeBody = strictObject({ shareId, ...target });
 export const PublicShareBody = strictObject({ shareId });
