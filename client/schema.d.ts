@@ -341,7 +341,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a delivery again now, whatever its status */
+        /** Send a delivery again now, whatever its status (409 when the endpoint is disabled) */
         post: operations["retryWebhookDelivery"];
         delete?: never;
         options?: never;

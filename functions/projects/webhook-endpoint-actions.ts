@@ -80,7 +80,7 @@ export const webhookEndpointActions = [
   route('POST /api/v1/projects/{slug}/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry', {
     doc: {
       operationId: 'retryWebhookDelivery',
-      summary: 'Send a delivery again now, whatever its status',
+      summary: 'Send a delivery again now, whatever its status (409 when the endpoint is disabled)',
       responses: { 202: AcceptedView },
     },
     run: async ({ project, path }) => {

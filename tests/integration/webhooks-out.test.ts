@@ -82,6 +82,19 @@ describe('webhooks out', () => {
       (a) => a.body.webhookEndpoints.find((e: { id: number }) => e.id === gone.id)?.disabledAt !== null,
     );
     expect(listed.status).toBe(200);
+    // A resend to the disabled endpoint is refused, and its delivery keeps the 410 it got.
+    const [goneDelivery] = (
+      await eventually(
+        () => api.get(`${base}/webhook-endpoints/${gone.id}/deliveries`),
+        (a) => a.body.deliveries[0]?.status === 'failed',
+      )
+    ).body.deliveries;
+    const resend = await api.post(`${base}/webhook-endpoints/${gone.id}/deliveries/${goneDelivery.id}/retry`);
+    expect(resend.status).toBe(409);
+    expect(resend.body.error).toMatchObject({ code: 'conflict', message: expect.stringContaining('410 Gone') });
+    const kept = await api.get(`${base}/webhook-endpoints/${gone.id}/deliveries`);
+    expect(kept.body.deliveries[0]).toEqual(goneDelivery);
+    expect(goneDelivery).toMatchObject({ attempts: 1, lastResponseStatus: 410 });
     await api.put(`${base}/customers/dee`, { planId });
     await eventually(
       () => hooks.receiver.on('/flaky'),

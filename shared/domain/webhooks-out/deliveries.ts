@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { WebhookDeliveryStatus, WebhookEventType } from '#contract/enums.ts';
 import type { ProjectKey } from '#db/types.ts';
 import { getDelivery, putOutboxItem, readDeliveries, type WebhookDeliveryItem } from '#db/webhook-deliveries.ts';
-import { NotFoundError } from '../errors.ts';
+import { ConflictError, NotFoundError } from '../errors.ts';
 import { type PageQuery, pagedList } from '../pages.ts';
 import { findEndpoint, loadProjectItem } from './endpoints.ts';
 import { deliveryIdOf, eventIdOf, newEventId } from './event-ids.ts';
@@ -40,14 +40,20 @@ export async function listDeliveries(key: ProjectKey, endpointId: number, query:
 /**
  * Sends the delivery again now, whatever its status: an outbox item names it, and the
  * dispatcher sets it pending and hands it to the delivery queue, signed with the endpoint's
- * current secret.
+ * current secret. A disabled endpoint (it answered 410 Gone) is sent nothing, resends
+ * included, so a resend there is refused rather than accepted and silently dropped.
  */
 export async function retryDelivery(key: ProjectKey, endpointId: number, deliveryId: string): Promise<void> {
   const project = await loadProjectItem(key);
-  await findEndpoint(project.projectId, endpointId);
+  const endpoint = await findEndpoint(project.projectId, endpointId);
   const eventId = eventIdOf(deliveryId);
   const delivery = eventId && (await getDelivery(project.projectId, endpointId, eventId));
   if (!delivery) throw deliveryNotFound(deliveryId);
+  if (endpoint.disabledAt) {
+    throw new ConflictError(
+      `Webhook endpoint ${endpointId} is disabled: it answered 410 Gone at ${endpoint.disabledAt}, and nothing more is sent to it. Create a new endpoint to receive events again.`,
+    );
+  }
   await putOutboxItem({
     projectId: project.projectId,
     eventId: newEventId(),
