@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { AssetHashType, DockerImage, type ILocalBundling } from 'aws-cdk-lib';
 import { Code } from 'aws-cdk-lib/aws-lambda';
@@ -16,9 +18,9 @@ import type { Plugin } from 'esbuild';
 /**
  * Init time, as `npm run cold-start` measures it: a function's import CPU as a multiple of an
  * SDK-only bundle's (the DynamoDB client and a DocumentClient, bundled the same way;
- * dev/cold-start-baseline.ts). payments and webhooks carry Stripe's SDK; plans and customers
- * carry it too (and the KMS client), run at first use but compiled at init, so their
- * ceilings have room for that while their target stays 2×. `target` is the goal,
+ * dev/cold-start-baseline.ts). payments and webhooks use Stripe's SDK in most requests, hence
+ * their 2.5× target; elsewhere it, the KMS and SQS clients are chunks loaded at first use
+ * (`functionBuildOptions`), outside init. `target` is the goal,
  * printed beside each function; `ceiling` is what fails the check: above what each function
  * measures, with room for a loaded 2-core machine (a quiet one gives higher ratios, its
  * baseline being cheaper), so no change makes a function slower unnoticed (docs/decisions.md,
@@ -58,7 +60,35 @@ export const zodWithoutJsonSchema: Plugin = {
   },
 };
 
-const plugins: Plugin[] = [zodWithoutJsonSchema];
+/** `import("x")` with a literal specifier, as a dependency's own lazy loads write it. */
+const literalImport = /\bimport\(\s*(["'])([^"'\s]+)\1\s*\)/g;
+const builtins = new Set(builtinModules);
+
+/**
+ * A dependency's own `import()` of another bundled module stays in the file that imports it,
+ * evaluated at its first use, as esbuild bundles it without code splitting: the rewrite makes it
+ * a `require()`, which esbuild resolves to the same lazy module initialiser. Only our own
+ * `import()` calls (Stripe's SDK, the KMS and SQS clients) become chunk files, so a function
+ * and the SDK-only baseline carry the SDK's lazy credential providers alike. Node's built-ins
+ * are left as they are (the runtime loads them either way).
+ */
+export const dependencyImportsInline: Plugin = {
+  name: 'dependency-imports-inline',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/].*\.m?js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      if (!source.includes('import(')) return undefined;
+      const contents = source.replace(literalImport, (call, quote: string, specifier: string) =>
+        specifier.startsWith('node:') || builtins.has(specifier)
+          ? call
+          : `Promise.resolve().then(() => require(${quote}${specifier}${quote}))`,
+      );
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
+const plugins: Plugin[] = [zodWithoutJsonSchema, dependencyImportsInline];
 const bundleScript = fileURLToPath(new URL('./bundle-function.ts', import.meta.url));
 
 /**
@@ -75,7 +105,7 @@ class LocalFunctionBundling implements ILocalBundling {
   ) {}
 
   tryBundle(outputDir: string): boolean {
-    const args = ['--import', 'tsx', bundleScript, this.entry, `${outputDir}/index.mjs`, String(this.bundleAwsSdk)];
+    const args = ['--import', 'tsx', bundleScript, this.entry, outputDir, String(this.bundleAwsSdk)];
     execFileSync(process.execPath, args, { cwd: this.projectRoot, stdio: ['ignore', 'inherit', 'inherit'] });
     this.after(outputDir);
     return true;
@@ -83,8 +113,8 @@ class LocalFunctionBundling implements ILocalBundling {
 }
 
 /**
- * A function's code asset: `entry` bundled with `esbuildOptions` into `index.mjs` (handler
- * `index.handler`), hashed on that output, as NodejsFunction did. No Docker: the local bundling
+ * A function's code asset: `entry` bundled with `functionBuildOptions` into `index.mjs` (handler
+ * `index.handler`) and its `chunks/`, hashed on that output, as NodejsFunction did. No Docker: the local bundling
  * always succeeds or fails the synth; the image is never pulled.
  */
 export function functionCode(
@@ -123,5 +153,24 @@ export function esbuildOptions(bundleAwsSdk = true) {
     banner: { js: banner },
     alias: { jsonschema: jsonschemaStub },
     plugins,
+  } as const;
+}
+
+/**
+ * A deployed function's package: `entry` built into `outdir` as `index.mjs` (what Lambda
+ * imports at init) beside `chunks/*.mjs`: what our code loads with `import()` at first use
+ * (Stripe's SDK, the KMS and SQS clients) in chunks of its own, and code both sides share in
+ * chunks `index.mjs` imports. Node neither reads nor compiles a lazy chunk before its first use,
+ * where one file would have it compile all of it at init (docs/decisions.md, "Bundles and cold
+ * starts").
+ */
+export function functionBuildOptions(entry: string, outdir: string, bundleAwsSdk = true) {
+  return {
+    ...esbuildOptions(bundleAwsSdk),
+    entryPoints: { index: entry },
+    outdir,
+    splitting: true,
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunks/[name]-[hash]',
   } as const;
 }

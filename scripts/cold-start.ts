@@ -1,18 +1,20 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
-import { esbuildOptions, initBudgetOf } from '../infra/bundling.ts';
+import { build, type Metafile } from 'esbuild';
+import { functionBuildOptions, initBudgetOf } from '../infra/bundling.ts';
 import { groupNames } from '../shared/function-specs.ts';
 
 /**
  * `npm run cold-start`: how long a fresh Node takes to import each deployed function's bundle
  * (the init part of a Lambda cold start that is ours), as a multiple of a bundle holding only
  * the DynamoDB client and a DocumentClient (dev/cold-start-baseline.ts), against each function's
- * init target and ceiling (infra/bundling.ts `initBudget`; over a ceiling fails). Every bundle
- * is built with the deployed esbuild options (the SDK bundled); `COLD_START_RUNTIME_SDK=1` adds the `-c bundleAwsSdk=false`
- * variant, for information.
+ * init target and ceiling (infra/bundling.ts `initBudget`; over a ceiling fails). Every package
+ * is built as deployed (`functionBuildOptions`, the SDK bundled) and its `index.mjs` imported as
+ * Lambda imports it: the chunks it imports load with it, the lazy ones (loaded by `import()` at
+ * first use) do not. `COLD_START_RUNTIME_SDK=1` adds the `-c bundleAwsSdk=false` variant, for
+ * information.
  *
  * Built for a loaded, shared machine: each round imports every bundle once in a fresh process,
  * in a rotating order, and a function's ratio in a round is its CPU over the baseline's in that
@@ -33,6 +35,8 @@ const env = {
   PAYMENT_KMS_KEY_ID: 'arn:aws:kms:us-east-1:111111111111:key/cold-start',
   // The projects function hands deletes to the sweep queue: its init checks the queue is set.
   SWEEP_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/111111111111/cold-start',
+  // webhooksOut hands retries to the delivery queue: its init checks the queue is set.
+  WEBHOOK_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/111111111111/cold-start-webhooks',
   // The customers function signs customer tokens: its init reads the keys.
   CUSTOMER_TOKEN_KEYS: `cold-start:${'s'.repeat(32)}`,
   LOG_LEVEL: 'silent',
@@ -43,6 +47,9 @@ interface Bundle {
   name: string;
   variant: 'SDK bundled' | 'runtime SDK';
   file: string;
+  /** Bytes Node reads at the import (`index.mjs` and the chunks it imports) and after it. */
+  initBytes: number;
+  lazyBytes: number;
   cpu: number[];
   wall: number[];
   /** Per round: this bundle's CPU over the baseline's in the same round. */
@@ -52,17 +59,40 @@ interface Bundle {
 async function buildBundles(outdir: string, bundleAwsSdk: boolean): Promise<Bundle[]> {
   const entries = [
     { name: BASELINE, entry: join(ROOT, 'dev', 'cold-start-baseline.ts') },
-    ...groupNames.map((group) => ({ name: group as string, entry: join(ROOT, 'functions', group, 'handler.ts') })),
-    { name: 'sweeper', entry: join(ROOT, 'functions', 'sweeper', 'handler.ts') },
+    ...[...groupNames, 'sweeper', 'webhooksOut'].map((name) => ({
+      name,
+      entry: join(ROOT, 'functions', name, 'handler.ts'),
+    })),
   ];
   const variant = bundleAwsSdk ? 'SDK bundled' : 'runtime SDK';
   return Promise.all(
     entries.map(async ({ name, entry }) => {
-      const file = join(outdir, variant.replace(' ', '-'), name, 'index.mjs');
-      await build({ ...esbuildOptions(bundleAwsSdk), entryPoints: [entry], outfile: file, logLevel: 'error' });
-      return { name, variant, file, cpu: [], wall: [], ratios: [] } satisfies Bundle;
+      const dir = join(outdir, variant.replace(' ', '-'), name);
+      const { metafile } = await build({
+        ...functionBuildOptions(entry, dir, bundleAwsSdk),
+        metafile: true,
+        logLevel: 'error',
+      });
+      const file = join(dir, 'index.mjs');
+      const initBytes = bytesAtImport(metafile, relative(process.cwd(), file));
+      const lazyBytes = Object.values(metafile.outputs).reduce((sum, o) => sum + o.bytes, 0) - initBytes;
+      return { name, variant, file, initBytes, lazyBytes, cpu: [], wall: [], ratios: [] } satisfies Bundle;
     }),
   );
+}
+
+/** The bytes of `entry` and of every output it imports statically, transitively. */
+function bytesAtImport(metafile: Metafile, entry: string): number {
+  const seen = new Set<string>();
+  const visit = (path: string) => {
+    const output = metafile.outputs[path];
+    if (!output || seen.has(path)) return;
+    seen.add(path);
+    for (const imported of output.imports) if (imported.kind === 'import-statement') visit(imported.path);
+  };
+  visit(entry);
+  if (seen.size === 0) throw new Error(`${entry} is not among the outputs`);
+  return [...seen].reduce((sum, path) => sum + (metafile.outputs[path]?.bytes ?? 0), 0);
 }
 
 /** Wall and CPU (user + system) milliseconds of one import in a fresh process. */
@@ -98,12 +128,13 @@ const median = (values: number[]) => {
 const ratioOf = (bundle: Bundle) => median(bundle.ratios);
 
 function print(bundles: Bundle[]) {
-  const header = ['bundle', 'variant', 'size', 'wall p50', 'CPU p50', 'CPU ratio', 'target', 'ceiling'];
+  const header = ['bundle', 'variant', 'init size', 'lazy', 'wall p50', 'CPU p50', 'CPU ratio', 'target', 'ceiling'];
   const cells = bundles.map((b) => {
     return [
       b.name,
       b.variant,
-      `${(statSync(b.file).size / 1024).toFixed(0)} KB`,
+      `${(b.initBytes / 1024).toFixed(0)} KB`,
+      `${(b.lazyBytes / 1024).toFixed(0)} KB`,
       `${median(b.wall).toFixed(1)} ms`,
       `${median(b.cpu).toFixed(1)} ms`,
       `${ratioOf(b).toFixed(2)}×`,

@@ -166,15 +166,20 @@ describe('bundles: each function ships a self-contained ESM bundle that answers 
   };
 
   test.each(groups)(
-    '%s: its asset directory holds index.mjs and the assets of its spec, nothing else (no source map)',
+    '%s: its asset directory holds index.mjs, its chunks and the assets of its spec, nothing else (no source map)',
     async (group) => {
       const dir = assetDirOf(group);
       const assets = groupSpecs[group].assets;
-      expect((await readdir(dir)).sort()).toEqual(['index.mjs', ...assets].sort());
-      const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
-      expect(code).not.toContain('sourceMappingURL');
-      // The SDK is bundled: the bundle carries it rather than importing the runtime's.
-      expect(code).not.toMatch(/from\s*"@aws-sdk\//);
+      const entries = await readdir(dir);
+      expect(entries.filter((name) => name !== 'chunks').sort()).toEqual(['index.mjs', ...assets].sort());
+      const chunks = entries.includes('chunks') ? await readdir(join(dir, 'chunks')) : [];
+      expect(chunks.filter((name) => !name.endsWith('.mjs'))).toEqual([]);
+      for (const file of ['index.mjs', ...chunks.map((name) => join('chunks', name))]) {
+        const code = readFileSync(join(dir, file), 'utf8');
+        expect(code).not.toContain('sourceMappingURL');
+        // The SDK is bundled: the package carries it rather than importing the runtime's.
+        expect(code).not.toMatch(/from\s*"@aws-sdk\//);
+      }
     },
   );
 

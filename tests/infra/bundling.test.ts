@@ -3,9 +3,9 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Service } from 'electrodb';
-import { build } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { esbuildOptions } from '../../infra/bundling.ts';
+import { esbuildOptions, functionBuildOptions } from '../../infra/bundling.ts';
 import { Validator } from '../../infra/jsonschema-stub.ts';
 import { entities } from '../../shared/db/service.ts';
 import { repoRoot } from '../fixtures/cdk.ts';
@@ -92,4 +92,45 @@ describe('ElectroDB in the deployed bundles', () => {
       expect(validator.validate(entity, v1Schema).errors).not.toEqual([]);
     }
   });
+});
+
+describe('a function package', () => {
+  /** Outputs Node reads when it imports `index.mjs`: it and what it imports statically. */
+  const atInit = (metafile: Metafile, entry: string) => {
+    const seen = new Set<string>();
+    const visit = (path: string) => {
+      if (seen.has(path) || !metafile.outputs[path]) return;
+      seen.add(path);
+      for (const imported of metafile.outputs[path].imports)
+        if (imported.kind === 'import-statement') visit(imported.path);
+    };
+    visit(entry);
+    return seen;
+  };
+
+  test("loads our lazy dependencies (Stripe, KMS, SQS) from chunks of their own, and keeps the SDK's own lazy loads where the baseline has them", async () => {
+    const dir = await mkdtemp(join(repoRoot, 'cdk.out', 'package-test-'));
+    try {
+      const { metafile } = await build({
+        ...functionBuildOptions(join(repoRoot, 'functions', 'plans', 'handler.ts'), dir, true),
+        metafile: true,
+        logLevel: 'error',
+      });
+      const entry = Object.keys(metafile.outputs).find((path) => path.endsWith('/index.mjs')) as string;
+      const init = atInit(metafile, entry);
+      const inputsOf = (outputs: string[]) =>
+        outputs.flatMap((path) => Object.keys(metafile.outputs[path]?.inputs ?? {}));
+      const initInputs = inputsOf([...init]);
+      const lazyInputs = inputsOf(Object.keys(metafile.outputs).filter((path) => !init.has(path)));
+      for (const lazy of [/node_modules\/stripe\//, /@aws-sdk\/client-kms\//, /@aws-sdk\/client-sqs\//]) {
+        expect(initInputs.filter((path) => lazy.test(path))).toEqual([]);
+        expect(lazyInputs.some((path) => lazy.test(path))).toBe(true);
+      }
+      // The SDK's credential providers, which it imports at its first request, stay in the file.
+      expect(initInputs.some((path) => /@aws-sdk\/credential-provider-ini\//.test(path))).toBe(true);
+      expect(Object.keys(metafile.outputs).every((path) => path.endsWith('.mjs'))).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -7,7 +7,7 @@ import { gunzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { etagOf } from '#http/etag.ts';
-import { esbuildOptions } from '../../infra/bundling.ts';
+import { functionBuildOptions } from '../../infra/bundling.ts';
 import { repoRoot } from '../fixtures/cdk.ts';
 import { httpEvent } from '../fixtures/events.ts';
 
@@ -30,9 +30,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(repoRoot, 'cdk.out', 'docs-bundle-test-'));
   outfile = join(dir, 'index.mjs');
   await build({
-    ...esbuildOptions(false),
-    entryPoints: [join(repoRoot, 'functions', 'docs', 'handler.ts')],
-    outfile,
+    ...functionBuildOptions(join(repoRoot, 'functions', 'docs', 'handler.ts'), dir, false),
     logLevel: 'error',
   });
   const events = [event({}), event({ 'accept-encoding': 'gzip, br' })];
