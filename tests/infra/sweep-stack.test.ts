@@ -135,17 +135,27 @@ describe('the sweeper function', () => {
     expect(allActions.filter((a) => a.includes('*'))).toEqual([]);
   });
 
-  test('the projects function may only send to the sweep queue', () => {
-    const projectsRole = logicalId(synth.built.api, synth.built.api.functions.projects.role);
-    const sends = resourcesOfType(synth.apiJson, 'AWS::IAM::Policy')
-      .filter(([, p]) =>
-        asList(p.Properties?.Roles).some((r) => JSON.stringify(r) === JSON.stringify({ Ref: projectsRole })),
-      )
-      .flatMap(([, p]) => asList<PolicyStatementJson>(p.Properties?.PolicyDocument?.Statement))
-      .filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')))
-      .map((s) => resolveImports(s, sweepJson) as PolicyStatementJson);
-    expect(sends.flatMap(actionsOf)).toEqual(['sqs:SendMessage']);
-    expect(sends[0]?.Resource).toEqual(arnOf(queueId()));
+  test.each(['projects', 'plans'] as const)(
+    'the %s function (project deletes; plan migrations) knows the sweep queue and may only send to it',
+    (group) => {
+      const fn = synth.built.api.functions[group];
+      const role = logicalId(synth.built.api, fn.role);
+      const sends = resourcesOfType(synth.apiJson, 'AWS::IAM::Policy')
+        .filter(([, p]) => asList(p.Properties?.Roles).some((r) => JSON.stringify(r) === JSON.stringify({ Ref: role })))
+        .flatMap(([, p]) => asList<PolicyStatementJson>(p.Properties?.PolicyDocument?.Statement))
+        .filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')))
+        .map((s) => resolveImports(s, sweepJson) as PolicyStatementJson);
+      expect(sends.flatMap(actionsOf)).toEqual(['sqs:SendMessage']);
+      expect(sends[0]?.Resource).toEqual(arnOf(queueId()));
+      const variables = synth.apiJson.Resources[logicalId(synth.built.api, fn.fn)]?.Properties?.Environment?.Variables;
+      expect(resolveImports(variables?.SWEEP_QUEUE_URL, sweepJson)).toEqual({ Ref: queueId() });
+    },
+  );
+
+  test('a failed invocation fails its one message: the mapping reports no partial batch failures, as the handler returns none', () => {
+    const [, mapping] = only(resourcesOfType(sweepJson, 'AWS::Lambda::EventSourceMapping'), 'event source mapping');
+    expect(mapping.Properties?.BatchSize).toBe(1);
+    expect(mapping.Properties?.FunctionResponseTypes).toBeUndefined();
   });
 
   test('an alarm watches the dead-letter queue in a protective stage', () => {
