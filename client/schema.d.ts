@@ -4319,6 +4319,8 @@ export interface operations {
             header?: {
                 /** @description Makes a retry safe: the first answer is kept 24 h and replayed (with Idempotent-Replayed: true) to the same key and body; another body, another route or a first request still running is 409. */
                 "Idempotency-Key"?: string;
+                /** @description The ETag of the resource as last read (or several, or *): the write happens only while the resource still has it, else 412 `precondition_failed` and nothing changes. */
+                "If-Match"?: string;
             };
             path: {
                 /** @description The project's slug. */
@@ -4390,6 +4392,7 @@ export interface operations {
             403: components["responses"]["forbidden"];
             404: components["responses"]["not_found"];
             409: components["responses"]["conflict_or_payments_not_configured"];
+            412: components["responses"]["precondition_failed"];
             413: components["responses"]["payload_too_large"];
             500: components["responses"]["internal_error"];
             502: components["responses"]["payment_provider_error"];

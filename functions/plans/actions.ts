@@ -156,6 +156,8 @@ export const plans = defineGroup(plansRoutes, [
       description:
         "`dryRun: true` answers 200 with each customer's monthly price before and after, the features it loses and the limits its usage this month already passes, and changes nothing. Otherwise 202: customers move `now` or at `period_end` (Stripe subscriptions get the new price at once, prorated for `now`); large migrations continue in the background. Resending finishes what a cut-short one left.",
       responses: { 200: MigrationPreview, 202: MigrationStarted },
+      // If-Match names the plan as its PUT answers it: a migration decided on a stale read is a 412.
+      etag: 'write',
       errors: ['conflict', 'payments_not_configured', 'payment_provider_error'],
     },
     body: MigrateBody,

@@ -70,7 +70,7 @@ export interface RouteDoc {
   errors?: readonly (ErrorCode | HttpErrorCode)[];
   /**
    * Its ETags (shared/http/etag.ts): 'read', a GET that answers with one and 304 to an
-   * If-None-Match that names it; 'write', a PUT or DELETE that takes If-Match (412 when stale)
+   * If-None-Match that names it; 'write', a write (PUT, DELETE, a plan's migrate) that takes If-Match (412 when stale)
    * and, when it answers with the resource, its new ETag; 'tagged', a create answering with
    * the new resource's ETag.
    */

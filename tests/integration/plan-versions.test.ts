@@ -246,6 +246,26 @@ describe('consume against the held version', () => {
       entitlement: { hasAccess: false },
     });
   });
+
+  test("a deleted countable feature stays in its holders' entitlements with its limit; events and consume for it are refused for everyone", async () => {
+    const gone = await makeFeature(api, slug, { name: 'Exports', isCountable: true, usageCount: 4 });
+    const plan = await makePlan(api, slug, { name: 'Deleting', basePrice: 2, features: [{ featureId: gone.id }] });
+    await grant('deleting-v1', plan.id);
+    expect((await consume('deleting-v1', gone.id, 'deleting-before')).body).toMatchObject({ allowed: true });
+    expect((await api.delete(`/api/v1/projects/${slug}/features/${gone.id}`)).status).toBe(200);
+    await grant('deleting-v2', plan.id);
+    const held = (await entitlementsOf('deleting-v1')).entitlements.find((e) => e.featureId === gone.id);
+    expect(held).toMatchObject({ hasAccess: true, name: 'Exports', limit: 4 });
+    // lifecycle.md §1: it is no longer a feature of the project, so nothing more is metered.
+    for (const customerId of ['deleting-v1', 'deleting-v2']) {
+      const refused = await consume(customerId, gone.id, `deleting-${customerId}`);
+      expect(refused.status, refused.text).toBe(404);
+      const events = await api.post(`/api/v1/projects/${slug}/events`, {
+        events: [{ eventId: `deleting-event-${customerId}`, customerId, featureId: gone.id }],
+      });
+      expect(events.status, events.text).toBe(400);
+    }
+  });
 });
 
 describe('migration', () => {
@@ -325,6 +345,34 @@ describe('migration', () => {
     const back = await api.post(`${planPath(plan.id)}/migrate`, { fromVersions: [4], toVersion: 1, at: 'now' });
     expect(back.body).toEqual({ migrating: 2 });
     expect((await api.get(`/api/v1/projects/${slug}/customers/team-b`)).body.subscription.planVersion).toBe(1);
+  });
+
+  test('If-Match on migrate works as on other writes; an Idempotency-Key replays the first answer', async () => {
+    const plan = await makePlan(api, slug, { name: 'Guarded', basePrice: 3 });
+    await grant('guarded-a', plan.id);
+    // The plan's tag, as its PUT answers it (there is no GET of one plan).
+    const etag = (await api.put(planPath(plan.id), { basePrice: 4 })).headers.get('etag') as string;
+    expect(etag).toBeTruthy();
+    // The plan changes after that: the tag is stale, nothing moves.
+    const changed = await api.put(planPath(plan.id), { description: 'changed since' });
+    const stale = await api.post(`${planPath(plan.id)}/migrate`, { at: 'now' }, { headers: { 'if-match': etag } });
+    expect(stale.status, stale.text).toBe(412);
+    expect(stale.body.error.code).toBe('precondition_failed');
+    expect((await api.get(`/api/v1/projects/${slug}/customers/guarded-a`)).body.subscription.planVersion).toBe(1);
+    const current = changed.headers.get('etag') as string;
+    const headers = { 'if-match': current, 'idempotency-key': `guarded-${plan.id}` };
+    const moved = await api.post(`${planPath(plan.id)}/migrate`, { at: 'now' }, { headers });
+    expect(moved.status, moved.text).toBe(202);
+    expect(moved.body).toEqual({ migrating: 1 });
+    expect((await api.get(`/api/v1/projects/${slug}/customers/guarded-a`)).body.subscription.planVersion).toBe(2);
+    // The same key again: the kept answer, not a second run (which would answer 0).
+    const replayed = await api.post(`${planPath(plan.id)}/migrate`, { at: 'now' }, { headers });
+    expect(replayed.status).toBe(202);
+    expect(replayed.body).toEqual({ migrating: 1 });
+    // The same key with another body is refused, as everywhere.
+    const other = await api.post(`${planPath(plan.id)}/migrate`, { at: 'period_end' }, { headers });
+    expect(other.status).toBeGreaterThanOrEqual(400);
+    expect(other.status).toBeLessThan(500);
   });
 
   test('period_end: a manual subscription moves when its period has ended, one without a period end at once', async () => {
