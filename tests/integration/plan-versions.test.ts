@@ -8,6 +8,7 @@ import { loadProject } from '#domain/projects/load.ts';
 import { runMigration } from '#domain/versions/migrate.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
+import { deliver, newWebhookSecret, stripeEvent, subscriptionObject } from '../fixtures/stripe-events.ts';
 
 /**
  * lifecycle.md §1 end to end over real HTTP against DynamoDB Local: priced writes move the
@@ -169,6 +170,52 @@ const monthly = (base: number, seats: number, perUser: boolean, multiplier: numb
   const perMonth = perUser ? base * (1 + (seats - 1) * multiplier) : base;
   return interval === 'year' ? (perMonth * 12 * 0.75) / 12 : perMonth;
 };
+
+describe('a Stripe subscription sold before versions (no metadata.planVersion)', () => {
+  test("holds the plan's current version when first stored and keeps it after, through later events; its yearly price previews by the month", async () => {
+    const shop = await makeProject(api, { annualDiscountEnabled: true, annualDiscount: 0.25 });
+    const secret = newWebhookSecret();
+    expect((await api.put(`/api/v1/projects/${shop.slug}`, { paymentWebhookSecret: secret })).status).toBe(200);
+    const seats = await makeFeature(api, shop.slug, { name: 'Seats', isCountable: true, usageCount: 3 });
+    const plan = await makePlan(api, shop.slug, { name: 'Legacy', basePrice: 10, features: [{ featureId: seats.id }] });
+    const legacyPlan = `/api/v1/projects/${shop.slug}/plans/${plan.id}`;
+    expect((await api.put(legacyPlan, { basePrice: 15 })).body.version).toBe(2);
+    const subscription = (options: { id: string }) =>
+      subscriptionObject({ projectId: shop.id, planId: plan.id, customerId: 'legacy', interval: 'year', ...options });
+    const visitor = server.client();
+    const created = Math.floor(Date.now() / 1000);
+    const first = stripeEvent('customer.subscription.created', subscription({ id: 'sub_legacy' }), { created });
+    expect((await deliver(visitor, shop.shareId, first, secret)).body).toMatchObject({ outcome: 'applied' });
+    const held = async () => (await api.get(`/api/v1/projects/${shop.slug}/customers/legacy`)).body.subscription;
+    expect(await held()).toMatchObject({ planId: plan.id, planVersion: 2, pendingVersion: null, source: 'stripe' });
+
+    // The plan moves on; a later event of the same subscription, still without the metadata, keeps 2.
+    await api.put(`${legacyPlan}/features/${seats.id}`, { multiplier: 4 });
+    const later = stripeEvent('customer.subscription.updated', subscription({ id: 'sub_legacy' }), {
+      created: created + 5,
+    });
+    expect((await deliver(visitor, shop.shareId, later, secret)).body).toMatchObject({ outcome: 'applied' });
+    expect(await held()).toMatchObject({ planVersion: 2 });
+    const entitlements = await api.get(`/api/v1/projects/${shop.slug}/customers/legacy/entitlements`);
+    expect(entitlements.body.entitlements.find((e: any) => e.featureId === seats.id)).toMatchObject({ limit: 3 });
+
+    // A yearly subscription previews by the month, the annual discount spread over twelve.
+    await api.put(legacyPlan, { basePrice: 20 });
+    const preview = await api.post(`${legacyPlan}/migrate`, { dryRun: true });
+    expect(preview.status, preview.text).toBe(200);
+    expect(preview.body.customers).toEqual([
+      {
+        customerId: 'legacy',
+        fromVersion: 2,
+        toVersion: 4,
+        monthlyBefore: monthly(15, 1, false, 0, 'year'),
+        monthlyAfter: monthly(20, 1, false, 0, 'year'),
+        lostFeatures: [],
+        overLimit: [],
+      },
+    ]);
+  });
+});
 
 describe('an add of more features than one transaction takes', () => {
   test('moves the version once, and the version before it keeps exactly what it had', async () => {
