@@ -10,14 +10,18 @@ import { client, providerError, type StripeOptions } from './stripe-client.ts';
 import { loadStripe } from './stripe-sdk.ts';
 
 /**
- * The calls of plan changes after the sale (lifecycle.md §2): the invoice preview of a new
- * price, cancel at period end and its undoing, an immediate cancel, and billing portal
+ * The calls of plan changes after the sale (lifecycle.md §2) and of migrations: a new price
+ * and its invoice preview, cancel at period end and its undoing, an immediate cancel, and billing portal
  * sessions. A subscription this account does not have answers undefined.
  */
 
 type Calls = Pick<
   PaymentGateway,
-  'previewSubscriptionPrice' | 'setCancelAtPeriodEnd' | 'cancelSubscription' | 'createPortalSession'
+  | 'previewSubscriptionPrice'
+  | 'updateSubscriptionPrice'
+  | 'setCancelAtPeriodEnd'
+  | 'cancelSubscription'
+  | 'createPortalSession'
 >;
 
 /** Runs `call` with a client of the key; Stripe's "no such subscription" is undefined, any other failure a domain error. */
@@ -51,31 +55,37 @@ function isProration(line: Stripe.InvoiceLineItem): boolean {
   );
 }
 
+/**
+ * The subscription's item with the change's price: its id and product come from the
+ * subscription (Stripe's `price_data` on a subscription item names an existing product).
+ * Undefined when the subscription has no item.
+ */
+async function repricedItem(stripe: Stripe, change: SubscriptionPriceChange) {
+  const subscription = await stripe.subscriptions.retrieve(change.subscriptionId);
+  const item = subscription.items.data[0];
+  if (!item) return undefined;
+  const product = typeof item.price.product === 'string' ? item.price.product : item.price.product.id;
+  return {
+    id: item.id,
+    price_data: {
+      currency: change.currency.toLowerCase(),
+      product,
+      unit_amount: change.unitAmount,
+      recurring: { interval: change.interval },
+    },
+  };
+}
+
 /** The proration lines of the subscription's upcoming invoice with the new price on its item. */
 async function previewSubscriptionPrice(
   stripe: Stripe,
   change: SubscriptionPriceChange,
 ): Promise<SubscriptionChangePreview | undefined> {
-  const subscription = await stripe.subscriptions.retrieve(change.subscriptionId);
-  const item = subscription.items.data[0];
+  const item = await repricedItem(stripe, change);
   if (!item) return undefined;
-  const product = typeof item.price.product === 'string' ? item.price.product : item.price.product.id;
   const invoice = await stripe.invoices.createPreview({
     subscription: change.subscriptionId,
-    subscription_details: {
-      items: [
-        {
-          id: item.id,
-          price_data: {
-            currency: change.currency.toLowerCase(),
-            product,
-            unit_amount: change.unitAmount,
-            recurring: { interval: change.interval },
-          },
-        },
-      ],
-      proration_behavior: change.prorationBehavior,
-    },
+    subscription_details: { items: [item], proration_behavior: change.prorationBehavior },
   });
   return {
     lines: invoice.lines.data
@@ -84,10 +94,27 @@ async function previewSubscriptionPrice(
   };
 }
 
+/** The new price in one subscription update, which also sets the metadata. */
+async function updateSubscriptionPrice(
+  stripe: Stripe,
+  change: SubscriptionPriceChange,
+): Promise<'updated' | undefined> {
+  const item = await repricedItem(stripe, change);
+  if (!item) return undefined;
+  await stripe.subscriptions.update(
+    change.subscriptionId,
+    { items: [item], proration_behavior: change.prorationBehavior, metadata: change.metadata },
+    change.idempotencyKey ? { idempotencyKey: change.idempotencyKey } : undefined,
+  );
+  return 'updated';
+}
+
 export function subscriptionCalls(options: StripeOptions): Calls {
   return {
     previewSubscriptionPrice: (secretKey, change) =>
       withStripe(options, secretKey, (stripe) => previewSubscriptionPrice(stripe, change)),
+    updateSubscriptionPrice: (secretKey, change) =>
+      withStripe(options, secretKey, (stripe) => updateSubscriptionPrice(stripe, change)),
     setCancelAtPeriodEnd: (secretKey, flag: SubscriptionCancelFlag) =>
       withStripe(options, secretKey, async (stripe) => {
         await stripe.subscriptions.update(

@@ -1,11 +1,6 @@
 import type Stripe from 'stripe';
 import { PaymentProviderError } from '#domain/errors.ts';
-import type {
-  CheckoutSessionRequest,
-  CheckoutSessionSummary,
-  PaymentGateway,
-  SubscriptionPriceChange,
-} from '#domain/ports.ts';
+import type { CheckoutSessionRequest, CheckoutSessionSummary, PaymentGateway } from '#domain/ports.ts';
 import type { RuntimeConfig } from '#shared/config.ts';
 import { client, providerError, type StripeOptions } from './stripe-client.ts';
 import { loadStripe } from './stripe-sdk.ts';
@@ -95,53 +90,9 @@ async function retrieveCheckoutSession(
   };
 }
 
-/**
- * The subscription's item gets the new price in one subscription update, which also sets the
- * metadata; the item's id and product come from the subscription (Stripe's `price_data` on a
- * subscription item names an existing product).
- */
-async function updateSubscriptionPrice(
-  options: StripeOptions,
-  secretKey: string,
-  change: SubscriptionPriceChange,
-): Promise<'updated' | undefined> {
-  const sdk = await loadStripe();
-  const stripe = client(sdk, secretKey, options);
-  try {
-    const subscription = await stripe.subscriptions.retrieve(change.subscriptionId);
-    const item = subscription.items.data[0];
-    if (!item) return undefined;
-    const product = typeof item.price.product === 'string' ? item.price.product : item.price.product.id;
-    await stripe.subscriptions.update(
-      change.subscriptionId,
-      {
-        items: [
-          {
-            id: item.id,
-            price_data: {
-              currency: change.currency.toLowerCase(),
-              product,
-              unit_amount: change.unitAmount,
-              recurring: { interval: change.interval },
-            },
-          },
-        ],
-        proration_behavior: change.prorationBehavior,
-        metadata: change.metadata,
-      },
-      change.idempotencyKey ? { idempotencyKey: change.idempotencyKey } : undefined,
-    );
-    return 'updated';
-  } catch (error) {
-    if (error instanceof sdk.errors.StripeInvalidRequestError && error.code === 'resource_missing') return undefined;
-    throw providerError(sdk, error);
-  }
-}
-
 export function stripeGateway(options: StripeOptions): PaymentGateway {
   return {
     ...subscriptionCalls(options),
-    updateSubscriptionPrice: (secretKey, change) => updateSubscriptionPrice(options, secretKey, change),
     createCheckoutSession: (secretKey, request) => createCheckoutSession(options, secretKey, request),
     retrieveCheckoutSession: (secretKey, sessionId) => retrieveCheckoutSession(options, secretKey, sessionId),
   };
