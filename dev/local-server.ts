@@ -11,7 +11,7 @@ import { errorBody, errorResult, payloadTooLarge } from '#http/errors.ts';
 import { createGroupHandler, type LambdaHandler } from '#http/group-handler.ts';
 import { type HttpResult, type LambdaResult, toLambdaResult } from '#http/responses.ts';
 import { createRouter } from '#http/router.ts';
-import { type App, compose } from '#shared/composition.ts';
+import { type App, compose, type PortBuilders } from '#shared/composition.ts';
 import { runtimeConfig } from '#shared/config.ts';
 import { stripeGatewayFor } from '#shared/payments/stripe.ts';
 import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
@@ -45,17 +45,18 @@ function groupHandlers(app: App<Ports>): Record<Group, LambdaHandler> {
   };
 }
 
+/** The ports every local process builds alike: Stripe as configured, the system clock, sweeps and migrations in process. */
+export const localPorts = {
+  payments: stripeGatewayFor,
+  clock: () => systemClock,
+  sweeps: localSweeperFor,
+  migrations: localMigrationsFor,
+  webhooks: stripeWebhookVerifier,
+} satisfies Partial<PortBuilders<Ports>>;
+
 /** Every port, from the environment's configuration (the tests' default); `clock` replaces the system's. */
 export const composeFromEnvironment = ({ clock = systemClock }: { clock?: Clock } = {}): App<Ports> =>
-  compose(runtimeConfig(), {
-    keyring: keyringFor,
-    payments: stripeGatewayFor,
-    clock: () => clock,
-    sweeps: localSweeperFor,
-    migrations: localMigrationsFor,
-    webhooks: stripeWebhookVerifier,
-    tokenKeys: tokenKeysFor,
-  });
+  compose(runtimeConfig(), { ...localPorts, keyring: keyringFor, clock: () => clock, tokenKeys: tokenKeysFor });
 
 const TEXT_CONTENT = /^(?:text\/|application\/(?:[^;]*\+)?(?:json|xml|x-www-form-urlencoded|javascript))/i;
 

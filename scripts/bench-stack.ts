@@ -2,14 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { createDocumentClient } from '#db/client.ts';
 import { ensureTable } from '#db/ensure-table.ts';
 import { freePort, startDynamoLocal } from '#dev/dynamodb-local.ts';
-import { localMigrationsFor } from '#dev/local-migrations.ts';
-import { startLocalServer } from '#dev/local-server.ts';
-import { localSweeperFor } from '#dev/local-sweeper.ts';
-import { type Ports, systemClock } from '#domain/ports.ts';
+import { localPorts, startLocalServer } from '#dev/local-server.ts';
+import type { Ports } from '#domain/ports.ts';
 import { compose, type PortBuilders } from '#shared/composition.ts';
 import { parseRuntimeConfig } from '#shared/config.ts';
-import { stripeGatewayFor } from '#shared/payments/stripe.ts';
-import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { localKeyring } from '#shared/secrets/keyring.ts';
 import { localTokenKeys } from '#shared/secrets/token-keys.ts';
 
@@ -37,12 +33,8 @@ export async function startBenchStack(options: {
       ...options.env,
     });
     const app = compose(config, {
+      ...localPorts,
       keyring: () => localKeyring(randomBytes(32)),
-      payments: stripeGatewayFor,
-      clock: () => systemClock,
-      sweeps: localSweeperFor,
-      migrations: localMigrationsFor,
-      webhooks: stripeWebhookVerifier,
       tokenKeys: () => localTokenKeys(randomBytes(32)),
       ...options.ports,
     });

@@ -5,15 +5,11 @@ import { ensureTable } from '#db/ensure-table.ts';
 import { type DynamoLocal, DynamoLocalError, startDynamoLocal } from '#dev/dynamodb-local.ts';
 import { type FakeStripe, startFakeStripe } from '#dev/fake-stripe/index.ts';
 import { type LocalConfig, localConfig } from '#dev/local-config.ts';
-import { localMigrationsFor } from '#dev/local-migrations.ts';
-import { CLOSE_GRACE_MS, startLocalServer } from '#dev/local-server.ts';
-import { localSweeperFor } from '#dev/local-sweeper.ts';
+import { CLOSE_GRACE_MS, localPorts, startLocalServer } from '#dev/local-server.ts';
 import { connectLocalWebhooks } from '#dev/local-webhooks.ts';
-import { type CustomerTokenKeys, type Keyring, systemClock } from '#domain/ports.ts';
+import type { CustomerTokenKeys, Keyring } from '#domain/ports.ts';
 import { compose } from '#shared/composition.ts';
 import { ConfigError } from '#shared/config.ts';
-import { stripeGatewayFor } from '#shared/payments/stripe.ts';
-import { stripeWebhookVerifier } from '#shared/payments/stripe-webhooks.ts';
 import { keyringFor, localKeyring } from '#shared/secrets/keyring.ts';
 import { ensureLocalKeyFile } from '#shared/secrets/local-key-file.ts';
 import { localTokenKeys, tokenKeysFor } from '#shared/secrets/token-keys.ts';
@@ -46,15 +42,7 @@ async function main(): Promise<void> {
     WIDGET_FILE: config.WIDGET_FILE ?? writeWidget(),
     STRIPE_API_BASE: fakeStripe?.url ?? config.STRIPE_API_BASE,
   };
-  const app = compose(runtime, {
-    keyring: () => keys.keyring,
-    payments: stripeGatewayFor,
-    clock: () => systemClock,
-    sweeps: localSweeperFor,
-    migrations: localMigrationsFor,
-    webhooks: stripeWebhookVerifier,
-    tokenKeys: () => keys.tokenKeys,
-  });
+  const app = compose(runtime, { ...localPorts, keyring: () => keys.keyring, tokenKeys: () => keys.tokenKeys });
 
   const server = await startLocalServer({ port: config.PORT, app }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE')
