@@ -525,6 +525,58 @@ describe('migration', () => {
 });
 
 describe('migration of Stripe subscriptions, through the fake Stripe over HTTP', () => {
+  test('Stripe refusing one subscription holds back no other customer; the answer fails, and the resend moves that one', async () => {
+    const shop = await makeProject(api, { paymentSecretKey: `sk_test_${'w'.repeat(24)}` });
+    const secret = newWebhookSecret();
+    expect((await api.put(`/api/v1/projects/${shop.slug}`, { paymentWebhookSecret: secret })).status).toBe(200);
+    const plan = await makePlan(api, shop.slug, { name: 'Mixed', basePrice: 5 });
+    const shopPlan = `/api/v1/projects/${shop.slug}/plans/${plan.id}`;
+    // First in customer order, so in the first group of moves: a Stripe subscription.
+    const sold = subscriptionObject({
+      projectId: shop.id,
+      planId: plan.id,
+      customerId: 'a-stripe',
+      id: 'sub_refused',
+      metadata: { planVersion: '1' },
+    });
+    const visitor = server.client();
+    const applied = await deliver(visitor, shop.shareId, stripeEvent('customer.subscription.created', sold), secret);
+    expect(applied.body).toMatchObject({ outcome: 'applied' });
+    const manual = Array.from({ length: 12 }, (_, i) => `b-${String(i).padStart(2, '0')}`);
+    await Promise.all(
+      manual.map((id) =>
+        api.put(`/api/v1/projects/${shop.slug}/customers/${id}`, { planId: plan.id }).then((r) => {
+          expect(r.status, r.text).toBe(200);
+        }),
+      ),
+    );
+    expect((await api.put(shopPlan, { basePrice: 6 })).body.version).toBe(2);
+    const counts = async () =>
+      (await api.get(`${shopPlan}/versions`)).body.versions.map((v: any) => [v.version, v.customers]);
+
+    // Stripe refuses the update of that one subscription (as it does a canceled one's).
+    fake.failNext({
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'You cannot update a canceled subscription.',
+    });
+    const refused = await api.post(`${shopPlan}/migrate`, { at: 'now' });
+    expect(refused.status, refused.text).toBe(502);
+    expect(refused.body.error.code).toBe('payment_provider_error');
+    expect(await counts()).toEqual([
+      [2, manual.length],
+      [1, 1],
+    ]);
+    // Sent again once Stripe takes it (this fake no longer knows the subscription: it moves here).
+    const resent = await api.post(`${shopPlan}/migrate`, { at: 'now' });
+    expect(resent.status, resent.text).toBe(202);
+    expect(resent.body).toEqual({ migrating: 1 });
+    expect(await counts()).toEqual([
+      [2, manual.length + 1],
+      [1, 0],
+    ]);
+  });
+
   test('checkout sells the version; migrate reprices the item (prorated for now, from the next period for period_end); the renewal takes the pending version', async () => {
     const stripeKey = `sk_test_${'v'.repeat(24)}`;
     const shop = await makeProject(api, {

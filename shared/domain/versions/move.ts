@@ -1,5 +1,6 @@
 import { intervalPrice, planMonthlyPrice, toMinorUnits } from '#contract/pricing.ts';
 import type { CustomerItem, ProjectPartition } from '#db/types.ts';
+import { log } from '#shared/logger.ts';
 import { settled } from '../customers/held-plan.ts';
 import type { StoredSubscription } from '../customers/schemas.ts';
 import { changeCustomer, storedSubscription } from '../customers/store.ts';
@@ -40,7 +41,9 @@ function stillHolds(current: CustomerItem | undefined, job: MigrationJob): Store
  * `planVersion`), then the stored subscription moves, decided again on what is stored then (a
  * webhook or a grant may have changed it meanwhile). Cut short anywhere, each customer is on one
  * version; a resend finds who has not moved and moves them (Stripe's idempotency key makes a
- * repeated price update the same one).
+ * repeated price update the same one). One customer whose move fails (Stripe refuses its
+ * subscription) does not hold back the others: the run goes on and fails with that error at
+ * its end, so the resend, or the queue's redelivery, finds only the customers still to move.
  */
 export async function moveHolders(
   ports: MovePorts,
@@ -72,9 +75,27 @@ export async function moveHolders(
       return holding ? { subscription: moved(holding, job) } : { skip: 'moved' };
     });
   };
+  let failure: { error: unknown } | undefined;
+  let outcome: 'done' | 'unfinished' = 'done';
   for (let i = 0; i < holders.length; i += PARALLEL_MOVES) {
-    if (budget.exhausted()) return 'unfinished';
-    await Promise.all(holders.slice(i, i + PARALLEL_MOVES).map(moveOne));
+    if (budget.exhausted()) {
+      outcome = 'unfinished';
+      break;
+    }
+    const group = holders.slice(i, i + PARALLEL_MOVES);
+    const failed = (await Promise.allSettled(group.map(moveOne))).filter((r) => r.status === 'rejected');
+    failure ??= failed[0] && { error: failed[0].reason };
+    // A whole group failing points at a cause no one customer has (Stripe or DynamoDB down):
+    // the run stops there rather than fail every later customer the same way.
+    if (failed.length === group.length) break;
   }
-  return 'done';
+  // Out of time, the hand-over carries on and tries the failed customers again with the rest;
+  // at the end, the failure is the run's, so the message (or the request) fails and is retried.
+  if (failure && outcome === 'unfinished') {
+    const { name, message } = failure.error as Error;
+    log({ level: 'error', msg: 'plan migration: a move failed; the hand-over retries it', error: { name, message } });
+  } else if (failure) {
+    throw failure.error;
+  }
+  return outcome;
 }
