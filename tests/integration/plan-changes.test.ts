@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test, vi } from 'vitest';
 import type { FakeSubscription } from '#dev/fake-stripe/index.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makePlan, makeProject } from '../fixtures/factories.ts';
-import { deliver, stripeEvent, subscriptionObject } from '../fixtures/stripe-events.ts';
+import { deliver, type SubscriptionOptions, stripeEvent, subscriptionObject } from '../fixtures/stripe-events.ts';
 import { eventually, startReceiver } from '../fixtures/webhook-receiver.ts';
 
 /**
@@ -256,6 +256,39 @@ describe('Stripe-sourced subscriptions change at Stripe', () => {
       const res = await api.post(`${customers()}/leaver${path}`, body);
       expect(res.status, path).toBe(409);
     }
+  });
+
+  test("a cancel's event delivered after a resume of the same second leaves it resumed; a deletion of that second still ends it", async () => {
+    const subscription = await buy('waverer', basic.id);
+    const project = (await api.get(`/api/v1/projects/${shop.slug}`)).body;
+    // Cancel and resume inside one second, so Stripe's events of both carry the same `created`.
+    let second = 0;
+    for (let tries = 0; tries < 5 && second === 0; tries++) {
+      expect((await api.post(`${customers()}/waverer/subscription/cancel`, {})).status).toBe(200);
+      const before = Math.floor(Date.now() / 1000);
+      const resume = await api.post(`${customers()}/waverer/subscription/resume`);
+      expect(resume.status, resume.text).toBe(200);
+      if (Math.floor(Date.now() / 1000) === before) second = before;
+    }
+    expect(second).not.toBe(0);
+    await fake.webhooksSettled();
+    const object = (options: Partial<SubscriptionOptions>) =>
+      subscriptionObject({
+        id: subscription.id,
+        projectId: project.id,
+        planId: basic.id,
+        customerId: 'waverer',
+        customer: subscription.customer as string,
+        ...options,
+      });
+    const cancelEvent = stripeEvent('customer.subscription.updated', object({ cancelAtPeriodEnd: true }), {
+      created: second,
+    });
+    expect((await deliver(server.client(), shop.shareId, cancelEvent, webhookSecret)).status).toBe(200);
+    expect((await customer('waverer')).subscription).toMatchObject({ cancelAtPeriodEnd: false, status: 'active' });
+    const ended = stripeEvent('customer.subscription.deleted', object({ status: 'canceled' }), { created: second });
+    expect((await deliver(server.client(), shop.shareId, ended, webhookSecret)).status).toBe(200);
+    expect((await customer('waverer')).subscription).toMatchObject({ status: 'canceled' });
   });
 
   test('a free target cancels the paid subscription at period end', async () => {

@@ -90,9 +90,17 @@ export type SubscriptionView = z.infer<typeof SubscriptionView>;
 
 /**
  * What is stored: the view, and the Stripe `created` and type of the event it came from (for
- * ordering; a manual grant has no type).
+ * ordering; a manual grant has no type, a change made here `LOCAL_CHANGE`).
  */
 export type StoredSubscription = SubscriptionView & { eventCreated: number; eventType?: string };
+
+/**
+ * The `eventType` of a change this service made (at Stripe first, for a Stripe-sourced one): a
+ * plan change, cancel, resume or migration. Stripe stamps events in whole seconds, so its events
+ * of the change's own second may come from the change or from the calls just before it; the
+ * change was stored after Stripe answered them all, so within that second it is the later.
+ */
+export const LOCAL_CHANGE = 'local.change';
 
 export const CustomerView = z.strictObject({
   customerId: z.string(),

@@ -2,7 +2,7 @@ import { fromMinorUnits, toMinorUnits } from '#contract/pricing.ts';
 import { getCustomerItem } from '#db/customers.ts';
 import type { CustomerItem, ProjectItem, ProjectPartition } from '#db/types.ts';
 import { settled } from '../customers/held-plan.ts';
-import type { StoredSubscription } from '../customers/schemas.ts';
+import { LOCAL_CHANGE, type StoredSubscription } from '../customers/schemas.ts';
 import { changeCustomer, storedSubscription } from '../customers/store.ts';
 import { ConflictError, echo, NotFoundError, projectNotFound } from '../errors.ts';
 import { openPaymentKey } from '../payments/account.ts';
@@ -195,10 +195,9 @@ export async function cancelPlan(
     },
     (subscription) => {
       const eventCreated = Math.max(subscription.eventCreated, Math.floor(ports.clock.now() / 1000));
-      const { eventType: _type, ...rest } = subscription;
       return input.atPeriodEnd
-        ? { ...rest, cancelAtPeriodEnd: true, eventCreated }
-        : { ...rest, status: 'canceled', eventCreated };
+        ? { ...subscription, cancelAtPeriodEnd: true, eventCreated, eventType: LOCAL_CHANGE }
+        : { ...subscription, status: 'canceled', eventCreated, eventType: LOCAL_CHANGE };
     },
   );
 }
@@ -230,8 +229,7 @@ export async function resumePlan(
     },
     (subscription) => {
       const eventCreated = Math.max(subscription.eventCreated, Math.floor(ports.clock.now() / 1000));
-      const { eventType: _type, ...rest } = subscription;
-      return { ...rest, cancelAtPeriodEnd: false, eventCreated };
+      return { ...subscription, cancelAtPeriodEnd: false, eventCreated, eventType: LOCAL_CHANGE };
     },
   );
 }

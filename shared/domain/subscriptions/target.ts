@@ -1,7 +1,7 @@
 import type { BillingInterval } from '#contract/enums.ts';
 import { featureMonthlyPrice, intervalPrice, planMonthlyPrice, toMinorUnits } from '#contract/pricing.ts';
 import type { PlanItem, ProjectPartition } from '#db/types.ts';
-import type { StoredSubscription } from '../customers/schemas.ts';
+import { LOCAL_CHANGE, type StoredSubscription } from '../customers/schemas.ts';
 import { ConflictError, echo, NotFoundError, planNotFound, ValidationError } from '../errors.ts';
 import { versionOf } from '../versions/content.ts';
 import { storedVersion } from '../versions/held.ts';
@@ -134,8 +134,13 @@ export function changedSubscription(
   nowMs: number,
 ): StoredSubscription {
   const eventCreated = Math.max(subscription.eventCreated, Math.floor(nowMs / 1000));
-  const base = { ...subscription, seats: target.seats, billingInterval: target.interval, eventCreated };
-  delete base.eventType;
+  const base = {
+    ...subscription,
+    seats: target.seats,
+    billingInterval: target.interval,
+    eventCreated,
+    eventType: LOCAL_CHANGE,
+  };
   if (target.free && subscription.source === 'stripe')
     return { ...base, seats: subscription.seats, cancelAtPeriodEnd: true };
   const atOnce = target.at === 'now' || (subscription.source === 'manual' && subscription.currentPeriodEnd === null);

@@ -2,7 +2,7 @@ import { intervalPrice, planMonthlyPrice, toMinorUnits } from '#contract/pricing
 import type { CustomerItem, ProjectPartition } from '#db/types.ts';
 import { log } from '#shared/logger.ts';
 import { settled } from '../customers/held-plan.ts';
-import type { StoredSubscription } from '../customers/schemas.ts';
+import { LOCAL_CHANGE, type StoredSubscription } from '../customers/schemas.ts';
 import { changeCustomer, storedSubscription } from '../customers/store.ts';
 import { openPaymentKey } from '../payments/account.ts';
 import type { MigrationJob, Ports } from '../ports.ts';
@@ -23,8 +23,8 @@ function moved(subscription: StoredSubscription, job: MigrationJob): StoredSubsc
   const eventCreated = Math.max(subscription.eventCreated, Math.floor(Date.now() / 1000));
   const atOnce = job.at === 'now' || (subscription.source === 'manual' && subscription.currentPeriodEnd === null);
   return atOnce
-    ? { ...subscription, planVersion: job.toVersion, pendingVersion: null, eventCreated }
-    : { ...subscription, pendingVersion: job.toVersion, eventCreated };
+    ? { ...subscription, planVersion: job.toVersion, pendingVersion: null, eventCreated, eventType: LOCAL_CHANGE }
+    : { ...subscription, pendingVersion: job.toVersion, eventCreated, eventType: LOCAL_CHANGE };
 }
 
 /** Whether the customer as stored now still holds a from-version and is not already on its way. */

@@ -1,5 +1,5 @@
 import type { CustomerItem, ProjectItem } from '#db/types.ts';
-import { grantsAccess, type StoredSubscription } from '../customers/schemas.ts';
+import { grantsAccess, LOCAL_CHANGE, type StoredSubscription } from '../customers/schemas.ts';
 import { changeCustomer, type Decision, storedSubscription } from '../customers/store.ts';
 import { UnavailableError } from '../errors.ts';
 import { countPaidSubscription } from '../experiments/counting.ts';
@@ -52,12 +52,15 @@ function waitForChange(current: CustomerItem | undefined): void {
 /**
  * Stripe stamps events in whole seconds and delivers them in any order: within one second the
  * type says which came later in the subscription's life (a checkout's completion, then the
- * subscription's creation, its updates, its end).
+ * subscription's creation, its updates, its end). A change made here comes after the updates
+ * of its second (a cancel's event arriving after the resume of the same second must not undo
+ * it) and before an end, which nothing undoes.
  */
 const ORDER_IN_A_SECOND: Readonly<Record<string, number>> = {
   'checkout.session.completed': 0,
   'customer.subscription.created': 1,
   'customer.subscription.updated': 2,
+  [LOCAL_CHANGE]: 2.5,
   'customer.subscription.deleted': 3,
 };
 
