@@ -123,6 +123,20 @@ export const currency = z
   .transform((code) => code.toUpperCase())
   .refine((code) => currencies.has(code), 'is not an ISO 4217 currency code');
 
+/** A subscription's seats, as checkout, a grant and a plan change take them. */
+export const seats = z
+  .number({ error: 'must be a whole number of seats' })
+  .int('must be a whole number of seats')
+  .min(1, 'must be at least 1')
+  .max(limits.seatsMax, `must be at most ${limits.seatsMax}`);
+
+export const email = z
+  .email({ error: 'must be an e-mail address' })
+  .max(limits.emailMax, `must be at most ${limits.emailMax} characters`);
+
+/** The share a widget's call names in its body. */
+export const shareIdField = z.string({ error: 'is required' }).min(1, 'is required').max(200, 'is not a share id');
+
 /**
  * Ids in a path: positive whole numbers that stay exact as JavaScript numbers (≤ 2^53 − 1).
  * Anything else names nothing: the HTTP layer answers 404.

@@ -1,7 +1,6 @@
 import * as z from 'zod';
 import { billingIntervals, featureTypes } from '#contract/enums.ts';
-import { limits } from '#contract/limits.ts';
-import { positiveId } from '../fields.ts';
+import { email, positiveId, seats } from '../fields.ts';
 import { PageQuery } from '../pages.ts';
 import { strictObject } from '../validation.ts';
 
@@ -28,17 +27,8 @@ export const grantsAccess = (status: SubscriptionStatus | null | undefined) =>
 export const GrantBody = strictObject({
   planId: positiveId,
   status: z.enum(['active', 'trialing'], { error: 'must be "active" or "trialing"' }).default('active'),
-  seats: z
-    .number({ error: 'must be a whole number of seats' })
-    .int('must be a whole number of seats')
-    .min(1, 'must be at least 1')
-    .max(limits.seatsMax, `must be at most ${limits.seatsMax}`)
-    .default(1),
-  email: z
-    .email({ error: 'must be an e-mail address' })
-    .max(limits.emailMax, `must be at most ${limits.emailMax} characters`)
-    .nullable()
-    .optional(),
+  seats: seats.default(1),
+  email: email.nullable().optional(),
   currentPeriodEnd: z.iso
     .datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2027-01-01T00:00:00Z' })
     .transform((value) => new Date(value).toISOString())

@@ -3,15 +3,11 @@ import { billingIntervals } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
 import { customerIdPattern } from '../customers/schemas.ts';
 import { Visitor } from '../experiments/schemas.ts';
-import { amount, positiveId } from '../fields.ts';
+import { amount, email, positiveId, seats, shareIdField } from '../fields.ts';
 import { acceptingReadFields, strictObject } from '../validation.ts';
 
-const shareId = z.string({ error: 'is required' }).min(1, 'is required').max(200, 'is not a share id');
 const billingInterval = z.enum(billingIntervals, { error: 'must be "month" or "year"' }).default('month');
-const customerEmail = z
-  .email({ error: 'must be an e-mail address' })
-  .max(limits.emailMax, `must be at most ${limits.emailMax} characters`)
-  .optional();
+const customerEmail = email.optional();
 /** The owner's own id for the buyer: Stripe's client_reference_id and metadata.customerId. */
 const customerId = z
   .string({ error: 'must be a string' })
@@ -27,15 +23,10 @@ export const IGNORED_CHECKOUT_FIELDS = ['variant', 'experimentId'] as const;
 
 /** Redirect URLs are never taken from the request: they are the project's. Other unknown fields are refused. */
 const planCheckoutFields = strictObject({
-  shareId,
+  shareId: shareIdField,
   planId: positiveId,
   billingInterval,
-  seats: z
-    .number({ error: 'must be a whole number of seats' })
-    .int('must be a whole number of seats')
-    .min(1, 'must be at least 1')
-    .max(limits.seatsMax, `must be at most ${limits.seatsMax}`)
-    .optional(),
+  seats: seats.optional(),
   customerEmail,
   customerId,
   // The widget's visitor id: while an experiment runs, the price is its variant's, which the
@@ -45,7 +36,7 @@ const planCheckoutFields = strictObject({
 export const PlanCheckoutBody = acceptingReadFields(planCheckoutFields, IGNORED_CHECKOUT_FIELDS);
 
 export const CustomCheckoutBody = strictObject({
-  shareId,
+  shareId: shareIdField,
   billingInterval,
   features: z
     .array(

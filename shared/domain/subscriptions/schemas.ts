@@ -1,22 +1,14 @@
 import * as z from 'zod';
 import { billingIntervals } from '#contract/enums.ts';
-import { limits } from '#contract/limits.ts';
 import { subscriptionStatuses } from '../customers/schemas.ts';
-import { httpUrl, positiveId } from '../fields.ts';
+import { httpUrl, positiveId, seats, shareIdField as shareId } from '../fields.ts';
 import { strictObject } from '../validation.ts';
 
 /** Plan changes after the sale (lifecycle.md §2): the bodies of the v1 and the public calls, and their answers. */
 
-const shareId = z.string({ error: 'is required' }).min(1, 'is required').max(200, 'is not a share id');
 const billingInterval = z.enum(billingIntervals, { error: 'must be "month" or "year"' }).optional();
-const seats = z
-  .number({ error: 'must be a whole number of seats' })
-  .int('must be a whole number of seats')
-  .min(1, 'must be at least 1')
-  .max(limits.seatsMax, `must be at most ${limits.seatsMax}`)
-  .optional();
 
-const target = { planId: positiveId, billingInterval, seats };
+const target = { planId: positiveId, billingInterval, seats: seats.optional() };
 
 export const PreviewBody = strictObject(target);
 export type PreviewInput = z.infer<typeof PreviewBody>;
