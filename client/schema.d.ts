@@ -164,7 +164,7 @@ export interface paths {
         put?: never;
         /**
          * A pricing page's view by a visitor, counted once per visitor in the running experiment
-         * @description 204 whether or not it counted: without a running experiment nothing is counted, and a repeated view of the same visitor counts once. An unknown share id is 404.
+         * @description 204 whether or not it counted: without a running experiment nothing is counted, a repeated view of the same visitor counts once, and past the views' rate limits (per client address and per project) nothing is counted. An unknown share id is 404.
          */
         post: operations["recordView"];
         delete?: never;

@@ -71,12 +71,12 @@ export const payments = defineGroup(paymentsRoutes, [
       operationId: 'recordView',
       summary: "A pricing page's view by a visitor, counted once per visitor in the running experiment",
       description:
-        '204 whether or not it counted: without a running experiment nothing is counted, and a repeated view of the same visitor counts once. An unknown share id is 404.',
+        "204 whether or not it counted: without a running experiment nothing is counted, a repeated view of the same visitor counts once, and past the views' rate limits (per client address and per project) nothing is counted. An unknown share id is 404.",
       responses: { 204: { description: 'Recorded (or nothing to record).' } },
       errors: ['not_found'],
     },
-    run: async ({ path, body }) => {
-      await recordView(path.shareId, body.visitor);
+    run: async ({ path, body, ports, clientAddress }) => {
+      await recordView(ports.clock, path.shareId, body.visitor, { clientAddress });
       return { status: 204, headers: { 'cache-control': 'no-store' } };
     },
   }),

@@ -35,4 +35,10 @@ export const limits = {
   publicPaymentCallsPerClient: 30,
   publicPaymentCallsPerProject: 600,
   publicPaymentWindowSeconds: 60,
+  // An experiment's views, in any window of this many seconds: at most this many counted per
+  // client address and project, and this many per project; past either a view answers 204
+  // and counts nothing (a view never breaks a pricing page).
+  experimentViewsPerClient: 300,
+  experimentViewsPerProject: 180_000,
+  experimentViewWindowSeconds: 60,
 } as const;

@@ -60,16 +60,28 @@ export async function updateDraft(
   return outcome.committed ? 'updated' : failure(outcome.reasons, ['project_gone', 'wrong_status']);
 }
 
+/** Every tally key of an experiment: one per variant and shard. */
+const tallyKeys = (projectId: number, experimentId: number, variants: string[]) =>
+  variants.flatMap((variant) =>
+    Array.from({ length: TALLY_SHARDS }, (_, tallyShard) => ({ projectId, tallyShard, experimentId, variant })),
+  );
+
 /**
  * Starts a draft: takes the project's running slot (absent, else 'slot_taken') and moves the
- * draft to running, in one transaction with its change-log entry.
+ * draft to running, in one transaction with its change-log entry. The same transaction
+ * creates the experiment's tallies at zero (4 variants × 16 shards and the rest stay under
+ * TransactWriteItems' 100 actions): a count only adds to a tally that exists, so once the
+ * project's sweep has deleted them no late count can write anything of the project again.
  */
 export async function startExperimentItem(
   scope: ProjectScope,
+  projectId: number,
   experimentId: number,
+  variants: string[],
   at: string,
   change: NewChangeEntryItem,
 ): Promise<'started' | Failure> {
+  const zero = { visitors: 0, checkouts: 0, subscriptions: 0, mrr: 0 };
   const outcome = await writeTransaction(
     (entities) => [
       projectIsLive(entities, scope),
@@ -79,6 +91,9 @@ export async function startExperimentItem(
         .set({ status: 'running', startedAt: at, updatedAt: at })
         .where((a, { eq }) => `${eq(a.shareId, scope.shareId)} AND ${eq(a.status, 'draft')}`)
         .commit(),
+      ...tallyKeys(projectId, experimentId, variants).map((key) =>
+        entities.experimentTally.put({ ...key, ...zero }).commit(),
+      ),
     ],
     [change],
   );
@@ -117,8 +132,10 @@ export type TallyAdd = Partial<Record<'visitors' | 'checkouts' | 'subscriptions'
 
 /**
  * Counts `ref` once for the experiment: its marker is created on the condition that it is
- * absent, in the transaction that adds to the tally of its shard. 'already' when it was
- * counted before (by this request's earlier try, a resend, or a concurrent one).
+ * absent, in the transaction that adds to the tally of its shard, on the condition that the
+ * tally exists (the start made it; a deleted project's sweep removed it). 'already' when it
+ * was counted before (by this request's earlier try, a resend, or a concurrent one), or
+ * when the project is gone: then the transaction writes nothing.
  */
 export async function countOnce(
   projectId: number,
@@ -131,7 +148,7 @@ export async function countOnce(
 ): Promise<'counted' | 'already'> {
   const outcome = await writeTransaction((entities) => [
     entities.experimentMark.create({ projectId, tallyShard, experimentId, kind, ref, variant }).commit(),
-    entities.experimentTally.update({ projectId, tallyShard, experimentId, variant }).add(add).commit(),
+    entities.experimentTally.patch({ projectId, tallyShard, experimentId, variant }).add(add).commit(),
   ]);
   return outcome.committed ? 'counted' : 'already';
 }
@@ -142,9 +159,7 @@ export async function readTallies(
   experimentId: number,
   variants: string[],
 ): Promise<ExperimentTallyItem[]> {
-  const keys = variants.flatMap((variant) =>
-    Array.from({ length: TALLY_SHARDS }, (_, tallyShard) => ({ projectId, tallyShard, experimentId, variant })),
-  );
+  const keys = tallyKeys(projectId, experimentId, variants);
   const { data, unprocessed } = await db().entities.experimentTally.get(keys).go({ consistent: true });
   if (unprocessed.length > 0) {
     const rest = await db().entities.experimentTally.get(unprocessed).go({ consistent: true });
@@ -154,17 +169,21 @@ export async function readTallies(
 }
 
 /**
- * Deletes a deleted project's markers and tallies, shard by shard. Run by the project sweep
- * once nothing can count for the project any more: every count first reads the project.
+ * Deletes a deleted project's tallies, then its markers. Tallies first: a count commits only
+ * while its tally exists, so a count racing the delete (it read the project before the
+ * delete) either committed before its tally went, and the marker pass that follows finds its
+ * marker, or it fails and writes nothing.
  */
 export async function sweepExperimentCounts(projectId: number): Promise<void> {
   const { experimentMark, experimentTally } = db().entities;
   for (let tallyShard = 0; tallyShard < TALLY_SHARDS; tallyShard++) {
-    await deleteEveryPage(experimentMark, (cursor) =>
-      experimentMark.query.byShard({ projectId, tallyShard }).go({ cursor, consistent: true }),
-    );
     await deleteEveryPage(experimentTally, (cursor) =>
       experimentTally.query.byShard({ projectId, tallyShard }).go({ cursor, consistent: true }),
+    );
+  }
+  for (let tallyShard = 0; tallyShard < TALLY_SHARDS; tallyShard++) {
+    await deleteEveryPage(experimentMark, (cursor) =>
+      experimentMark.query.byShard({ projectId, tallyShard }).go({ cursor, consistent: true }),
     );
   }
 }

@@ -1,8 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { countOnce } from '#db/experiments.ts';
+import { paymentRecordsKeyPrefix } from '#db/table.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makePlan, makeProject } from '../fixtures/factories.ts';
+import { sendFrom } from '../fixtures/send-from.ts';
 import { deliver, newWebhookSecret, stripeEvent } from '../fixtures/stripe-events.ts';
+import { sweepsFinished } from '../fixtures/sweeps.ts';
+import { entityOf, itemsOfProject, itemsUnderKeyPrefix } from '../fixtures/table.ts';
 
 // The fake Stripe server must exist before the handlers read STRIPE_API_BASE at load.
 const { fake } = await vi.hoisted(async () => {
@@ -17,9 +22,11 @@ const server = useLocalServer();
 let api: ApiClient;
 let readOnly: ApiClient;
 let visitor: ApiClient;
+let ownerId: string;
 
 beforeAll(async () => {
   const owner = await newOwner('experiments');
+  ownerId = owner.ownerId;
   api = server.client(owner.writeKey);
   readOnly = server.client(owner.readKey);
   visitor = server.client(null);
@@ -76,6 +83,10 @@ async function variantOf(s: Shop, id: string): Promise<string> {
   expect(response.status, response.text).toBe(200);
   return response.body.experiment.variant;
 }
+
+/** A view sent from `address`: each sender of these tests is a client of its own, as visitors are. */
+const viewFrom = (address: string, s: Shop, visitorId: string) =>
+  sendFrom(address, `${server.url}/api/share/${s.project.shareId}/views`, 'POST', { visitor: visitorId });
 
 /** Runs `work` over `items`, `width` at a time. */
 async function inParallel<T, R>(items: T[], width: number, work: (item: T) => Promise<R>): Promise<R[]> {
@@ -220,7 +231,7 @@ describe('assignment and prices', () => {
     expect(Math.abs(inB - 750)).toBeLessThan(4.5 * Math.sqrt(1_000 * 0.75 * 0.25));
     const again = await inParallel(ids.slice(0, 100), 8, (id) => variantOf(s, id));
     expect(again).toEqual(first.slice(0, 100));
-  });
+  }, 120_000);
 
   test('the share answer: the variant for a visitor (private), the control without one, as before without an experiment', async () => {
     const s = await shop();
@@ -329,7 +340,7 @@ describe('exact counts and results', () => {
       Array.from({ length: 20 }, async (_, sender) => {
         const order = [...ids.slice(sender % ids.length), ...ids.slice(0, sender % ids.length)];
         for (const v of order) {
-          const response = await visitor.post(`/api/share/${s.project.shareId}/views`, { visitor: v });
+          const response = await viewFrom(`127.0.30.${sender + 2}`, s, v);
           expect(response.status).toBe(204);
         }
       }),
@@ -414,6 +425,43 @@ describe('exact counts and results', () => {
     expect(before[`cust-${inB.visitor}`]).toBe(39);
     expect(before[`cust-${sessions[0]?.visitor}`]).toBe(29);
     expect(dryRun.body.customers.every((c: any) => c.monthlyAfter === 35)).toBe(true);
+  }, 120_000);
+});
+
+describe('a project delete', () => {
+  /** The project's experiment counts (markers and tallies) and every item of its partition. */
+  async function leftOf(s: Shop) {
+    const shards = await itemsUnderKeyPrefix(`${paymentRecordsKeyPrefix}${String(s.project.id).padStart(12, '0')}#`);
+    const counts = shards.filter((item) => ['experimentMark', 'experimentTally'].includes(entityOf(item)));
+    const partition = await itemsOfProject(ownerId, s.project.slug, s.project.shareId);
+    return [...counts, ...partition];
+  }
+
+  test('views sent during the delete and its sweep leave no item of the project', async () => {
+    const s = await shop();
+    const id = await started(s);
+    let sending = true;
+    const statuses = new Set<number>();
+    let sent = 0;
+    // 10 senders of new visitors, before, during and after the delete and its sweep.
+    const senders = Array.from({ length: 10 }, async (_, sender) => {
+      for (let i = 0; sending; i++) {
+        statuses.add((await viewFrom(`127.0.31.${sender + 2}`, s, `race${sender}_${i}`)).status);
+        sent++;
+      }
+    });
+    while (sent < 30) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await api.delete(`/api/v1/projects/${s.project.slug}`)).status).toBe(200);
+    await sweepsFinished(ownerId);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    sending = false;
+    await Promise.all(senders);
+    expect([...statuses].every((status) => status === 204 || status === 404)).toBe(true);
+    expect(statuses.has(404)).toBe(true);
+    // The worst interleaving, made certain: a count of a view that read the project before
+    // the delete, written after the sweep finished.
+    expect(await countOnce(s.project.id, 3, id, 'visitor', 'late', 'a', { visitors: 1 })).toBe('already');
+    expect(await leftOf(s)).toEqual([]);
   }, 120_000);
 });
 

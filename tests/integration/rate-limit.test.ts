@@ -1,12 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { request } from 'node:http';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { limits } from '#contract/limits.ts';
 import { freePort } from '#dev/dynamodb-local.ts';
 import type { Clock } from '#domain/ports.ts';
 import { type ApiClient, type ApiResponse, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { makePlan, makeProject } from '../fixtures/factories.ts';
+import { sendFrom } from '../fixtures/send-from.ts';
 
 /**
  * decisions.md: public payment calls (checkout, custom checkout, receipt) are limited across
@@ -60,7 +61,7 @@ async function shop(client = api) {
     checkoutTestCancelUrl: 'https://shop.example/pricing',
   });
   const plan = await makePlan(client, project.slug, { name: 'Pro', basePrice: 29 });
-  return { key, shareId: project.shareId as string, planId: plan.id as number };
+  return { key, slug: project.slug as string, shareId: project.shareId as string, planId: plan.id as number };
 }
 
 type Shop = Awaited<ReturnType<typeof shop>>;
@@ -75,52 +76,6 @@ const newAddress = () => {
   lastAddress++;
   return `127.0.${Math.floor(lastAddress / 250)}.${(lastAddress % 250) + 2}`;
 };
-
-/** A request sent from `address`: the server sees it as the connection's source. */
-function sendFrom(
-  address: string,
-  url: string,
-  method: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<ApiResponse> {
-  const target = new URL(url);
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  return new Promise((done, fail) => {
-    const req = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: `${target.pathname}${target.search}`,
-        method,
-        localAddress: address,
-        agent: false,
-        headers: { ...(payload ? { 'content-type': 'application/json' } : {}), ...headers },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () => {
-          const answerHeaders = new Headers();
-          for (const [name, value] of Object.entries(res.headers)) {
-            if (typeof value === 'string') answerHeaders.set(name, value);
-          }
-          done({
-            status: res.statusCode ?? 0,
-            headers: answerHeaders,
-            body: text ? JSON.parse(text) : undefined,
-            text,
-          });
-        });
-      },
-    );
-    req.on('error', fail);
-    req.end(payload);
-  });
-}
 
 const checkout = (s: Shop, address: string, base = server.url, headers: Record<string, string> = {}) =>
   sendFrom(address, `${base}/api/payments/checkout`, 'POST', { shareId: s.shareId, planId: s.planId }, headers);
@@ -377,5 +332,52 @@ describe('across instances', () => {
     expect(statuses(answers)).toEqual({ 200: LIMIT, 429: 100 - LIMIT });
     expect(sessionCreates(s.key)).toBe(LIMIT);
     for (const answer of answers.filter((a) => a.status === 429)) expectRateLimited(answer);
+  });
+});
+
+describe("an experiment's views: 300 counted in any 60 s per client address and project", () => {
+  const VIEW_LIMIT = limits.experimentViewsPerClient;
+
+  /** A running experiment on the shop: Pro at 29 or at 39. */
+  async function experiment(s: Shop) {
+    const base = `/api/v1/projects/${s.slug}/experiments`;
+    const created = await api.post(base, {
+      name: 'Pro at 39',
+      variants: [
+        { key: 'a', weight: 1, plans: [] },
+        { key: 'b', weight: 1, plans: [{ planId: s.planId, basePrice: 39 }] },
+      ],
+    });
+    expect((await api.post(`${base}/${created.body.id}/start`)).status).toBe(200);
+    return async () => {
+      const results = await api.get(`${base}/${created.body.id}/results`);
+      return results.body.variants.reduce((sum: number, v: { visitors: number }) => sum + v.visitors, 0) as number;
+    };
+  }
+
+  let visitors = 0;
+  const view = (s: Shop, address: string) =>
+    sendFrom(address, `${server.url}/api/share/${s.shareId}/views`, 'POST', { visitor: `rl${++visitors}` });
+
+  test('past the limit a view is 204 and counts nothing; the same client still buys, other clients still count, and a minute later it counts again', async () => {
+    const s = await shop();
+    const counted = await experiment(s);
+    const address = newAddress();
+    const start = withinASecond(Date.now() + 9_000_000);
+    clock.ms = start;
+    // New visitors each, 20 at a time (as many pages at once), 20 past the limit.
+    const answers: ApiResponse[] = [];
+    for (let sent = 0; sent < VIEW_LIMIT + 20; sent += 20)
+      answers.push(...(await burst(20, () => view(s, address))).answers);
+    expect(statuses(answers)).toEqual({ 204: VIEW_LIMIT + 20 });
+    expect(await counted()).toBe(VIEW_LIMIT);
+    // Views have windows of their own: the flood took none of this client's checkouts.
+    const bought = await checkout(s, address);
+    expect(bought.status, bought.text).toBe(200);
+    expect((await view(s, newAddress())).status).toBe(204);
+    expect(await counted()).toBe(VIEW_LIMIT + 1);
+    clock.ms = start + 61_000;
+    expect((await view(s, address)).status).toBe(204);
+    expect(await counted()).toBe(VIEW_LIMIT + 2);
   });
 });

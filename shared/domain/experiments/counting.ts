@@ -1,7 +1,9 @@
 import { countOnce, TALLY_SHARDS } from '#db/experiments.ts';
 import type { ProjectPartition } from '#db/types.ts';
+import type { Clock } from '../ports.ts';
 import { loadSharedProject } from '../share/share.ts';
 import { runningExperiment, shardOf, variantFor } from './assignment.ts';
+import { admitView } from './view-limit.ts';
 
 /**
  * Exact counts of an experiment (lifecycle.md §5): each visitor, checkout session and paid
@@ -13,23 +15,19 @@ import { runningExperiment, shardOf, variantFor } from './assignment.ts';
 
 /**
  * A pricing page's view by a visitor: counted once per visitor and running experiment.
- * Without a running experiment nothing is counted (the page must not break over it); an
+ * Without a running experiment nothing is counted and nothing written (the page must not
+ * break over it); past the views' rate limits (view-limit.ts) nothing is counted either. An
  * unknown or inactive share id is a 404.
  */
-export async function recordView(shareId: string, visitor: string): Promise<void> {
+export async function recordView(clock: Clock, shareId: string, visitor: string, caller: { clientAddress: string }) {
   const partition = await loadSharedProject(shareId);
   const experiment = runningExperiment(partition);
   if (!experiment) return;
+  const { projectId } = partition.project;
+  const shard = shardOf(`visitor:${visitor}`, TALLY_SHARDS);
+  if (!(await admitView(clock, projectId, caller.clientAddress, shard))) return;
   const variant = variantFor(experiment, visitor);
-  await countOnce(
-    partition.project.projectId,
-    shardOf(`visitor:${visitor}`, TALLY_SHARDS),
-    experiment.experimentId,
-    'visitor',
-    visitor,
-    variant.key,
-    { visitors: 1 },
-  );
+  await countOnce(projectId, shard, experiment.experimentId, 'visitor', visitor, variant.key, { visitors: 1 });
 }
 
 /** A checkout session created in a variant: counted once, however often its request is resent. */

@@ -149,7 +149,9 @@ export async function startExperiment(key: ProjectKey, experimentId: number, wri
   const at = new Date().toISOString();
   const after = { ...experiment, status: 'running' as const, startedAt: at, updatedAt: at };
   const change = experimentChange(partition.project.projectId, writer, experiment, after);
-  const outcome = await startExperimentItem(scopeOf(partition), experimentId, at, change);
+  const variants = variantsOf(experiment).map((variant) => variant.key);
+  const { projectId } = partition.project;
+  const outcome = await startExperimentItem(scopeOf(partition), projectId, experimentId, variants, at, change);
   if (outcome === 'project_gone') throw projectNotFound(key.slug);
   if (outcome === 'slot_taken') {
     const running = partition.experiments.find((e) => e.status === 'running');
