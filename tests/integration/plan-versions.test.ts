@@ -172,7 +172,7 @@ const monthly = (base: number, seats: number, perUser: boolean, multiplier: numb
 };
 
 describe('a Stripe subscription sold before versions (no metadata.planVersion)', () => {
-  test("holds the plan's current version when first stored and keeps it after, through later events; its yearly price previews by the month", async () => {
+  test("holds the plan's current version when first stored and keeps it after, through later events; its yearly price previews by the month; canceled, it is counted nowhere", async () => {
     const shop = await makeProject(api, { annualDiscountEnabled: true, annualDiscount: 0.25 });
     const secret = newWebhookSecret();
     expect((await api.put(`/api/v1/projects/${shop.slug}`, { paymentWebhookSecret: secret })).status).toBe(200);
@@ -180,7 +180,7 @@ describe('a Stripe subscription sold before versions (no metadata.planVersion)',
     const plan = await makePlan(api, shop.slug, { name: 'Legacy', basePrice: 10, features: [{ featureId: seats.id }] });
     const legacyPlan = `/api/v1/projects/${shop.slug}/plans/${plan.id}`;
     expect((await api.put(legacyPlan, { basePrice: 15 })).body.version).toBe(2);
-    const subscription = (options: { id: string }) =>
+    const subscription = (options: { id: string; status?: string }) =>
       subscriptionObject({ projectId: shop.id, planId: plan.id, customerId: 'legacy', interval: 'year', ...options });
     const visitor = server.client();
     const created = Math.floor(Date.now() / 1000);
@@ -214,6 +214,24 @@ describe('a Stripe subscription sold before versions (no metadata.planVersion)',
         overLimit: [],
       },
     ]);
+
+    // Counted while it grants access; canceled, it holds nothing and no migration finds it.
+    const counts = async () =>
+      (await api.get(`${legacyPlan}/versions`)).body.versions.map((v: any) => [v.version, v.customers]);
+    expect(await counts()).toEqual([
+      [4, 0],
+      [3, 0],
+      [2, 1],
+      [1, 0],
+    ]);
+    const canceled = stripeEvent(
+      'customer.subscription.deleted',
+      subscription({ id: 'sub_legacy', status: 'canceled' }),
+      { created: created + 10 },
+    );
+    expect((await deliver(visitor, shop.shareId, canceled, secret)).body).toMatchObject({ outcome: 'applied' });
+    expect((await counts()).map(([, customers]: [number, number]) => customers)).toEqual([0, 0, 0, 0]);
+    expect((await api.post(`${legacyPlan}/migrate`, { dryRun: true })).body.totals.customers).toBe(0);
   });
 });
 
