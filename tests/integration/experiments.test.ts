@@ -88,6 +88,12 @@ async function variantOf(s: Shop, id: string): Promise<string> {
 const viewFrom = (address: string, s: Shop, visitorId: string) =>
   sendFrom(address, `${server.url}/api/share/${s.project.shareId}/views`, 'POST', { visitor: visitorId });
 
+/** The project's experiment markers and tallies, in its tally shards. */
+async function countItemsOf(s: Shop) {
+  const shards = await itemsUnderKeyPrefix(`${paymentRecordsKeyPrefix}${String(s.project.id).padStart(12, '0')}#`);
+  return shards.filter((item) => ['experimentMark', 'experimentTally'].includes(entityOf(item)));
+}
+
 /** Runs `work` over `items`, `width` at a time. */
 async function inParallel<T, R>(items: T[], width: number, work: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
@@ -212,6 +218,17 @@ describe('experiments API', () => {
       expect(response.status, bad).toBe(400);
     }
     expect((await visitor.post(`/api/share/${s.project.shareId}/views`, { visitor: 'bad id!' })).status).toBe(400);
+    expect((await visitor.post(`/api/share/${s.project.shareId}/views`, {})).status).toBe(400);
+    const checkout = { shareId: s.project.shareId, planId: s.pro.id };
+    for (const bad of ['bad id!', 'x'.repeat(65), '', 7]) {
+      expect((await visitor.post('/api/payments/checkout', { ...checkout, visitor: bad })).status, String(bad)).toBe(
+        400,
+      );
+    }
+    // A page that never ran an experiment: a view is 204 and counts nothing.
+    expect((await visitor.post(`/api/share/${other.project.shareId}/views`, { visitor: 'v1' })).status).toBe(204);
+    expect(await countItemsOf(other)).toEqual([]);
+    expect((await readOnly.get(`${s.base}/999999/results`)).status).toBe(404);
     expect((await visitor.post(`/api/share/${'Z'.repeat(20)}/views`, { visitor: 'v1' })).status).toBe(404);
     await api.post(`${s.base}/${id}/stop`);
     expect((await visitor.post(`/api/share/${s.project.shareId}/views`, { visitor: 'v1' })).status).toBe(204);
@@ -431,8 +448,7 @@ describe('exact counts and results', () => {
 describe('a project delete', () => {
   /** The project's experiment counts (markers and tallies) and every item of its partition. */
   async function leftOf(s: Shop) {
-    const shards = await itemsUnderKeyPrefix(`${paymentRecordsKeyPrefix}${String(s.project.id).padStart(12, '0')}#`);
-    const counts = shards.filter((item) => ['experimentMark', 'experimentTally'].includes(entityOf(item)));
+    const counts = await countItemsOf(s);
     const partition = await itemsOfProject(ownerId, s.project.slug, s.project.shareId);
     return [...counts, ...partition];
   }
