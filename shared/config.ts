@@ -85,6 +85,15 @@ export const RuntimeEnv = z.object({
     .positive('must be above 0')
     .max(1, 'must be at most 1')
     .default(1),
+  // How long a migrate request moves customers itself before it hands the rest to the
+  // background (shared/domain/versions/migrate.ts): well inside the plans function's timeout.
+  // Tests set 0 to hand every migration over.
+  MIGRATION_INLINE_MS: z.coerce
+    .number({ error: 'must be a number of milliseconds' })
+    .int('must be a whole number of milliseconds')
+    .min(0, 'must be between 0 and 20000')
+    .max(20000, 'must be between 0 and 20000')
+    .default(4000),
   // Another Stripe-compatible server (tests, local runs); unset means api.stripe.com.
   STRIPE_API_BASE: optionalUrl,
   // Per attempt. The SDK makes at most two (one retry after ≥ 0.5 s), so the worst case is

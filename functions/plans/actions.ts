@@ -162,8 +162,9 @@ export const plans = defineGroup(plansRoutes, [
     },
     body: MigrateBody,
     optionalBody: true,
-    run: async ({ project, path, body, principal, headers, ports }) => {
-      const result = await migratePlan(ports, project, path.planId, body, writerOf(principal, headers));
+    run: async ({ project, path, body, principal, headers, ports, config }) => {
+      const writer = writerOf(principal, headers);
+      const result = await migratePlan(ports, project, path.planId, body, writer, config.MIGRATION_INLINE_MS);
       return result.dryRun ? ok(result.preview) : { status: 202, body: result.started };
     },
   }),

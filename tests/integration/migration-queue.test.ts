@@ -32,6 +32,8 @@ const { sqs } = await vi.hoisted(async () => {
   process.env.AWS_ACCESS_KEY_ID = 'test';
   process.env.AWS_SECRET_ACCESS_KEY = 'test';
   process.env.PROJECT_CACHE_TTL_SECONDS = '0';
+  // No time for moves inside the request: a small migration is handed over too (below).
+  process.env.MIGRATION_INLINE_MS = '0';
   return { sqs: started };
 });
 
@@ -139,6 +141,22 @@ describe('a migration too large for its request, on the AWS path', () => {
     // And the migration resent through the API finds no one left.
     expect(await migrateThroughLambda(slug, planId, { at: 'now' })).toEqual({ status: 202, body: { migrating: 0 } });
   }, 180_000);
+
+  test('a small migration whose request runs out of time for moves hands the rest over the same way', async () => {
+    const { slug, planId, versions } = await planWithHolders(20);
+    const sentBefore = sqs.sent.length;
+    expect(await migrateThroughLambda(slug, planId, { at: 'now' })).toEqual({ status: 202, body: { migrating: 20 } });
+    expect(await versions()).toEqual([
+      [2, 0],
+      [1, 20],
+    ]);
+    expect(sqs.sent.slice(sentBefore).map((m) => JSON.parse(m.body).migration.planId)).toEqual([planId]);
+    expect(await sweeperHandler(sqs.receive(1), contextEnding(Number.POSITIVE_INFINITY))).toBeUndefined();
+    expect(await versions()).toEqual([
+      [2, 20],
+      [1, 0],
+    ]);
+  });
 
   test('a message it cannot run fails the invocation (whole batch: it reports no batchItemFailures), so SQS delivers it again and then dead-letters it', async () => {
     const poison: SQSEvent = { Records: [recordWith('{"migration":{"planId":"nope"}}')] };

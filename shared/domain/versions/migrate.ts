@@ -15,7 +15,11 @@ import { moveHolders } from './move.ts';
 import { previewRow, previewTotals } from './preview.ts';
 import type { MigrateInput, MigrationPreview, MigrationStarted } from './schemas.ts';
 
-/** A migration of at most this many customers runs inside its request; a larger one in the background. */
+/**
+ * A migration of at most this many customers starts inside its request, which moves them for
+ * at most `inlineMs` (Stripe calls can be slow) and hands what is left to the background; a
+ * larger one goes to the background at once.
+ */
 export const INLINE_MIGRATION_MAX = 100;
 /** Customers whose usage a preview reads at once. */
 const PREVIEW_READS = 16;
@@ -103,6 +107,7 @@ export async function migratePlan(
   planId: number,
   input: MigrateInput,
   writer: Writer,
+  inlineMs: number,
 ): Promise<{ dryRun: true; preview: MigrationPreview } | { dryRun: false; started: MigrationStarted }> {
   const partition = await loadProject(key);
   const { current, contents } = await versionsOf(partition, planId);
@@ -112,11 +117,14 @@ export async function migratePlan(
   const holders = stillToMove(await holdersOf(partition.project.projectId, planId, current), from, to);
   if (input.dryRun) return { dryRun: true, preview: await preview(partition, holders, contents, to) };
   const job: MigrationJob = { ...key, planId, fromVersions: [...from], toVersion: to, at: input.at };
-  if (holders.length <= INLINE_MIGRATION_MAX) {
-    await moveHolders(ports, partition, job, holders, contents.get(to) as VersionContent);
-  } else {
-    await ports.migrations.enqueue(job);
+  let handOver = holders.length > INLINE_MIGRATION_MAX;
+  if (!handOver) {
+    const started = Date.now();
+    const budget = { exhausted: () => Date.now() - started >= inlineMs };
+    handOver =
+      (await moveHolders(ports, partition, job, holders, contents.get(to) as VersionContent, budget)) === 'unfinished';
   }
+  if (handOver) await ports.migrations.enqueue(job);
   return { dryRun: false, started: { migrating: holders.length } };
 }
 
