@@ -1,10 +1,12 @@
 import { AsyncResource } from 'node:async_hooks';
 import { scanUnfinishedWebhooks, type WebhookEventItem, watchOutboxWrites } from '#db/webhook-deliveries.ts';
+import { settleDue } from '#domain/customers/settle.ts';
 import type { Keyring } from '#domain/ports.ts';
 import {
   attemptDelivery,
   type DeliveryQueue,
   type DeliveryRef,
+  type DueRef,
   dispatchOutboxItem,
   ENDPOINT_CONCURRENCY,
   type WebhookSender,
@@ -15,13 +17,16 @@ import { log } from '#shared/logger.ts';
 const PER_ENDPOINT = ENDPOINT_CONCURRENCY;
 /** How long a dispatch or attempt that failed (DynamoDB Local busy, say) waits before it runs again. */
 const RETRY_MS = 1_000;
+/** A timer waits at most this long (Node's limit, about 24.8 days); a later wake-up checks and waits again. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * `npm start`'s webhook delivery: the same dispatch and attempt code as the stage's Lambdas
  * (shared/domain/webhooks-out/delivery.ts), fed by this process's own outbox writes instead
- * of the table's stream, with timers in place of the queue's visibility timeouts. Nothing
- * here needs to survive the process: events wait in the outbox and deliveries stay pending
- * in the table, and the next start finds both (`resumePending`).
+ * of the table's stream, with timers in place of the queue's visibility timeouts and of the
+ * stage's one-time schedules (a change that takes effect later). Nothing here needs to
+ * survive the process: events wait in the outbox, deliveries stay pending and waiting changes
+ * stay stored, and the next start finds all three with one scan of the table.
  */
 export class LocalWebhooksOut implements DeliveryQueue {
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -48,8 +53,9 @@ export class LocalWebhooksOut implements DeliveryQueue {
     this.unwatch = watchOutboxWrites((item) => this.scope.runInAsyncScope(() => this.dispatch(item)));
     this.track(
       scanUnfinishedWebhooks(this.scanning.signal).then(
-        async ({ events, deliveries }) => {
+        async ({ events, deliveries, changes }) => {
           for (const item of events) this.dispatch(item);
+          for (const { at, ...ref } of changes) await this.wakeAt(ref, Date.parse(at));
           await this.enqueue(
             deliveries.map(({ projectId, endpointId, eventId }) => ({ projectId, endpointId, eventId })),
           );
@@ -61,6 +67,23 @@ export class LocalWebhooksOut implements DeliveryQueue {
 
   async enqueue(refs: DeliveryRef[], delaySeconds = 0): Promise<void> {
     for (const ref of refs) this.later(() => this.attempt(ref), delaySeconds * 1000);
+  }
+
+  async wakeAt(ref: DueRef, atMs: number): Promise<void> {
+    const wait = Math.min(Math.max(0, atMs - Date.now()), MAX_TIMER_MS);
+    this.later(() => this.settle(ref), wait);
+  }
+
+  private settle(ref: DueRef): void {
+    this.track(
+      settleDue(ref).then(
+        ({ dueAt }) => (dueAt === undefined ? undefined : this.wakeAt(ref, dueAt)),
+        (error: unknown) => {
+          this.failed('a change due now could not be written; retrying', error);
+          this.later(() => this.settle(ref), RETRY_MS);
+        },
+      ),
+    );
   }
 
   /** Resolves once nothing is in flight (tests; timers of later retries may remain). */

@@ -1,9 +1,11 @@
-import { Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENDPOINT_CONCURRENCY, MAX_ATTEMPTS, SLOT_LEASE_MS } from '../shared/domain/webhooks-out/delivery.ts';
@@ -37,11 +39,16 @@ export const DELIVERY_CONCURRENCY = 10;
  * queues them; the queue invokes it again per delivery, and a failed attempt waits on the
  * queue (its visibility timeout) for the next. Stream records that keep failing and
  * deliveries received too often go to dead-letter queues, alarmed in protective stages.
+ * A change that takes effect later (a manual subscription's plan at its period end) is a
+ * wake-up: an EventBridge Scheduler one-time schedule, in the stage's own group, that puts
+ * its message on the same queue at its time, as a role that may only send to that queue.
  */
 export class WebhooksStack extends Stack {
   readonly queue: Queue;
   readonly deadLetters: Queue;
   readonly worker: ServiceFunction;
+  readonly wakeUps: ScheduleGroup;
+  readonly schedulerRole: Role;
 
   constructor(scope: Construct, id: string, props: WebhooksStackProps) {
     super(scope, id, props);
@@ -77,6 +84,49 @@ export class WebhooksStack extends Stack {
     this.worker.bindPaymentKeys(props.paymentKey, spec.paymentKeys);
     this.worker.fn.addEnvironment('WEBHOOK_QUEUE_URL', this.queue.queueUrl);
     this.queue.grantSendMessages(this.worker.fn);
+
+    this.wakeUps = new ScheduleGroup(this, 'WakeUps', { removalPolicy: settings.removalPolicy });
+    this.schedulerRole = new Role(this, 'WakeUpRole', {
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': this.account } },
+      }),
+      description: "EventBridge Scheduler puts the webhooks' wake-ups on the delivery queue",
+    });
+    this.schedulerRole.addToPolicy(
+      new PolicyStatement({ effect: Effect.ALLOW, actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),
+    );
+    // Creates one-time schedules in its group only (no update, read or delete: each deletes
+    // itself once it has run), and hands them only the role above.
+    this.worker.fn.addToRolePolicy(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: ['scheduler:CreateSchedule'],
+        resources: [
+          this.formatArn({
+            service: 'scheduler',
+            resource: 'schedule',
+            resourceName: `${this.wakeUps.scheduleGroupName}/*`,
+            arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+          }),
+        ],
+      }),
+    );
+    this.worker.fn.addToRolePolicy(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: ['iam:PassRole'],
+        resources: [this.schedulerRole.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      }),
+    );
+    Validations.of(this.worker.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${this.wakeUps.scheduleGroupName}/*]`,
+      reason:
+        "A wake-up's schedule is named when the change it wakes is written: the grant covers the schedules of the stage's own group, and CreateSchedule only.",
+    });
+    this.worker.fn.addEnvironment('WEBHOOK_QUEUE_ARN', this.queue.queueArn);
+    this.worker.fn.addEnvironment('WEBHOOK_SCHEDULE_GROUP', this.wakeUps.scheduleGroupName);
+    this.worker.fn.addEnvironment('WEBHOOK_SCHEDULER_ROLE_ARN', this.schedulerRole.roleArn);
     this.worker.fn.addEventSource(
       new DynamoEventSource(props.table, {
         startingPosition: StartingPosition.TRIM_HORIZON,
@@ -95,7 +145,7 @@ export class WebhooksStack extends Stack {
     Validations.of(this.worker.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
-        "dynamodb:ListStreams, granted by the stream's event source, takes no resource: IAM accepts only * for it. Every other grant names the table, its stream, the queue or the key.",
+        "dynamodb:ListStreams, granted by the stream's event source, takes no resource: IAM accepts only * for it. Every other grant names the table, its stream, the queue, the key, the wake-up role or the wake-ups' schedule group.",
     });
     // Consuming grants (ReceiveMessage, DeleteMessage, ChangeMessageVisibility) come with the source.
     this.worker.fn.addEventSource(

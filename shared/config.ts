@@ -79,6 +79,12 @@ export const RuntimeEnv = z.object({
   WEBHOOK_URLS: z.enum(['public', 'loopback'], { error: 'must be public or loopback' }).default('public'),
   // The queue of webhook deliveries (the webhooksOut worker of a stage).
   WEBHOOK_QUEUE_URL: optionalText,
+  // The wake-ups of changes that take effect later (a manual subscription's plan at its period
+  // end): EventBridge Scheduler one-time schedules in this group, which put their message on
+  // the queue (its ARN) as this role (the webhooksOut worker of a stage).
+  WEBHOOK_QUEUE_ARN: optionalText,
+  WEBHOOK_SCHEDULE_GROUP: optionalText,
+  WEBHOOK_SCHEDULER_ROLE_ARN: optionalText,
   // Local runs only: the webhook retry schedule times this (tests shrink its 24 h to seconds).
   WEBHOOK_RETRY_SCALE: z.coerce
     .number({ error: 'must be a number' })

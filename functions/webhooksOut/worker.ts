@@ -1,5 +1,6 @@
 import type { DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
+import { settleDue } from '#domain/customers/settle.ts';
 import type { Keyring } from '#domain/ports.ts';
 import {
   attemptDelivery,
@@ -7,11 +8,22 @@ import {
   dispatchStreamImage,
   type WebhookSender,
 } from '#domain/webhooks-out/delivery.ts';
+import { newEventId } from '#domain/webhooks-out/event-ids.ts';
 
 const DeliveryMessage = z.object({
   projectId: z.number().int().positive(),
   endpointId: z.number().int().positive(),
   eventId: z.string(),
+});
+
+/** A wake-up (an EventBridge Scheduler schedule's message): a change whose time has come. */
+const DueMessage = z.object({
+  due: z.object({
+    projectId: z.number().int().positive(),
+    ownerId: z.string(),
+    slug: z.string(),
+    customerId: z.string(),
+  }),
 });
 
 export interface WebhooksOutPorts {
@@ -26,7 +38,8 @@ export interface WebhooksOutPorts {
  * deliveries, each attempted once. A failed attempt stays on the queue, invisible for the
  * retry schedule's next delay (ReportBatchItemFailures keeps it; ChangeMessageVisibility
  * sets when it comes back). A stream batch that fails is retried by the event source: a
- * dispatch is safe to run again.
+ * dispatch is safe to run again. The queue also hands it the wake-ups of changes that take
+ * effect later (a manual subscription's plan at its period end), which it writes then.
  */
 export function createWebhooksOutWorker(ports: WebhooksOutPorts) {
   return async (event: DynamoDBStreamEvent | SQSEvent): Promise<SQSBatchResponse | undefined> => {
@@ -43,10 +56,18 @@ export function createWebhooksOutWorker(ports: WebhooksOutPorts) {
     const failures: { itemIdentifier: string }[] = [];
     await Promise.all(
       (event as SQSEvent).Records.map(async (message) => {
-        const parsed = DeliveryMessage.safeParse(JSON.parse(message.body));
+        const body: unknown = JSON.parse(message.body);
+        const due = DueMessage.safeParse(body);
+        const parsed = DeliveryMessage.safeParse(body);
         // A message this code never wrote: nothing to deliver.
-        if (!parsed.success) return;
+        if (!due.success && !parsed.success) return;
         try {
+          if (due.success) {
+            const { dueAt } = await settleDue(due.data.due);
+            if (dueAt !== undefined) await ports.queue.wakeAt(due.data.due, dueAt, newEventId());
+            return;
+          }
+          if (!parsed.success) return;
           const outcome = await attemptDelivery(ports, parsed.data);
           if (outcome.done) return;
           // Not attempted (the endpoint's slots were held): a new message waits, so the wait

@@ -90,8 +90,8 @@ const isMarshalled = (item: AnyItem) => typeof item.__edb_e__ === 'object';
 export const asOutboxItem = (raw: AnyItem): WebhookEventItem | undefined => {
   const item = isMarshalled(raw) ? unmarshall(raw as Record<string, AttributeValue>) : raw;
   if (item.__edb_e__ !== 'webhookEvent') return undefined;
-  const { projectId, eventId, type, body, resend } = item as WebhookEventItem;
-  return { projectId, eventId, type, body, ...(resend ? { resend } : {}) };
+  const { projectId, eventId, type, body, resend, due } = item as WebhookEventItem;
+  return { projectId, eventId, type, body, ...(resend ? { resend } : {}), ...(due ? { due } : {}) };
 };
 
 /**
@@ -123,30 +123,58 @@ export function watchOutboxWrites(onEvent: (item: WebhookEventItem) => void): ()
   };
 }
 
+/** A change that takes effect later, and the customer and project it is of. */
+export interface PendingChange {
+  projectId: number;
+  ownerId: string;
+  slug: string;
+  customerId: string;
+  /** ISO instant it takes effect. */
+  at: string;
+}
+
 /**
  * Local runs only, at start: what a killed process left undone, with one Scan of the table
- * (a local table is small): the outbox items, and the deliveries still pending. An aborted
- * `signal` ends it after the current page, with what it found so far.
+ * (a local table is small): the outbox items, the deliveries still pending, and the manual
+ * subscriptions with a change waiting for their period end (with their projects' keys). An
+ * aborted `signal` ends it after the current page, with what it found so far.
  */
 export async function scanUnfinishedWebhooks(signal?: AbortSignal): Promise<{
   events: WebhookEventItem[];
   deliveries: WebhookDeliveryItem[];
+  changes: PendingChange[];
 }> {
   const { lowLevel, table } = rawTable();
   const events: WebhookEventItem[] = [];
   const deliveries: WebhookDeliveryItem[] = [];
+  const projects = new Map<number, { ownerId: string; slug: string }>();
+  const waiting: { projectId: number; customerId: string; at: string }[] = [];
   let start: Record<string, AttributeValue> | undefined;
   do {
     const page: ScanCommandOutput = await lowLevel.send(
       new ScanCommand({
         TableName: table,
         ConsistentRead: true,
-        FilterExpression: '#e = :event OR (#e = :delivery AND #s = :pending)',
-        ExpressionAttributeNames: { '#e': '__edb_e__', '#s': 'status' },
+        FilterExpression:
+          '#e = :event OR (#e = :delivery AND #s = :pending) OR #e = :project OR ' +
+          '(#e = :customer AND attribute_type(#sub.#pv, :number) AND #sub.#src = :manual AND attribute_type(#sub.#end, :string))',
+        ExpressionAttributeNames: {
+          '#e': '__edb_e__',
+          '#s': 'status',
+          '#sub': 'subscription',
+          '#pv': 'pendingVersion',
+          '#src': 'source',
+          '#end': 'currentPeriodEnd',
+        },
         ExpressionAttributeValues: {
           ':event': { S: 'webhookEvent' },
           ':delivery': { S: 'webhookDelivery' },
           ':pending': { S: 'pending' },
+          ':project': { S: 'project' },
+          ':customer': { S: 'customer' },
+          ':manual': { S: 'manual' },
+          ':number': { S: 'N' },
+          ':string': { S: 'S' },
         },
         ExclusiveStartKey: start,
       }),
@@ -154,9 +182,20 @@ export async function scanUnfinishedWebhooks(signal?: AbortSignal): Promise<{
     for (const raw of page.Items ?? []) {
       const item = unmarshall(raw);
       if (item.__edb_e__ === 'webhookEvent') events.push(asOutboxItem(item) as WebhookEventItem);
-      else deliveries.push(item as WebhookDeliveryItem);
+      else if (item.__edb_e__ === 'project') projects.set(item.projectId, { ownerId: item.ownerId, slug: item.slug });
+      else if (item.__edb_e__ === 'customer') {
+        waiting.push({
+          projectId: item.projectId,
+          customerId: item.customerId,
+          at: item.subscription.currentPeriodEnd,
+        });
+      } else deliveries.push(item as WebhookDeliveryItem);
     }
     start = page.LastEvaluatedKey;
   } while (start && !signal?.aborted);
-  return { events, deliveries };
+  const changes = waiting.flatMap((change) => {
+    const project = projects.get(change.projectId);
+    return project ? [{ ...change, ...project }] : [];
+  });
+  return { events, deliveries, changes };
 }

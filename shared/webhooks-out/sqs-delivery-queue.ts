@@ -1,16 +1,66 @@
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { DeliveryQueue, DeliveryRef } from '#domain/webhooks-out/delivery.ts';
+import type { DeliveryQueue, DeliveryRef, DueRef } from '#domain/webhooks-out/delivery.ts';
 import { ConfigError, type RuntimeConfig } from '#shared/config.ts';
 
 /** SendMessageBatch takes at most 10 messages. */
 const BATCH = 10;
+/** SQS delays a message at most 15 minutes: a wake-up sooner than that is a delayed message. */
+const MAX_DELAY_S = 900;
+
+type WakeConfig = Pick<
+  RuntimeConfig,
+  'WEBHOOK_QUEUE_ARN' | 'WEBHOOK_SCHEDULE_GROUP' | 'WEBHOOK_SCHEDULER_ROLE_ARN' | 'AWS_REGION'
+>;
+
+/** `at(…)` of EventBridge Scheduler, in UTC: whole seconds, rounded up so it is never early. */
+export const scheduleAt = (atMs: number) => `at(${new Date(Math.ceil(atMs / 1000) * 1000).toISOString().slice(0, 19)})`;
+
+/**
+ * Wake-ups later than SQS can delay: one EventBridge Scheduler one-time schedule each, named
+ * after the wake-up (a second create of the same name is refused, and ignored), which puts the
+ * message on the delivery queue at its time and then deletes itself.
+ */
+function schedulerFor(config: WakeConfig) {
+  let ready: Promise<{ sdk: typeof import('@aws-sdk/client-scheduler'); client: SchedulerClient }> | undefined;
+  return async (message: string, atMs: number, id: string) => {
+    const { WEBHOOK_QUEUE_ARN: queueArn, WEBHOOK_SCHEDULE_GROUP: group, WEBHOOK_SCHEDULER_ROLE_ARN: roleArn } = config;
+    if (!queueArn || !group || !roleArn) {
+      throw new ConfigError(
+        'Invalid configuration: a wake-up needs WEBHOOK_QUEUE_ARN, WEBHOOK_SCHEDULE_GROUP and WEBHOOK_SCHEDULER_ROLE_ARN',
+      );
+    }
+    ready ??= import('@aws-sdk/client-scheduler').then((sdk) => ({
+      sdk,
+      client: new sdk.SchedulerClient({ region: config.AWS_REGION }),
+    }));
+    const { sdk, client } = await ready;
+    try {
+      await client.send(
+        new sdk.CreateScheduleCommand({
+          Name: `due-${id}`,
+          GroupName: group,
+          ScheduleExpression: scheduleAt(atMs),
+          ScheduleExpressionTimezone: 'UTC',
+          FlexibleTimeWindow: { Mode: 'OFF' },
+          ActionAfterCompletion: 'DELETE',
+          Target: { Arn: queueArn, RoleArn: roleArn, Input: message },
+        }),
+      );
+    } catch (error) {
+      // Set already (a stream record handled again).
+      if (!(error instanceof sdk.ConflictException)) throw error;
+    }
+  };
+}
 
 /**
  * A stage's delivery queue (WEBHOOK_QUEUE_URL): each message names one delivery. A retry
  * waits as the message's visibility timeout (`delay`), so SQS, not a loop of ours, holds it
- * until its next attempt.
+ * until its next attempt. A wake-up (a change that takes effect later) is a message on the same
+ * queue: delayed, when it is due within 15 minutes, else put there by a one-time schedule.
  */
-export function sqsDeliveryQueueFor(config: Pick<RuntimeConfig, 'WEBHOOK_QUEUE_URL' | 'AWS_REGION'>) {
+export function sqsDeliveryQueueFor(config: Pick<RuntimeConfig, 'WEBHOOK_QUEUE_URL'> & WakeConfig) {
   const queueUrl = config.WEBHOOK_QUEUE_URL;
   if (!queueUrl)
     throw new ConfigError('Invalid configuration: webhook delivery needs WEBHOOK_QUEUE_URL (an SQS queue)');
@@ -22,6 +72,7 @@ export function sqsDeliveryQueueFor(config: Pick<RuntimeConfig, 'WEBHOOK_QUEUE_U
     }));
     return ready;
   };
+  const schedule = schedulerFor(config);
   const queue: DeliveryQueue & { delay(receiptHandle: string, seconds: number): Promise<void> } = {
     async enqueue(refs: DeliveryRef[], delaySeconds = 0) {
       const { sdk, client } = await sqs();
@@ -35,6 +86,15 @@ export function sqsDeliveryQueueFor(config: Pick<RuntimeConfig, 'WEBHOOK_QUEUE_U
         const sent = await client.send(new sdk.SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
         if (sent.Failed?.length) throw new Error(`SQS refused ${sent.Failed.length} delivery message(s)`);
       }
+    },
+    async wakeAt(ref: DueRef, atMs: number, id: string) {
+      const message = JSON.stringify({ due: ref });
+      const seconds = Math.max(0, Math.ceil((atMs - Date.now()) / 1000));
+      if (seconds > MAX_DELAY_S) return schedule(message, atMs, id);
+      const { sdk, client } = await sqs();
+      await client.send(
+        new sdk.SendMessageCommand({ QueueUrl: queueUrl, MessageBody: message, DelaySeconds: seconds }),
+      );
     },
     async delay(receiptHandle, seconds) {
       const { sdk, client } = await sqs();

@@ -86,3 +86,72 @@ describe('webhooks out', () => {
     expect(queue.VisibilityTimeout).toBeGreaterThanOrEqual(timeout);
   });
 });
+
+describe('wake-ups of changes that take effect later', () => {
+  const statements = () =>
+    resourcesOfType(json, 'AWS::IAM::Policy').flatMap(
+      ([, policy]) =>
+        (policy.Properties?.PolicyDocument?.Statement ?? []) as {
+          Action: string | string[];
+          Resource: unknown;
+          Condition?: unknown;
+        }[],
+    );
+  const withAction = (action: string) =>
+    statements().filter((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]).includes(action));
+
+  test("one-time schedules in the stage's own group, onto the delivery queue, as a role that may only send to it", () => {
+    const group = stack().wakeUps.scheduleGroupName;
+    const roleId = logicalId(stack(), stack().schedulerRole);
+    const queueId = logicalId(stack(), stack().queue);
+    hooks.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
+    hooks.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: group });
+    hooks.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [
+          Match.objectLike({
+            Principal: { Service: 'scheduler.amazonaws.com' },
+            Condition: { StringEquals: { 'aws:SourceAccount': Match.anyValue() } },
+          }),
+        ],
+      },
+    });
+    const roleStatements = resourcesOfType(json, 'AWS::IAM::Policy')
+      .filter(([, policy]) =>
+        JSON.stringify((policy.Properties as { Roles?: unknown }).Roles ?? []).includes(`"${roleId}"`),
+      )
+      .flatMap(([, policy]) => policy.Properties?.PolicyDocument?.Statement ?? []) as {
+      Action: string | string[];
+      Resource: unknown;
+    }[];
+    expect(roleStatements).toEqual([
+      expect.objectContaining({ Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } }),
+    ]);
+    const fnId = logicalId(stack(), stack().worker.fn);
+    const props = json.Resources[fnId]?.Properties as { Environment: { Variables: Record<string, unknown> } };
+    const env = props.Environment.Variables;
+    expect(env.WEBHOOK_QUEUE_ARN).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
+    expect(env.WEBHOOK_SCHEDULER_ROLE_ARN).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
+    expect(env.WEBHOOK_SCHEDULE_GROUP).toBe(group);
+  });
+
+  test('the worker creates schedules in that group only, and passes only that role, only to the scheduler', () => {
+    const roleId = logicalId(stack(), stack().schedulerRole);
+    const create = withAction('scheduler:CreateSchedule');
+    expect(create).toHaveLength(1);
+    expect(create[0]?.Action).toBe('scheduler:CreateSchedule');
+    const resource = JSON.stringify(create[0]?.Resource);
+    expect(resource).toContain(':schedule/');
+    expect(resource).toContain(`:schedule/${stack().wakeUps.scheduleGroupName}/*`);
+    const pass = withAction('iam:PassRole');
+    expect(pass).toEqual([
+      expect.objectContaining({
+        Action: 'iam:PassRole',
+        Resource: { 'Fn::GetAtt': [roleId, 'Arn'] },
+        Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      }),
+    ]);
+    const actions = statements().flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
+    expect(actions.filter((a) => a.startsWith('scheduler:'))).toEqual(['scheduler:CreateSchedule']);
+  });
+});

@@ -479,7 +479,11 @@ describe('every DynamoDB call a function makes is granted by its spec', () => {
         const worker = createWebhooksOutWorker({
           keyring: keyringFor(config),
           sender: { send: async () => 200 },
-          queue: { enqueue: async (refs) => void enqueued.push(...refs), delay: async () => {} },
+          queue: {
+            enqueue: async (refs) => void enqueued.push(...refs),
+            delay: async () => {},
+            wakeAt: async () => {},
+          },
         });
         const item = { projectId, eventId: newEventId(), type: 'customer.deleted', body: '{}' };
         await worker({
@@ -487,6 +491,9 @@ describe('every DynamoDB call a function makes is granted by its spec', () => {
         } as DynamoDBStreamEvent);
         const ref = { projectId, endpointId: 1, eventId: item.eventId };
         await worker({ Records: [{ messageId: 'm', receiptHandle: 'r', body: JSON.stringify(ref) }] } as SQSEvent);
+        // A wake-up of a change due now (a manual subscription's period end).
+        const due = { projectId, ownerId: 'nobody', slug: 'none', customerId: 'c1' };
+        await worker({ Records: [{ messageId: 'w', receiptHandle: 'r', body: JSON.stringify({ due }) }] } as SQSEvent);
       },
     };
     for (const [worker, run] of Object.entries(workerRuns)) await recorded(worker as Worker, undefined, run);

@@ -1,5 +1,6 @@
 import { describe, expect, test, vi } from 'vitest';
 import { getDelivery } from '#db/webhook-deliveries.ts';
+import { settleDue } from '#domain/customers/settle.ts';
 import { createConsumer } from '#domain/usage/consume.ts';
 import { useLocalServer } from '../fixtures/api.ts';
 import { makeFeature, makePlan } from '../fixtures/factories.ts';
@@ -65,6 +66,75 @@ describe('events of plans', () => {
       'plan.version_created',
       'subscription.updated',
     ]);
+  });
+});
+
+describe('changes that take effect at period end', () => {
+  const soon = (ms: number) => new Date(Date.now() + ms).toISOString();
+  const updatesOf = (path: string, customerId: string) =>
+    hooks.receiver
+      .on(path)
+      .filter((r) => r.body.type === 'subscription.updated' && r.body.data.customerId === customerId);
+
+  test('a manual change at period end sends subscription.updated when the period ends, once, whoever writes it first', async () => {
+    const { api, base, slug, path, projectId, ownerId } = await setUp('period-end');
+    const big = await makePlan(api, slug, { name: 'Big', basePrice: 50 });
+    const small = await makePlan(api, slug, { name: 'Small', basePrice: 5 });
+    const end = soon(2_500);
+    expect((await api.put(`${base}/customers/lazy`, { planId: big.id, currentPeriodEnd: end })).status).toBe(200);
+    const changed = await api.post(`${base}/customers/lazy/subscription`, { planId: small.id, at: 'period_end' });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body.subscription).toMatchObject({ planId: big.id, pendingPlanId: small.id });
+    // The change's own write sends what it changed at once (the interval it sets); the plan waits.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const before = updatesOf(path, 'lazy');
+    expect(before.every((r) => r.body.data.subscription.planId === big.id)).toBe(true);
+    // At the period's end the service's own wake-up, readers and other writers of the customer
+    // all meet it at once: one of them writes it, with the one event.
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(end) - Date.now() + 5));
+    const ref = { projectId, ownerId, slug, customerId: 'lazy' };
+    await Promise.all([
+      ...Array.from({ length: 4 }, () => settleDue(ref)),
+      api.get(`${base}/customers/lazy`),
+      api.get(`${base}/customers/lazy/entitlements`),
+    ]);
+    const [update] = (
+      await eventually(
+        () => updatesOf(path, 'lazy'),
+        (r) => r.length > before.length,
+      )
+    ).slice(before.length);
+    expect(update?.body.data.subscription).toMatchObject({
+      planId: small.id,
+      pendingPlanId: null,
+      pendingVersion: null,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(updatesOf(path, 'lazy')).toHaveLength(before.length + 1);
+    expect((await api.get(`${base}/customers/lazy`)).body.subscription.planId).toBe(small.id);
+  });
+
+  test('a period-end migration sends subscription.updated with the new version when the period ends', async () => {
+    const { api, base, slug, path } = await setUp('migrate-period-end');
+    const plan = await makePlan(api, slug, { name: 'Team', basePrice: 8 });
+    const end = soon(2_500);
+    expect((await api.put(`${base}/customers/held`, { planId: plan.id, currentPeriodEnd: end })).status).toBe(200);
+    expect((await api.put(`${base}/plans/${plan.id}`, { basePrice: 12 })).status).toBe(200);
+    const moved = await api.post(`${base}/plans/${plan.id}/migrate`, { at: 'period_end' });
+    expect(moved.status, moved.text).toBe(202);
+    expect((await api.get(`${base}/customers/held`)).body.subscription).toMatchObject({
+      planVersion: 1,
+      pendingVersion: 2,
+    });
+    expect(updatesOf(path, 'held')).toEqual([]);
+    const [update] = await eventually(
+      () => updatesOf(path, 'held'),
+      (r) => r.length >= 1,
+    );
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(end));
+    expect(update?.body.data.subscription).toMatchObject({ planId: plan.id, planVersion: 2, pendingVersion: null });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(updatesOf(path, 'held')).toHaveLength(1);
   });
 });
 

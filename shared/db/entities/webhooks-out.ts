@@ -49,7 +49,10 @@ export const webhookEndpointEntity = defineEntity({
  * The outbox: one event, put by the very transaction of the change it reports, so a change
  * never commits without its event. The table's stream hands it to the dispatcher (locally,
  * the local runner), which turns it into one delivery per subscribed endpoint and deletes it.
- * A `resend` is the outbox item of a manual retry: it names the delivery to send again.
+ * A `resend` is the outbox item of a manual retry: it names the delivery to send again. A
+ * `due` item sends nothing itself: it is put with a change that takes effect later (a manual
+ * subscription's plan at its period end), and its dispatch sets a wake-up for that time, when
+ * the change is written with its own event (shared/domain/customers/settle.ts).
  */
 export const webhookEventEntity = defineEntity({
   model: entityModel('webhookEvent'),
@@ -62,6 +65,16 @@ export const webhookEventEntity = defineEntity({
     resend: {
       type: 'map',
       properties: { endpointId: { type: 'number', required: true }, eventId: { type: 'string', required: true } },
+    },
+    due: {
+      type: 'map',
+      properties: {
+        ownerId: { type: 'string', required: true },
+        slug: { type: 'string', required: true },
+        customerId: { type: 'string', required: true },
+        // ISO instant the change takes effect.
+        at: { type: 'string', required: true },
+      },
     },
   },
   indexes: {

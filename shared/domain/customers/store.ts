@@ -2,7 +2,7 @@ import { getCustomerItem, saveCustomerItem } from '#db/customers.ts';
 import type { CustomerItem, ProjectItem } from '#db/types.ts';
 import { definedOnly } from '../fields.ts';
 import { untilWritten } from '../versions.ts';
-import { outboxEvent, subscriptionEventType } from '../webhooks-out/events.ts';
+import { dueEvent, outboxEvent, subscriptionEventType } from '../webhooks-out/events.ts';
 import { settled } from './held-plan.ts';
 import type { CustomerView, StoredSubscription } from './schemas.ts';
 
@@ -47,15 +47,20 @@ export async function changeCustomer<Skip extends string>(
     const current = await getCustomerItem(projectId, customerId, { consistent: true });
     const decision = decide(current);
     if ('skip' in decision) return { outcome: decision.skip, item: current };
-    const now = new Date().toISOString();
+    const nowMs = Date.now();
+    const now = new Date(nowMs).toISOString();
     const pick = <T>(next: T | null | undefined, stored: T | undefined) =>
       next === undefined ? stored : (next ?? undefined);
+    const before = storedSubscription(current);
+    // A change whose time has come is written as taken effect (whoever writes first), so the
+    // one write that takes it from pending to held reports it.
+    const chosen = pick(decision.subscription, current?.subscription as StoredSubscription | undefined);
     const item = definedOnly({
       projectId,
       customerId,
       email: pick(decision.email, current?.email),
       stripeCustomerId: pick(decision.stripeCustomerId, current?.stripeCustomerId),
-      subscription: pick(decision.subscription, current?.subscription as StoredSubscription | undefined),
+      subscription: chosen && (settled(chosen, nowMs) ?? undefined),
       changingUntil: pick(decision.changingUntil, current?.changingUntil),
       eventIds: decision.eventId
         ? [...(current?.eventIds ?? []), decision.eventId].slice(-EVENT_IDS_KEPT)
@@ -64,16 +69,29 @@ export async function changeCustomer<Skip extends string>(
       updatedAt: now,
     }) as Omit<CustomerItem, 'version'>;
     const version = (current?.version ?? 0) + 1;
-    const type = subscriptionEventType(
-      settled(storedSubscription(current), Date.now()),
-      settled(storedSubscription(item as CustomerItem), Date.now()),
-    );
+    const after = storedSubscription(item as CustomerItem);
+    // Against the subscription as stored and as read: a change that took effect since it was
+    // stored is reported by this write too, and so is a write that undoes it.
+    const type = subscriptionEventType(before, after) ?? subscriptionEventType(settled(before, nowMs), after);
     const events = type ? [outboxEvent(projectId, type, toCustomerView({ ...item, version }))] : [];
+    const due = waitingChange(after, nowMs);
+    if (due && due.key !== waitingChange(before, nowMs)?.key) events.push(dueEvent(project, customerId, due.at));
     const saved = await saveCustomerItem({ ownerId, slug }, item, current?.version, events);
     if (saved === 'saved') return { outcome: 'saved', item: { ...item, version: (current?.version ?? 0) + 1 } };
     if (saved === 'project_gone') return { outcome: 'project_gone', item: current };
     return 'stale';
   });
+}
+
+/**
+ * A manual subscription's change that waits for its period end, as `pendingVersion@periodEnd`
+ * (the same string for the same wait), or undefined.
+ */
+function waitingChange(subscription: StoredSubscription | null, nowMs: number) {
+  if (subscription?.source !== 'manual' || (subscription.pendingVersion ?? null) === null) return undefined;
+  const end = subscription.currentPeriodEnd;
+  if (end === null || Date.parse(end) <= nowMs) return undefined;
+  return { at: end, key: `${subscription.pendingPlanId ?? ''}/${subscription.pendingVersion}@${end}` };
 }
 
 export function toCustomerView(item: CustomerItem): CustomerView {

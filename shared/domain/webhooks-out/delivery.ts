@@ -26,10 +26,24 @@ export interface DeliveryRef {
   eventId: string;
 }
 
+/** A customer whose stored subscription has a change to write when it takes effect. */
+export interface DueRef {
+  projectId: number;
+  ownerId: string;
+  slug: string;
+  customerId: string;
+}
+
 /** Where deliveries wait for their attempt: SQS in a stage, timers in a local run. */
 export interface DeliveryQueue {
   /** Hands the deliveries on, to be attempted after `delaySeconds` (0: at once). */
   enqueue(refs: DeliveryRef[], delaySeconds?: number): Promise<void>;
+  /**
+   * Wakes the worker with `ref` at `atMs` (epoch ms; at once when past): an EventBridge
+   * Scheduler one-time schedule onto the delivery queue in a stage, a timer locally. `id`
+   * names the wake-up, so setting the same one again sets nothing more.
+   */
+  wakeAt(ref: DueRef, atMs: number, id: string): Promise<void>;
 }
 
 /** One POST to a receiver: its status, or null when nothing answered in time (or the host was refused). */
@@ -78,11 +92,15 @@ export async function dispatchStreamImage(image: Record<string, unknown>, queue:
  * type (none written twice when the item comes again), handed to the queue, then the item
  * goes. A resend sets its delivery pending again and hands it on. Safe to run again from the
  * start at any point: a crash leaves the item in the outbox, or a delivery queued twice
- * (the second attempt finds it delivered and sends nothing).
+ * (the second attempt finds it delivered and sends nothing). A `due` item sets its wake-up
+ * instead, which is safe to set again too.
  */
 export async function dispatchOutboxItem(item: WebhookEventItem, queue: DeliveryQueue): Promise<void> {
   const { projectId } = item;
-  if (item.resend) {
+  if (item.due) {
+    const { ownerId, slug, customerId, at } = item.due;
+    await queue.wakeAt({ projectId, ownerId, slug, customerId }, Date.parse(at), item.eventId);
+  } else if (item.resend) {
     const ref = { projectId, endpointId: item.resend.endpointId, eventId: item.resend.eventId };
     if ((await reopenDelivery(ref)) === 'reopened') await queue.enqueue([ref]);
   } else {

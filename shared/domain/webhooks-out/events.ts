@@ -13,6 +13,25 @@ export function outboxEvent(projectId: number, type: WebhookEventType, data: unk
   return { projectId, eventId, type, body };
 }
 
+/**
+ * The outbox item of a change that takes effect at `at` (ISO): it sends nothing itself; its
+ * dispatch sets a wake-up for then (delivery.ts), which writes the change with its event.
+ */
+export function dueEvent(
+  project: { projectId: number; ownerId: string; slug: string },
+  customerId: string,
+  at: string,
+): NewWebhookEventItem {
+  const { projectId, ownerId, slug } = project;
+  return {
+    projectId,
+    eventId: newEventId(),
+    type: 'subscription.updated',
+    body: '{}',
+    due: { ownerId, slug, customerId, at },
+  };
+}
+
 /** What a subscription event compares: a change to none of these sends nothing. */
 interface SubscriptionFields {
   planId: number | null;
