@@ -346,6 +346,47 @@ describe('assignment and prices', () => {
   });
 });
 
+describe('visibility overrides', () => {
+  test('a variant hides a plan and shows a hidden one: its visitors see and buy its plans only', async () => {
+    const s = await shop();
+    const secret = await makePlan(api, s.project.slug, { name: 'Secret', basePrice: 49, isVisible: false });
+    const created = await api.post(s.base, {
+      name: 'Team or Secret',
+      variants: [
+        { key: 'a', weight: 1 },
+        {
+          key: 'b',
+          weight: 1,
+          plans: [
+            { planId: s.team.id, isVisible: false },
+            { planId: secret.id, isVisible: true },
+          ],
+        },
+      ],
+    });
+    expect(created.status, created.text).toBe(201);
+    expect((await api.post(`${s.base}/${created.body.id}/start`)).status).toBe(200);
+    const ids = visitorIds(40);
+    const variants = await inParallel(ids, 8, (v) => variantOf(s, v));
+    const shown = async (v: string) =>
+      (await visitor.get(`/api/share/${s.project.shareId}?visitor=${v}`)).body.plans.map((p: any) => p.id);
+    const buy = (v: string, planId: number) =>
+      visitor.post('/api/payments/checkout', { shareId: s.project.shareId, planId, visitor: v });
+    const inA = ids[variants.indexOf('a')] as string;
+    const inB = ids[variants.indexOf('b')] as string;
+    expect(await shown(inA)).toEqual([s.pro.id, s.team.id]);
+    expect(await shown(inB)).toEqual([s.pro.id, secret.id]);
+    expect((await buy(inA, secret.id)).status).toBe(404);
+    expect((await buy(inB, s.team.id)).status).toBe(404);
+    expect((await buy(inA, s.team.id)).status).toBe(200);
+    const team = fake.lastSessionCreate()?.body as any;
+    expect(team.line_items[0].price_data.unit_amount).toBe('9900');
+    expect((await buy(inB, secret.id)).status).toBe(200);
+    const hidden = fake.lastSessionCreate()?.body as any;
+    expect(hidden.metadata).toMatchObject({ planId: String(secret.id), variant: 'b' });
+  }, 60_000);
+});
+
 describe('exact counts and results', () => {
   test('20 concurrent senders: every visitor counted once; checkouts and paid subscriptions once; results by Wilson', async () => {
     const s = await shop();
