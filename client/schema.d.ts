@@ -104,7 +104,7 @@ export interface paths {
         put?: never;
         /**
          * A Stripe checkout session for one of a pricing page's plans
-         * @description Prices are computed on the server from the project; redirect URLs are the project's. An optional `Idempotency-Key` header (printable ASCII, at most 200 characters) is passed to Stripe, so a retry makes no second session.
+         * @description Prices are computed on the server from the project; redirect URLs are the project's. An optional `Idempotency-Key` header (printable ASCII, at most 200 characters) is passed to Stripe, so a retry makes no second session. While an experiment runs, the price is that of the variant the server computes from `visitor`; a `variant` or `experimentId` in the body is ignored.
          */
         post: operations["createPlanCheckout"];
         delete?: never;

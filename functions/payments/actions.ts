@@ -46,7 +46,7 @@ export const payments = defineGroup(paymentsRoutes, [
     doc: {
       operationId: 'createPlanCheckout',
       summary: "A Stripe checkout session for one of a pricing page's plans",
-      description: checkoutDescription,
+      description: `${checkoutDescription} While an experiment runs, the price is that of the variant the server computes from \`visitor\`; a \`variant\` or \`experimentId\` in the body is ignored.`,
       responses: { 200: CheckoutView },
       errors: ['not_found', ...checkoutErrors],
     },
