@@ -1,5 +1,5 @@
 import { recordView } from '#domain/experiments/counting.ts';
-import { ViewBody } from '#domain/experiments/schemas.ts';
+import { ViewBody } from '#domain/experiments/visitor.ts';
 import { createCustomCheckout, createPlanCheckout } from '#domain/payments/checkout.ts';
 import { getReceipt } from '#domain/payments/receipt.ts';
 import {

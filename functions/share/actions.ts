@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ShareQuery } from '#domain/experiments/schemas.ts';
+import { ShareQuery } from '#domain/experiments/visitor.ts';
 import { tableIsHealthy } from '#domain/health.ts';
 import { ShareView } from '#domain/share/schemas.ts';
 import { getShareData } from '#domain/share/share.ts';

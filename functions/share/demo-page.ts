@@ -1,4 +1,4 @@
-import { isCustomerId } from '#domain/customers/schemas.ts';
+import { isCustomerId } from '#domain/customers/customer-id.ts';
 import { NotFoundError } from '#domain/errors.ts';
 import { isShareIdShaped } from '#domain/share/share.ts';
 import type { HttpResult } from '#http/responses.ts';

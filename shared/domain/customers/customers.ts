@@ -9,16 +9,11 @@ import { findPlan, loadProject } from '../projects/load.ts';
 import { utcMonth } from '../usage/record.ts';
 import { versionOf } from '../versions/content.ts';
 import { outboxEvent } from '../webhooks-out/events.ts';
+import { isCustomerId } from './customer-id.ts';
 import { computeEntitlements, isAllowed } from './entitlements.ts';
 import { heldPlan, settled } from './held-plan.ts';
 import { loadProjectCached } from './project-cache.ts';
-import {
-  type CustomerView,
-  type EntitlementsView,
-  type EntitlementView,
-  type GrantInput,
-  isCustomerId,
-} from './schemas.ts';
+import type { CustomerView, EntitlementsView, EntitlementView, GrantInput } from './schemas.ts';
 import { changeCustomer, storedSubscription, toCustomerView } from './store.ts';
 
 /** How the customer reads use the project cache (shared/domain/customers/project-cache.ts). */

@@ -3,13 +3,8 @@ import { featureLimit } from '../features/view.ts';
 import { assignmentsByPlan } from '../plans/view.ts';
 import { isUnlimited, type VersionFeature, versionLimit } from '../versions/content.ts';
 import type { HeldPlan } from './held-plan.ts';
-import {
-  type EntitlementsView,
-  type EntitlementView,
-  grantsAccess,
-  type StoredSubscription,
-  type SubscriptionStatus,
-} from './schemas.ts';
+import type { EntitlementsView, EntitlementView, StoredSubscription } from './schemas.ts';
+import { grantsAccess, type SubscriptionStatus } from './subscription-status.ts';
 
 /** The project definition an entitlement needs: its features, plans and assignments. */
 export type ProjectDefinition = Pick<ProjectPartition, 'features' | 'plans' | 'planFeatures'>;

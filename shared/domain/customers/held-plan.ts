@@ -3,7 +3,8 @@ import { loadProject } from '../projects/load.ts';
 import { type VersionContent, versionOf } from '../versions/content.ts';
 import { planContent } from '../versions/current.ts';
 import { storedVersion } from '../versions/held.ts';
-import { grantsAccess, type StoredSubscription } from './schemas.ts';
+import type { StoredSubscription } from './schemas.ts';
+import { grantsAccess } from './subscription-status.ts';
 
 /**
  * A manual subscription's period-end migration takes effect once its period has ended, judged

@@ -3,25 +3,7 @@ import { billingIntervals, featureTypes } from '#contract/enums.ts';
 import { email, positiveId, seats } from '../fields.ts';
 import { PageQuery } from '../pages.ts';
 import { strictObject } from '../validation.ts';
-
-/** 1–128 characters of `A-Z a-z 0-9 . _ : @ -`, case-sensitive. */
-export const customerIdPattern = /^[A-Za-z0-9._:@-]{1,128}$/;
-export const isCustomerId = (value: string) => customerIdPattern.test(value);
-
-/** Stripe's subscription statuses; the first three grant access. */
-export const subscriptionStatuses = [
-  'trialing',
-  'active',
-  'past_due',
-  'canceled',
-  'unpaid',
-  'incomplete',
-  'incomplete_expired',
-  'paused',
-] as const;
-export type SubscriptionStatus = (typeof subscriptionStatuses)[number];
-export const grantsAccess = (status: SubscriptionStatus | null | undefined) =>
-  status === 'trialing' || status === 'active' || status === 'past_due';
+import { subscriptionStatuses } from './subscription-status.ts';
 
 /** PUT …/customers/{customerId}: a plan granted by hand. */
 export const GrantBody = strictObject({
@@ -83,14 +65,6 @@ export type SubscriptionView = z.infer<typeof SubscriptionView>;
  * ordering; a manual grant has no type, a change made here `LOCAL_CHANGE`).
  */
 export type StoredSubscription = SubscriptionView & { eventCreated: number; eventType?: string };
-
-/**
- * The `eventType` of a change this service made (at Stripe first, for a Stripe-sourced one): a
- * plan change, cancel, resume or migration. Stripe stamps events in whole seconds, so its events
- * of the change's own second may come from the change or from the calls just before it; the
- * change was stored after Stripe answered them all, so within that second it is the later.
- */
-export const LOCAL_CHANGE = 'local.change';
 
 export const CustomerView = z.strictObject({
   customerId: z.string(),

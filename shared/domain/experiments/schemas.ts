@@ -12,11 +12,6 @@ export const EXPERIMENTS_MAX = 50;
 /** Weights are small integers: their sum splits the hash space. */
 const WEIGHT_MAX = 10_000;
 
-/** A visitor id as the widget makes it: 1–64 characters of `A-Z a-z 0-9 _ -`. */
-export const visitorPattern = /^[A-Za-z0-9_-]{1,64}$/;
-const visitorMessage = 'must be 1-64 characters of letters, digits, _ and -';
-export const Visitor = z.string({ error: 'is required' }).regex(visitorPattern, visitorMessage);
-
 const variantKey = z
   .string({ error: 'is required' })
   .regex(/^[a-z0-9_-]{1,32}$/, 'must be 1-32 characters of a-z, 0-9, _ and -');
@@ -72,9 +67,6 @@ export const UpdateExperimentBody = strictObject({ name: name.optional(), varian
 export type CreateExperimentBody = z.output<typeof CreateExperimentBody>;
 export type UpdateExperimentBody = z.output<typeof UpdateExperimentBody>;
 export type VariantInput = z.output<typeof Variant>;
-
-export const ViewBody = strictObject({ visitor: Visitor });
-export const ShareQuery = z.object({ visitor: Visitor.optional() });
 
 const VariantView = z.strictObject({
   key: z.string(),

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { billingIntervals } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
-import { customerIdPattern } from '../customers/schemas.ts';
-import { Visitor } from '../experiments/schemas.ts';
+import { customerIdPattern } from '../customers/customer-id.ts';
+import { Visitor } from '../experiments/visitor.ts';
 import { amount, email, positiveId, seats, shareIdField } from '../fields.ts';
 import { acceptingReadFields, strictObject } from '../validation.ts';
 

@@ -1,7 +1,8 @@
 import { getCustomerItem } from '#db/customers.ts';
 import type { CustomerItem, ProjectKey, ProjectPartition } from '#db/types.ts';
+import { isCustomerId } from '../customers/customer-id.ts';
 import { settled } from '../customers/held-plan.ts';
-import { type CustomerView, isCustomerId } from '../customers/schemas.ts';
+import type { CustomerView } from '../customers/schemas.ts';
 import { storedSubscription, toCustomerView } from '../customers/store.ts';
 import { echo, NotFoundError, UnauthorizedError } from '../errors.ts';
 import { countPublicPaymentCall } from '../payments/rate-limit.ts';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { billingIntervals } from '#contract/enums.ts';
-import { subscriptionStatuses } from '../customers/schemas.ts';
+import { subscriptionStatuses } from '../customers/subscription-status.ts';
 import { httpUrl, positiveId, seats, shareIdField as shareId } from '../fields.ts';
 import { strictObject } from '../validation.ts';
 

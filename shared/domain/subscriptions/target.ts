@@ -1,7 +1,8 @@
 import type { BillingInterval } from '#contract/enums.ts';
 import { featureMonthlyPrice, intervalPrice, planMonthlyPrice, toMinorUnits } from '#contract/pricing.ts';
 import type { PlanItem, ProjectPartition } from '#db/types.ts';
-import { LOCAL_CHANGE, type StoredSubscription } from '../customers/schemas.ts';
+import type { StoredSubscription } from '../customers/schemas.ts';
+import { LOCAL_CHANGE } from '../customers/subscription-status.ts';
 import { ConflictError, echo, NotFoundError, planNotFound, ValidationError } from '../errors.ts';
 import { versionOf } from '../versions/content.ts';
 import { storedVersion } from '../versions/held.ts';

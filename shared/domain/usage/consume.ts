@@ -1,10 +1,10 @@
 import { isStorageBusy } from '#db/contention.ts';
 import type { CustomerItem, FeatureItem, ProjectKey, ProjectPartition } from '#db/types.ts';
 import { type ConsumeState, type ConsumeTarget, readConsumeState, writeConsume } from '#db/usage-consume.ts';
+import { isCustomerId } from '../customers/customer-id.ts';
 import { featureEntitlement } from '../customers/entitlements.ts';
 import { heldPlan, settled } from '../customers/held-plan.ts';
 import { forgetProjectCached, loadProjectCached } from '../customers/project-cache.ts';
-import { isCustomerId } from '../customers/schemas.ts';
 import { storedSubscription } from '../customers/store.ts';
 import { featureNotFound, NotFoundError, projectNotFound, UnavailableError, ValidationError } from '../errors.ts';
 import { aggregationRules, roundedSum } from './aggregation.ts';

@@ -13,7 +13,8 @@ import { forgetProjectCached, loadProjectCached } from '../customers/project-cac
 import { type ErrorDetail, NotFoundError, projectNotFound, UnavailableError, ValidationError } from '../errors.ts';
 import { aggregationRules } from './aggregation.ts';
 import { batchAlertRules } from './alerts.ts';
-import { type EventsBody, type EventsResultView, type UsageEventBody, usageLimits } from './schemas.ts';
+import { usageLimits } from './limits.ts';
+import type { EventsBody, EventsResultView, UsageEventBody } from './schemas.ts';
 
 /** A 400 names at most this many events (the first ones): enough to fix a generator. */
 const MAX_DETAILS = 100;

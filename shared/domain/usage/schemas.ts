@@ -1,26 +1,9 @@
 import * as z from 'zod';
-import { customerIdPattern, EntitlementView } from '../customers/schemas.ts';
+import { customerIdPattern } from '../customers/customer-id.ts';
+import { EntitlementView } from '../customers/schemas.ts';
 import { positiveId } from '../fields.ts';
 import { strictObject } from '../validation.ts';
-
-/** The bounds of one batch of usage events. */
-export const usageLimits = {
-  eventsPerBatch: 1_000,
-  eventIdMax: 128,
-  propertyMax: 200,
-  /** An event's timestamp may be this far in the past… */
-  pastDays: 35,
-  /** …and this far ahead of the server's clock. */
-  aheadMs: 5 * 60_000,
-  /**
-   * Our own ceiling on |value|: any month of sums stays exact in DynamoDB's 38 digits and
-   * far below its largest number; below `smallest`, DynamoDB cannot store a number at all.
-   */
-  valueMax: 1e15,
-  valueSmallest: 1e-9,
-  /** The most one consume may take. */
-  amountMax: 1e12,
-} as const;
+import { usageLimits } from './limits.ts';
 
 // DynamoDB stores strings as UTF-8, which a lone surrogate cannot be.
 const storable = (max: number) =>

@@ -1,8 +1,9 @@
 import { listCustomerItems } from '#db/customers.ts';
 import type { CustomerItem } from '#db/types.ts';
 import { settled } from '../customers/held-plan.ts';
-import { grantsAccess, type StoredSubscription } from '../customers/schemas.ts';
+import type { StoredSubscription } from '../customers/schemas.ts';
 import { storedSubscription } from '../customers/store.ts';
+import { grantsAccess } from '../customers/subscription-status.ts';
 
 /** Customers read per Query while looking for a plan's holders. */
 const PAGE = 500;

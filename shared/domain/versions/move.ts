@@ -2,8 +2,9 @@ import { intervalPrice, planMonthlyPrice, toMinorUnits } from '#contract/pricing
 import type { CustomerItem, ProjectPartition } from '#db/types.ts';
 import { log } from '#shared/logger.ts';
 import { settled } from '../customers/held-plan.ts';
-import { LOCAL_CHANGE, type StoredSubscription } from '../customers/schemas.ts';
+import type { StoredSubscription } from '../customers/schemas.ts';
 import { changeCustomer, storedSubscription } from '../customers/store.ts';
+import { LOCAL_CHANGE } from '../customers/subscription-status.ts';
 import { openPaymentKey } from '../payments/account.ts';
 import type { MigrationJob, Ports } from '../ports.ts';
 import type { VersionContent } from './content.ts';

@@ -1,10 +1,7 @@
 import { minorUnit } from '#contract/pricing.ts';
-import {
-  isCustomerId,
-  type StoredSubscription,
-  type SubscriptionStatus,
-  subscriptionStatuses,
-} from '../customers/schemas.ts';
+import { isCustomerId } from '../customers/customer-id.ts';
+import type { StoredSubscription } from '../customers/schemas.ts';
+import { type SubscriptionStatus, subscriptionStatuses } from '../customers/subscription-status.ts';
 import { readFeatureDetails } from '../payments/feature-details.ts';
 
 /**

@@ -1,6 +1,7 @@
 import type { CustomerItem, ProjectItem } from '#db/types.ts';
-import { grantsAccess, LOCAL_CHANGE, type StoredSubscription } from '../customers/schemas.ts';
+import type { StoredSubscription } from '../customers/schemas.ts';
 import { changeCustomer, type Decision, storedSubscription } from '../customers/store.ts';
+import { grantsAccess, LOCAL_CHANGE } from '../customers/subscription-status.ts';
 import { UnavailableError } from '../errors.ts';
 import { countPaidSubscription } from '../experiments/counting.ts';
 import { openWebhookSecret } from '../payments/webhook-secret.ts';
