@@ -14,7 +14,7 @@ export function aggregateUpdate(
   live: MeteredEvent[],
   newProperties: number,
   rules: AggregationRules,
-  alert?: (amount: number, mode: 'add' | 'max') => AlertPlan,
+  alert?: (amount: number, mode: 'add' | 'max' | 'latest') => AlertPlan,
 ): { update: TransactItem; plan?: AlertPlan } | undefined {
   const { customerId, month, featureId, method } = chunk.group;
   const identity = {
@@ -59,6 +59,7 @@ export function aggregateUpdate(
   } else {
     const last = rules.latest(live);
     if (chunk.known.stored?.at !== undefined && chunk.known.stored.at > last.at) return undefined;
+    const plan = alert?.(last.value ?? 0, 'latest');
     return {
       update: {
         Update: {
@@ -69,6 +70,7 @@ export function aggregateUpdate(
           ExpressionAttributeValues: { ...identity, ':amount': last.value ?? 0, ':at': last.at },
         },
       },
+      ...(plan?.items.length ? { plan } : {}),
     };
   }
   if (add === 0 && method === 'unique_count') return undefined;

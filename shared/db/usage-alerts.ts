@@ -56,9 +56,15 @@ export function alertPlan(
     alerted: ReadonlySet<string>;
   },
   amount: number,
-  mode: 'add' | 'max',
+  mode: 'add' | 'max' | 'latest',
 ): AlertPlan {
   const { projectId, group, limit, stored, alerted } = aggregate;
+  if (mode === 'latest') {
+    // A latest value goes down as well as up: the write that leaves it at or past a threshold
+    // sends it, unless the month's marker exists (its create is the once-only condition).
+    const reached = rules.crossed(limit, Number.NEGATIVE_INFINITY, amount).filter((t) => !alerted.has(t));
+    return { condition: '', values: {}, ...alertItems(rules, projectId, group, limit, reached, amount) };
+  }
   const before = stored ?? 0;
   const after = mode === 'add' ? before + amount : Math.max(before, amount);
   const crossing = rules.crossed(limit, before, after).length > 0;
@@ -70,6 +76,21 @@ export function alertPlan(
     if (quiet) return { ...rangeCondition(quiet), items: [], markers: [], after: undefined };
   }
   const markers = rules.crossed(limit, before, after).filter((threshold) => !alerted.has(threshold));
+  const { items } = alertItems(rules, projectId, group, limit, markers, after);
+  return stored === undefined
+    ? { condition: 'attribute_not_exists(#amount)', values: {}, items, markers, after }
+    : { condition: '#amount = :alertBefore', values: { ':alertBefore': stored }, items, markers, after };
+}
+
+/** The marker (a create: once each) and the outbox event of each threshold in `markers`. */
+function alertItems(
+  rules: UsageAlertRules,
+  projectId: number,
+  group: AggregateEvents,
+  limit: number,
+  markers: UsageThreshold[],
+  after: number,
+): Pick<AlertPlan, 'items' | 'markers' | 'after'> {
   const { webhookEvent, usageAlert } = db().entities;
   const { customerId, month, featureId } = group;
   const items: TransactItem[] = [
@@ -84,9 +105,7 @@ export function alertPlan(
       >,
     })),
   ];
-  return stored === undefined
-    ? { condition: 'attribute_not_exists(#amount)', values: {}, items, markers, after }
-    : { condition: '#amount = :alertBefore', values: { ':alertBefore': stored }, items, markers, after };
+  return { items, markers, after };
 }
 
 /** The condition that the stored usage is in `[lo, hi)` (null: unbounded; absent counts as 0). */

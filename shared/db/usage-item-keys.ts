@@ -17,6 +17,9 @@ export const aggregateSk = (customerId: string, month: string, { featureId, meth
 export const uniqueSk = (customerId: string, month: string, featureId: number, property: string) =>
   `$usageunique_1#customerId_${customerId}#month_${month}#featureId_${pad(featureId)}#property_${property}`;
 
+export const alertSk = (customerId: string, month: string, featureId: number, threshold: string) =>
+  `$usagealert_1#customerId_${customerId}#month_${month}#featureId_${pad(featureId)}#threshold_${threshold}`;
+
 /** FNV-1a of the event id: which of the project's event partitions holds its dedupe entry. */
 export function eventShard(eventId: string): number {
   let hash = 0x811c9dc5;
@@ -35,6 +38,10 @@ export const usageKeys = {
   unique: (projectId: number, customerId: string, month: string, featureId: number, property: string) => ({
     pk: customerPartition(projectId),
     sk: uniqueSk(customerId, month, featureId, property),
+  }),
+  alert: (projectId: number, customerId: string, month: string, featureId: number, threshold: string) => ({
+    pk: customerPartition(projectId),
+    sk: alertSk(customerId, month, featureId, threshold),
   }),
   event: (projectId: number, eventId: string) => ({
     pk: `${customerPartition(projectId)}#shard_${eventShard(eventId)}`,

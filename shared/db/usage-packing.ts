@@ -1,8 +1,9 @@
 import type { AggregationMethod } from '#contract/enums.ts';
 import { getAll } from './batch.ts';
+import { USAGE_THRESHOLDS } from './entities/usage.ts';
 import { TRANSACTION_ITEMS } from './transactions.ts';
 import { ALERT_ITEMS, type UsageAlertRules } from './usage-alerts.ts';
-import { aggregateSk, customerPartition, customerSk, uniqueSk } from './usage-item-keys.ts';
+import { aggregateSk, alertSk, customerPartition, customerSk, uniqueSk } from './usage-item-keys.ts';
 
 // How a batch of usage events is cut into transactions: what is stored already is read
 // first, then each aggregate's events are cut into chunks and the chunks packed into
@@ -41,7 +42,7 @@ export interface AggregationRules {
    * that one is later: on a tie the later write wins, as the later received does among these.
    */
   latest(events: readonly MeteredEvent[]): MeteredEvent;
-  /** Usage thresholds: sent for count, sum and unique_count aggregates when given. */
+  /** Usage thresholds: sent for every aggregate when given. */
   alerts?: UsageAlertRules;
 }
 
@@ -51,7 +52,7 @@ export interface Known {
   properties: Set<string>;
   /** max and latest (and those with a limit): the aggregate as stored. */
   stored?: { amount: number | undefined; at: number | undefined };
-  /** count, sum, unique_count and max, with alerts: the customer's limit for the feature, when positive. */
+  /** With alerts: the customer's limit for the feature, when positive. */
   limit?: number;
   /** Thresholds whose marker was found existing (sent already this month). */
   alerted: Set<string>;
@@ -101,11 +102,18 @@ export async function readStored(
       }
     }
     // With a limit, the usage before the write decides which thresholds it crosses.
-    if (alerts && method !== 'latest') {
+    if (alerts) {
       limited.push(group);
       found.set(aggregateSk(customerId, month, { featureId, method }), storedAggregate);
       customers.set(customerId, undefined);
       found.set(customerSk(customerId), (item) => customers.set(customerId, item));
+    }
+    // A latest value sends a threshold whenever it is at or past it and the month's marker
+    // is absent: the markers are read, so a value that stays past one costs no cancelled write.
+    if (alerts && method === 'latest') {
+      for (const threshold of USAGE_THRESHOLDS) {
+        found.set(alertSk(customerId, month, featureId, threshold), () => knowledge.alerted.add(threshold));
+      }
     }
   }
   const pk = customerPartition(projectId);

@@ -85,7 +85,7 @@ function build(table: string, projectId: number, chunks: Chunk[], rules: Aggrega
     const alerts = rules.alerts;
     const alert =
       alerts && limit !== undefined
-        ? (amount: number, mode: 'add' | 'max') =>
+        ? (amount: number, mode: 'add' | 'max' | 'latest') =>
             alertPlan(alerts, { projectId, group: chunk.group, limit, stored: stored?.amount, alerted }, amount, mode)
         : undefined;
     const written = aggregateUpdate(table, projectId, chunk, live, properties.length, rules, alert);

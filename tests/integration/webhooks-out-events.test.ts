@@ -139,7 +139,7 @@ describe('changes that take effect at period end', () => {
 });
 
 describe('events of usage', () => {
-  async function limited(label: string, method: 'count' | 'sum' | 'max', limit: number) {
+  async function limited(label: string, method: 'count' | 'sum' | 'max' | 'latest', limit: number) {
     const context = await setUp(label);
     const { api, base, slug } = context;
     const feature = await makeFeature(api, slug, {
@@ -234,6 +234,31 @@ describe('events of usage', () => {
     expect(usage.map((r) => r.body.type).sort()).toEqual(['usage.limit_approaching', 'usage.limit_reached']);
     for (const event of usage) expect(event.body.data.usage).toBeGreaterThanOrEqual(8);
     expect((await api.get(`${base}/customers/ada/entitlements/${featureId}`)).body.usage).toBe(20);
+  });
+
+  test('a latest feature: the value reaching 80% and 100% sends each once a month, however it goes down and up again', async () => {
+    const { api, base, received, path, featureId } = await limited('events-latest', 'latest', 10);
+    const at = (second: number) => new Date(Date.now() - 60_000 + second * 1000).toISOString();
+    const send = (eventId: string, value: number, second: number) =>
+      api.post(`${base}/events`, { events: [{ eventId, customerId: 'ada', featureId, value, timestamp: at(second) }] });
+    expect((await send('low', 5, 0)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(hooks.receiver.on(path).filter((r) => r.body.type.startsWith('usage.'))).toEqual([]);
+    // 20 senders at once, values 1 to 20: whichever leave the latest at or past 8 and 10.
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => send(`l-${i}`, i + 1, 1 + i)));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    await received((types) => types.includes('usage.limit_reached') && types.includes('usage.limit_approaching'));
+    // Down below 80%, then past both again: nothing more this month.
+    expect((await send('down', 2, 30)).status).toBe(200);
+    expect((await send('up', 12, 31)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const usage = hooks.receiver.on(path).filter((r) => r.body.type.startsWith('usage.'));
+    expect(usage.map((r) => r.body.type).sort()).toEqual(['usage.limit_approaching', 'usage.limit_reached']);
+    const reached = usage.find((r) => r.body.type === 'usage.limit_reached');
+    expect(reached?.body.data).toMatchObject({ customerId: 'ada', featureId, limit: 10 });
+    expect(reached?.body.data.usage).toBeGreaterThanOrEqual(10);
+    expect(usage.find((r) => r.body.type === 'usage.limit_approaching')?.body.data.usage).toBeGreaterThanOrEqual(8);
+    expect((await api.get(`${base}/customers/ada/entitlements/${featureId}`)).body.usage).toBe(12);
   });
 
   test('one consume that passes both thresholds sends both; another month sends them again', async () => {

@@ -81,6 +81,10 @@ describe('key shapes (ElectroDB .params(), no I/O)', () => {
     expect(usageKeys.unique(7, 'User_42@x', '2026-11', 5, 'p#1')).toEqual(
       keysOf(UsageUnique.create(marker).params(table)),
     );
+    const alert = { ...aggregate, threshold: 'reached' as const };
+    expect(usageKeys.alert(7, 'User_42@x', '2026-11', 5, 'reached')).toEqual(
+      keysOf(entities.usageAlert.create(alert).params(table)),
+    );
     const shard = eventShard('evt_1');
     expect(shard).toBe(eventShard('evt_1'));
     expect(keysOf(UsageEvent.create({ projectId: 7, shard, eventId: 'evt_1', expiresAt: 1 }).params(table))).toEqual({

@@ -25,6 +25,9 @@ import { idAttribute } from './project-scope.ts';
  */
 export const USAGE_EVENT_SHARDS = 16;
 
+/** The thresholds of a limit whose crossing is sent once a month: 80% and 100%. */
+export const USAGE_THRESHOLDS = ['approaching', 'reached'] as const;
+
 export const usageAggregateEntity = defineEntity({
   model: entityModel('usage'),
   attributes: {
@@ -80,7 +83,7 @@ export const usageAlertEntity = defineEntity({
     customerId: { type: 'string', required: true, readOnly: true },
     month: { type: 'string', required: true, readOnly: true },
     featureId: idAttribute,
-    threshold: { type: ['approaching', 'reached'] as const, required: true, readOnly: true },
+    threshold: { type: USAGE_THRESHOLDS, required: true, readOnly: true },
     expiresAt: { type: 'number' },
   },
   indexes: {
@@ -108,4 +111,4 @@ export const usageEventEntity = defineEntity({
 });
 
 /** A threshold of a limit whose crossing is sent once a month: 80% and 100%. */
-export type UsageThreshold = 'approaching' | 'reached';
+export type UsageThreshold = (typeof USAGE_THRESHOLDS)[number];
