@@ -17,6 +17,9 @@ export function aggregateUpdate(
   alert?: (amount: number, mode: 'add' | 'max' | 'latest') => AlertPlan,
 ): { update: TransactItem; plan?: AlertPlan } | undefined {
   const { customerId, month, featureId, method } = chunk.group;
+  // The limit its thresholds are decided on (usage-packing.ts, Known.decidedLimit).
+  const { decidedLimit, replaces } = chunk.known;
+  const limited = decidedLimit !== undefined;
   const identity = {
     ':projectId': projectId,
     ':customerId': customerId,
@@ -26,16 +29,33 @@ export function aggregateUpdate(
     ':entity': 'usage',
     ':version': '1',
     ':expiresAt': aggregateExpiry(month),
+    ...(limited ? { ':alertLimit': decidedLimit } : {}),
+    ...(limited && replaces !== undefined ? { ':alertLimitReplaced': replaces } : {}),
   };
   const set =
     'projectId = :projectId, customerId = :customerId, #month = :month, featureId = :featureId, ' +
-    '#method = :method, #e = :entity, #v = :version, expiresAt = :expiresAt';
+    '#method = :method, #e = :entity, #v = :version, expiresAt = :expiresAt' +
+    (limited ? ', #alertLimit = :alertLimit' : '');
+  const sameLimit = !limited
+    ? undefined
+    : replaces === undefined
+      ? 'attribute_not_exists(#alertLimit) OR #alertLimit = :alertLimit'
+      : 'attribute_not_exists(#alertLimit) OR #alertLimit = :alertLimit OR #alertLimit = :alertLimitReplaced';
+  const withLimit = (condition: string | undefined) =>
+    sameLimit === undefined ? condition : condition ? `(${condition}) AND (${sameLimit})` : sameLimit;
   const base = {
     TableName: table,
     Key: usageKeys.aggregate(projectId, customerId, month, { featureId, method }),
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
   };
-  const names = { '#month': 'month', '#method': 'method', '#e': '__edb_e__', '#v': '__edb_v__', '#amount': 'amount' };
+  const names = {
+    '#month': 'month',
+    '#method': 'method',
+    '#e': '__edb_e__',
+    '#v': '__edb_v__',
+    '#amount': 'amount',
+    ...(limited ? { '#alertLimit': 'alertLimit' } : {}),
+  };
   let add: number;
   if (method === 'count' || method === 'sum') add = rules.added(method, live);
   else if (method === 'unique_count') add = newProperties;
@@ -49,7 +69,7 @@ export function aggregateUpdate(
         Update: {
           ...base,
           UpdateExpression: `SET #amount = :amount, ${set}`,
-          ConditionExpression: plan?.condition ? `(${raises}) AND (${plan.condition})` : raises,
+          ConditionExpression: withLimit(plan?.condition ? `(${raises}) AND (${plan.condition})` : raises),
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: { ...identity, ...plan?.values, ':amount': max },
         },
@@ -65,7 +85,7 @@ export function aggregateUpdate(
         Update: {
           ...base,
           UpdateExpression: `SET #amount = :amount, #at = :at, ${set}`,
-          ConditionExpression: 'attribute_not_exists(#at) OR #at <= :at',
+          ConditionExpression: withLimit('attribute_not_exists(#at) OR #at <= :at'),
           ExpressionAttributeNames: { ...names, '#at': 'at' },
           ExpressionAttributeValues: { ...identity, ':amount': last.value ?? 0, ':at': last.at },
         },
@@ -80,7 +100,9 @@ export function aggregateUpdate(
       Update: {
         ...base,
         UpdateExpression: `SET ${set} ADD #amount :amount`,
-        ...(plan?.condition ? { ConditionExpression: plan.condition } : {}),
+        ...(withLimit(plan?.condition || undefined)
+          ? { ConditionExpression: withLimit(plan?.condition || undefined) }
+          : {}),
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: { ...identity, ...plan?.values, ':amount': add },
       },

@@ -56,6 +56,18 @@ export interface Known {
   limit?: number;
   /** Thresholds whose marker was found existing (sent already this month). */
   alerted: Set<string>;
+  /**
+   * With alerts: the limit the thresholds are decided on (0: none). Every write of the
+   * aggregate stores it and asks that the aggregate hold it (or nothing, or `replaces`), so
+   * all the writes of an aggregate decide on one limit at a time: one that read the customer
+   * before a plan change and writes after a write that read it after fails, reads the
+   * customer again and decides anew.
+   */
+  decidedLimit?: number;
+  /** A limit the aggregate holds that this write, having read the customer since, may replace. */
+  replaces?: number;
+  /** The aggregate holds another limit than decided: the customer is read again before the next try. */
+  limitStale?: boolean;
 }
 
 /** A slice of one aggregate's events, written in one transaction with one update of it. */
@@ -93,6 +105,7 @@ export async function readStored(
     const { customerId, month, featureId, method } = group;
     const storedAggregate = (item: Record<string, unknown>) => {
       knowledge.stored = { amount: item.amount as number | undefined, at: item.at as number | undefined };
+      if (typeof item.alertLimit === 'number') knowledge.replaces = item.alertLimit;
     };
     if (method === 'max' || method === 'latest') {
       found.set(aggregateSk(customerId, month, { featureId, method }), storedAggregate);
@@ -120,14 +133,43 @@ export async function readStored(
   // Of a customer, its subscription decides the limit.
   const items = await getAll(
     [...found.keys()].map((sk) => ({ pk, sk })),
-    customers.size > 0 ? ['sk', 'amount', 'at', 'subscription'] : ['sk', 'amount', 'at'],
+    customers.size > 0 ? ['sk', 'amount', 'at', 'alertLimit', 'subscription'] : ['sk', 'amount', 'at'],
   );
   for (const item of items) found.get(item.sk as string)?.(item);
-  for (const group of limited) {
-    const limit = alerts?.limitOf(group, customers.get(group.customerId));
-    if (typeof limit === 'number' && limit > 0) (known.get(group) as Known).limit = limit;
-  }
+  for (const group of limited)
+    decideLimit(known.get(group) as Known, alerts?.limitOf(group, customers.get(group.customerId)));
   return known;
+}
+
+/** What the customer's limit, read at once with the aggregate (or since), makes of the aggregate's. */
+function decideLimit(knowledge: Known, limit: number | null | undefined): void {
+  const positive = typeof limit === 'number' && limit > 0 ? limit : undefined;
+  if (positive === undefined) delete knowledge.limit;
+  else knowledge.limit = positive;
+  knowledge.decidedLimit = positive ?? 0;
+  // The limit stored is the one decided, or one this read supersedes.
+  if (knowledge.replaces === knowledge.decidedLimit) delete knowledge.replaces;
+  knowledge.limitStale = false;
+}
+
+/**
+ * The customers of the chunks whose aggregate holds another limit than they decided on, read
+ * again (strongly consistent, one BatchGetItem), and the limit decided anew: the aggregate's
+ * may then be replaced, as one decided before this read.
+ */
+export async function rereadLimits(projectId: number, chunks: Chunk[], alerts: UsageAlertRules): Promise<void> {
+  const stale = chunks.filter((chunk) => chunk.known.limitStale);
+  if (stale.length === 0) return;
+  const pk = customerPartition(projectId);
+  const ids = [...new Set(stale.map((chunk) => chunk.group.customerId))];
+  const items = await getAll(
+    ids.map((customerId) => ({ pk, sk: customerSk(customerId) })),
+    ['sk', 'subscription'],
+  );
+  const bySk = new Map(items.map((item) => [item.sk as string, item]));
+  for (const chunk of stale) {
+    decideLimit(chunk.known, alerts.limitOf(chunk.group, bySk.get(customerSk(chunk.group.customerId))));
+  }
 }
 
 /**
@@ -139,7 +181,8 @@ function chunksOf(group: AggregateEvents, known: Known): Chunk[] {
   let events: MeteredEvent[] = [];
   let markers = new Set<string>();
   // An aggregate with a limit may add its threshold markers and events.
-  const reserved = 1 + (known.limit === undefined ? 0 : ALERT_ITEMS);
+  // With alerts, even with no limit now: a limit read again may bring thresholds.
+  const reserved = 1 + (known.decidedLimit === undefined ? 0 : ALERT_ITEMS);
   const close = () => {
     chunks.push({ group, events, items: reserved + events.length + markers.size, duplicates: new Set(), known });
     events = [];

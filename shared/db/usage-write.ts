@@ -13,6 +13,7 @@ import {
   type MeteredEvent,
   pack,
   readStored,
+  rereadLimits,
 } from './usage-packing.ts';
 
 export type { AggregateEvents, AggregationRules, MeteredEvent };
@@ -136,7 +137,14 @@ function learn(outcome: TransactionOutcome, refs: ItemRef[]): boolean {
     else if (ref.kind === 'alert') ref.chunk.known.alerted.add(ref.threshold);
     else if (ref.kind === 'aggregate') {
       const stored = reason.item ?? {};
-      ref.chunk.known.stored = { amount: stored.amount as number | undefined, at: stored.at as number | undefined };
+      const { known } = ref.chunk;
+      known.stored = { amount: stored.amount as number | undefined, at: stored.at as number | undefined };
+      // Another limit than decided: written by one that read the customer since, or before.
+      const limit = stored.alertLimit;
+      if (known.decidedLimit !== undefined && typeof limit === 'number' && limit !== known.decidedLimit) {
+        known.replaces = limit;
+        known.limitStale = true;
+      }
     }
   });
   return learned;
@@ -175,11 +183,18 @@ async function commit(
           for (const ref of refs) {
             if (ref.kind === 'unique') ref.chunk.known.properties.add(ref.property);
             else if (ref.kind === 'alert') ref.chunk.known.alerted.add(ref.threshold);
-            else if (ref.kind === 'aggregate' && ref.sets) ref.chunk.known.stored = ref.sets;
+            else if (ref.kind === 'aggregate') {
+              if (ref.sets) ref.chunk.known.stored = ref.sets;
+              // The aggregate holds the decided limit now.
+              delete ref.chunk.known.replaces;
+            }
           }
           return;
         }
-        if (learn(outcome, refs)) continue;
+        if (learn(outcome, refs)) {
+          if (rules.alerts) await rereadLimits(projectId, chunks, rules.alerts);
+          continue;
+        }
         if (onlyTransient(outcome.reasons.map((r) => r.code))) return BUSY;
         throw new Error(`Usage transaction cancelled: ${outcome.reasons.map((r) => r.code).join(', ')}`);
       }

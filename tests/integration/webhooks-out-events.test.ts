@@ -1,4 +1,5 @@
 import { describe, expect, test, vi } from 'vitest';
+import { rawTable } from '#db/service.ts';
 import { getDelivery } from '#db/webhook-deliveries.ts';
 import { settleDue } from '#domain/customers/settle.ts';
 import { createConsumer } from '#domain/usage/consume.ts';
@@ -259,6 +260,63 @@ describe('events of usage', () => {
     expect(reached?.body.data.usage).toBeGreaterThanOrEqual(10);
     expect(usage.find((r) => r.body.type === 'usage.limit_approaching')?.body.data.usage).toBeGreaterThanOrEqual(8);
     expect((await api.get(`${base}/customers/ada/entitlements/${featureId}`)).body.usage).toBe(12);
+  });
+
+  test('a batch that read the limit before a plan change, written after a batch that read it after, decides again on the new limit', async () => {
+    const { api, base, slug, path, received } = await setUp('limit-race');
+    const feature = await makeFeature(api, slug, { name: 'Calls', isCountable: true, usageCount: 10 });
+    const free = await makePlan(api, slug, { name: 'Free' });
+    const metered = await makePlan(api, slug, { name: 'Metered', features: [{ featureId: feature.id }] });
+    expect((await api.put(`${base}/customers/ada`, { planId: free.id })).status).toBe(200);
+    const batch = (prefix: string) =>
+      api.post(`${base}/events`, {
+        events: Array.from({ length: 5 }, (_, i) => ({
+          eventId: `${prefix}-${i}`,
+          customerId: 'ada',
+          featureId: feature.id,
+        })),
+      });
+    // The stale batch's first transaction waits after its read, until the race is set up.
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let paused = () => {};
+    const reached = new Promise<void>((resolve) => {
+      paused = resolve;
+    });
+    const { lowLevel } = rawTable();
+    lowLevel.middlewareStack.add(
+      (next) => async (args) => {
+        if (JSON.stringify(args.input).includes('eventId_stale-')) {
+          paused();
+          await gate;
+        }
+        return next(args);
+      },
+      { step: 'build', name: 'limitRaceGate' },
+    );
+    try {
+      // Read on the free plan: no limit, no thresholds.
+      const stale = batch('stale');
+      await reached;
+      expect((await api.put(`${base}/customers/ada`, { planId: metered.id })).status).toBe(200);
+      // Read on the metered plan (limit 10): 0 → 5 crosses nothing.
+      expect((await batch('fresh')).status).toBe(200);
+      release();
+      expect((await stale).status).toBe(200);
+    } finally {
+      release();
+      lowLevel.middlewareStack.remove('limitRaceGate');
+    }
+    // The stale batch takes the usage 5 → 10 on the limit as it is now: both thresholds.
+    await received((types) => types.includes('usage.limit_reached') && types.includes('usage.limit_approaching'));
+    const usage = hooks.receiver.on(path).filter((r) => r.body.type.startsWith('usage.'));
+    expect(usage.map((r) => [r.body.type, r.body.data.usage, r.body.data.limit]).sort()).toEqual([
+      ['usage.limit_approaching', 10, 10],
+      ['usage.limit_reached', 10, 10],
+    ]);
+    expect((await api.get(`${base}/customers/ada/entitlements/${feature.id}`)).body.usage).toBe(10);
   });
 
   test('one consume that passes both thresholds sends both; another month sends them again', async () => {
