@@ -28,7 +28,7 @@ import type { Plugin } from 'esbuild';
  */
 export const initBudget = {
   target: { default: 2, payments: 2.5, webhooks: 2.5 },
-  ceiling: { default: 2.5, projects: 2.6, plans: 2.7, customers: 2.7, payments: 2.8, webhooks: 2.8 },
+  ceiling: { default: 2.5, projects: 2.6, plans: 2.6, customers: 2.6, payments: 2.5, webhooks: 2.5 },
 } as const;
 
 /** A function's init target or ceiling, as a multiple of the baseline's. */
