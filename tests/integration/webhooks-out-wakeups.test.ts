@@ -1,0 +1,51 @@
+import { describe, expect, test } from 'vitest';
+import { composeFromEnvironment } from '#dev/local-server.ts';
+import { LocalWebhooksOut } from '#dev/local-webhooks-out.ts';
+import { httpWebhookSender } from '#shared/webhooks-out/http-sender.ts';
+import { useLocalServer } from '../fixtures/api.ts';
+import { makePlan } from '../fixtures/factories.ts';
+import { eventually, useWebhookReceiver } from '../fixtures/webhook-receiver.ts';
+
+/**
+ * A change that takes effect at period end, whose wake-up a process set and then lost (it
+ * stopped before the period's end): the next start of the local delivery finds the waiting
+ * change in its scan of the table, wakes at the period's end and sends subscription.updated.
+ */
+const server = useLocalServer({ webhooksOut: false });
+const hooks = useWebhookReceiver(server);
+
+describe('wake-ups under npm start', () => {
+  test('a start finds a change waiting for its period end and sends its event when the period ends', async () => {
+    const { api, base, slug, endpoint } = await hooks.project('wakeup-restart');
+    await endpoint('/restart');
+    const big = await makePlan(api, slug, { name: 'Big', basePrice: 50 });
+    const small = await makePlan(api, slug, { name: 'Small', basePrice: 5 });
+    const end = new Date(Date.now() + 2_000).toISOString();
+    expect((await api.put(`${base}/customers/waits`, { planId: big.id, currentPeriodEnd: end })).status).toBe(200);
+    const app = composeFromEnvironment();
+    const run = () => new LocalWebhooksOut(app.ports.keyring, httpWebhookSender('loopback'), 0.001);
+    // The first run dispatches the change's due item (the outbox item goes) and sets its timer...
+    const first = run();
+    first.start();
+    const changed = await api.post(`${base}/customers/waits/subscription`, { planId: small.id, at: 'period_end' });
+    expect(changed.status, changed.text).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await first.idle();
+    // ...and stops before the period's end: only the stored customer says a change waits.
+    await first.stop();
+    const delivery = run();
+    delivery.start();
+    try {
+      const got = await eventually(
+        () => hooks.receiver.on('/restart'),
+        (r) => r.some((x) => x.body.data.subscription?.planId === small.id),
+      );
+      const update = got.find((x) => x.body.data.subscription?.planId === small.id);
+      expect(update?.body.type).toBe('subscription.updated');
+      expect(update?.verifiedWith).toBeDefined();
+      expect(Date.parse(update?.body.createdAt ?? '')).toBeGreaterThanOrEqual(Date.parse(end));
+    } finally {
+      await delivery.stop();
+    }
+  });
+});
