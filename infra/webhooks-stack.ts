@@ -93,7 +93,12 @@ export class WebhooksStack extends Stack {
       description: "EventBridge Scheduler puts the webhooks' wake-ups on the delivery queue",
     });
     this.schedulerRole.addToPolicy(
-      new PolicyStatement({ effect: Effect.ALLOW, actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: ['sqs:SendMessage'],
+        // The queue, and its dead letters for a wake-up it could not put there.
+        resources: [this.queue.queueArn, this.deadLetters.queueArn],
+      }),
     );
     // Creates one-time schedules in its group only (no update, read or delete: each deletes
     // itself once it has run), and hands them only the role above.
@@ -125,6 +130,7 @@ export class WebhooksStack extends Stack {
         "A wake-up's schedule is named when the change it wakes is written: the grant covers the schedules of the stage's own group, and CreateSchedule only.",
     });
     this.worker.fn.addEnvironment('WEBHOOK_QUEUE_ARN', this.queue.queueArn);
+    this.worker.fn.addEnvironment('WEBHOOK_DEAD_LETTER_ARN', this.deadLetters.queueArn);
     this.worker.fn.addEnvironment('WEBHOOK_SCHEDULE_GROUP', this.wakeUps.scheduleGroupName);
     this.worker.fn.addEnvironment('WEBHOOK_SCHEDULER_ROLE_ARN', this.schedulerRole.roleArn);
     this.worker.fn.addEventSource(
@@ -158,7 +164,7 @@ export class WebhooksStack extends Stack {
 
     if (settings.alarms) {
       new Alarm(this, 'DeliveryDeadLettersAlarm', {
-        alarmDescription: 'Webhook deliveries or outbox records failed on our side too often: see the webhooksOut logs',
+        alarmDescription: 'Webhook deliveries, outbox records or wake-ups failed on our side too often: see the webhooksOut logs',
         metric: this.deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
         threshold: 1,
         evaluationPeriods: 1,

@@ -83,6 +83,8 @@ export const RuntimeEnv = z.object({
   // end): EventBridge Scheduler one-time schedules in this group, which put their message on
   // the queue (its ARN) as this role (the webhooksOut worker of a stage).
   WEBHOOK_QUEUE_ARN: optionalText,
+  // Where a wake-up the scheduler could not deliver goes (the queue's dead letters, alarmed).
+  WEBHOOK_DEAD_LETTER_ARN: optionalText,
   WEBHOOK_SCHEDULE_GROUP: optionalText,
   WEBHOOK_SCHEDULER_ROLE_ARN: optionalText,
   // Local runs only: the webhook retry schedule times this (tests shrink its 24 h to seconds).

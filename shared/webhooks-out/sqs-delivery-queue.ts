@@ -10,7 +10,11 @@ const MAX_DELAY_S = 900;
 
 type WakeConfig = Pick<
   RuntimeConfig,
-  'WEBHOOK_QUEUE_ARN' | 'WEBHOOK_SCHEDULE_GROUP' | 'WEBHOOK_SCHEDULER_ROLE_ARN' | 'AWS_REGION'
+  | 'WEBHOOK_QUEUE_ARN'
+  | 'WEBHOOK_DEAD_LETTER_ARN'
+  | 'WEBHOOK_SCHEDULE_GROUP'
+  | 'WEBHOOK_SCHEDULER_ROLE_ARN'
+  | 'AWS_REGION'
 >;
 
 /** `at(…)` of EventBridge Scheduler, in UTC: whole seconds, rounded up so it is never early. */
@@ -44,7 +48,13 @@ function schedulerFor(config: WakeConfig) {
           ScheduleExpressionTimezone: 'UTC',
           FlexibleTimeWindow: { Mode: 'OFF' },
           ActionAfterCompletion: 'DELETE',
-          Target: { Arn: queueArn, RoleArn: roleArn, Input: message },
+          Target: {
+            Arn: queueArn,
+            RoleArn: roleArn,
+            Input: message,
+            // What the scheduler could not put on the queue after its retries: alarmed.
+            ...(config.WEBHOOK_DEAD_LETTER_ARN ? { DeadLetterConfig: { Arn: config.WEBHOOK_DEAD_LETTER_ARN } } : {}),
+          },
         }),
       );
     } catch (error) {

@@ -124,13 +124,18 @@ describe('wake-ups of changes that take effect later', () => {
       Action: string | string[];
       Resource: unknown;
     }[];
+    const deadId = logicalId(stack(), stack().deadLetters);
     expect(roleStatements).toEqual([
-      expect.objectContaining({ Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } }),
+      expect.objectContaining({
+        Action: 'sqs:SendMessage',
+        Resource: [{ 'Fn::GetAtt': [queueId, 'Arn'] }, { 'Fn::GetAtt': [deadId, 'Arn'] }],
+      }),
     ]);
     const fnId = logicalId(stack(), stack().worker.fn);
     const props = json.Resources[fnId]?.Properties as { Environment: { Variables: Record<string, unknown> } };
     const env = props.Environment.Variables;
     expect(env.WEBHOOK_QUEUE_ARN).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
+    expect(env.WEBHOOK_DEAD_LETTER_ARN).toEqual({ 'Fn::GetAtt': [deadId, 'Arn'] });
     expect(env.WEBHOOK_SCHEDULER_ROLE_ARN).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
     expect(env.WEBHOOK_SCHEDULE_GROUP).toBe(group);
   });

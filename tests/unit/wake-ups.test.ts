@@ -11,6 +11,7 @@ describe('wake-ups of changes that take effect later', () => {
     const queue = sqsDeliveryQueueFor({
       WEBHOOK_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/q',
       WEBHOOK_QUEUE_ARN: undefined,
+      WEBHOOK_DEAD_LETTER_ARN: undefined,
       WEBHOOK_SCHEDULE_GROUP: undefined,
       WEBHOOK_SCHEDULER_ROLE_ARN: undefined,
       AWS_REGION: 'eu-west-1',
