@@ -164,7 +164,8 @@ export class WebhooksStack extends Stack {
 
     if (settings.alarms) {
       new Alarm(this, 'DeliveryDeadLettersAlarm', {
-        alarmDescription: 'Webhook deliveries, outbox records or wake-ups failed on our side too often: see the webhooksOut logs',
+        alarmDescription:
+          'Webhook deliveries, outbox records or wake-ups failed on our side too often: see the webhooksOut logs',
         metric: this.deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
         threshold: 1,
         evaluationPeriods: 1,
