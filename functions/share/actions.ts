@@ -38,7 +38,7 @@ export const share = defineGroup(shareRoutes, [
       operationId: 'getShareView',
       summary: 'The public pricing data of an active project (what the widget reads)',
       description:
-        "No key. Cached for 30 s; answers carry an ETag and honour If-None-Match. `visitor` (1-64 of `A-Z a-z 0-9 _ -`, the widget's random id): while an experiment runs, the answer shows the visitor's variant and names it in `experiment`, and is `private, no-store`; without a running experiment it changes nothing.",
+        "No key. Cached for 30 s; answers carry an ETag and honour If-None-Match. While an experiment runs, an answer without `visitor` shows the control's plans, the same for everyone and cached as usual, with `experiment: {id}` and no variant: ask again with `visitor` (1-64 of `A-Z a-z 0-9 _ -`, the widget's random id) to get the visitor's variant, named in `experiment.variant` and `private, no-store`. Without a running experiment `visitor` changes nothing, and one read without it is all the widget makes.",
       responses: { 200: ShareView, 304: notModified },
     },
     run: async ({ path, query, headers }) => {

@@ -30,9 +30,10 @@ export async function loadSharedProject(shareId: string, { includeInactive = fal
 
 /**
  * The public pricing data of an active project. While an experiment runs, a visitor sees the
- * plans of its variant and which one it is (`personal`: the answer is that visitor's alone);
- * without a visitor id, the control's plans, like any other answer. Without a running
- * experiment the visitor id changes nothing.
+ * plans of its variant and which one it is (`personal`: the answer is that visitor's alone).
+ * Without a visitor id it is the control's plans, the same for everyone and so cacheable, naming
+ * the experiment without a variant: the widget then asks again with its visitor id. Without a
+ * running experiment the visitor id changes nothing, so that read needs no second request.
  */
 export async function getShareData(shareId: string, visitor?: string): Promise<{ view: ShareView; personal: boolean }> {
   const partition = await loadSharedProject(shareId);
@@ -40,7 +41,7 @@ export async function getShareData(shareId: string, visitor?: string): Promise<{
   if (!experiment) return { view: toShareView(partition), personal: false };
   const variant = visitor ? variantFor(experiment, visitor) : controlOf(experiment);
   const view = toShareView({ ...partition, plans: plansInVariant(partition.plans, variant) });
-  if (!visitor) return { view, personal: false };
+  if (!visitor) return { view: { ...view, experiment: { id: experiment.experimentId } }, personal: false };
   return { view: { ...view, experiment: { id: experiment.experimentId, variant: variant.key } }, personal: true };
 }
 
