@@ -34,8 +34,11 @@ export const CDN_MAX_TTL = Duration.days(1);
 
 /** The cached public paths, with what each keeps of the query string. */
 export const cachedPaths = {
-  // A visitor's id keys the answer: while a pricing experiment runs it names the visitor's
-  // variant (and answers `private, no-store`, which nothing caches); otherwise it is public.
+  // The widget's first read names no visitor, so a page has one public copy for everyone. Only
+  // while a pricing experiment runs does it read again with `visitor`, whose answer is the
+  // visitor's variant and `private, no-store`, which nothing caches. The id must stay in the
+  // key: a cache policy forwards to the origin only the query strings its key holds (there is no
+  // origin request policy here), so without it the origin would never see the visitor.
   '/api/share/*': ['visitor'],
   '/widget.js': [],
   // The OpenAPI document: 5 minutes, revalidated by ETag.

@@ -25,6 +25,9 @@ let hostPage = '';
 let shareId = '';
 let slug = '';
 let experimentId = 0;
+/** A second project's page, with no experiment. */
+let plainUrl = '';
+let plainShareId = '';
 
 beforeAll(async () => {
   const owner = await newOwner('experiment-widget');
@@ -47,15 +50,21 @@ beforeAll(async () => {
   expect(created.status, created.text).toBe(201);
   experimentId = created.body.id;
   expect((await api.post(`/api/v1/projects/${slug}/experiments/${experimentId}/start`)).status).toBe(200);
-  hostPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"></head><body>
-    <pricing-table share-id="${shareId}"></pricing-table>
+  const plain = await makeProject(api, { name: 'Priced once' });
+  plainShareId = plain.shareId;
+  await makePlan(api, plain.slug, { name: 'Pro', basePrice: 29 });
+  const pageFor = (id: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"></head><body>
+    <pricing-table share-id="${id}"></pricing-table>
     <script src="${server.url}/widget.js" async></script></body></html>`;
-  host = createServer((_req, res) => {
+  hostPage = pageFor(shareId);
+  const plainPage = pageFor(plainShareId);
+  host = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(hostPage);
+    res.end(req.url === '/plain' ? plainPage : hostPage);
   });
   await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
   hostUrl = `http://localhost:${(host.address() as AddressInfo).port}/`;
+  plainUrl = `${hostUrl}plain`;
 });
 
 afterAll(async () => {
@@ -72,6 +81,27 @@ async function proPrice(page: Page): Promise<string> {
 
 const storedVisitor = (page: Page) => page.evaluate(() => localStorage.getItem('pricing-table:visitor'));
 
+/** The query strings of the page's share reads of `id`, in the order the page sent them. */
+function shareReads(page: Page, id: string): string[] {
+  const reads: string[] = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (request.method() === 'GET' && url.pathname === `/api/share/${id}`) reads.push(url.search);
+  });
+  return reads;
+}
+
+/** The page's POSTs of views for `id`. */
+function viewPosts(page: Page, id: string): string[] {
+  const posts: string[] = [];
+  page.on('request', (request) => {
+    if (request.method() === 'POST' && new URL(request.url()).pathname === `/api/share/${id}/views`) {
+      posts.push(request.url());
+    }
+  });
+  return posts;
+}
+
 describeInBrowser('a pricing experiment in Chromium', () => {
   test('two browsers get different variants, keep them across reloads, are counted once each, and pay their price', async () => {
     // Fresh contexts (fresh storage) until one shows each price: each makes its own random id.
@@ -80,8 +110,11 @@ describeInBrowser('a pricing experiment in Chromium', () => {
     while (seen.size < 2 && opened < 16) {
       const tab = await browser.open();
       opened++;
+      const reads = shareReads(tab.page, shareId);
       await tab.page.goto(hostUrl);
       const price = await proPrice(tab.page);
+      // The shared read first (the CDN's copy, naming the experiment), then the visitor's own.
+      expect(reads).toEqual(['', `?visitor=${await storedVisitor(tab.page)}`]);
       if (!seen.has(price)) seen.set(price, tab);
     }
     expect([...seen.keys()].sort()).toEqual(['$29', '$39']);
@@ -117,4 +150,20 @@ describeInBrowser('a pricing experiment in Chromium', () => {
     expect(body.metadata).toMatchObject({ experimentId: String(experimentId), variant: 'b' });
     expect(errors.filter((error) => !error.includes('Failed to load resource'))).toEqual([]);
   }, 90_000);
+
+  test('without a running experiment the widget reads the share data once, without a visitor, and records no view', async () => {
+    const { page, errors } = await browser.open();
+    const reads = shareReads(page, plainShareId);
+    const views = viewPosts(page, plainShareId);
+    await page.goto(plainUrl);
+    expect(await proPrice(page)).toBe('$29');
+    await page.reload();
+    expect(await proPrice(page)).toBe('$29');
+    // A reload may be answered from the browser's cache, which sends no request at all.
+    expect(reads.length).toBeGreaterThanOrEqual(1);
+    expect(reads.length).toBeLessThanOrEqual(2);
+    expect(reads.every((search) => search === '')).toBe(true);
+    expect(views).toEqual([]);
+    expect(errors.filter((error) => !error.includes('Failed to load resource'))).toEqual([]);
+  }, 30_000);
 });

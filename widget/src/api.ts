@@ -53,10 +53,13 @@ export interface CheckoutSession {
 const isCheckoutSession = (body: unknown): body is CheckoutSession =>
   isObject(body) && typeof body.url === 'string' && /^https?:\/\//i.test(body.url);
 
-/** The share data as this visitor sees it: while an experiment runs, the visitor's variant. */
-export function loadShare(base: string, shareId: string, visitor: string): Promise<Outcome<ShareData>> {
-  const url = `${base}/api/share/${encodeURIComponent(shareId)}?visitor=${encodeURIComponent(visitor)}`;
-  return call(url, { method: 'GET' }, isShareData);
+/**
+ * The share data: without a visitor, the answer everyone gets (cacheable by the CDN and the
+ * browser); with one, while an experiment runs, the visitor's variant (never cached).
+ */
+export function loadShare(base: string, shareId: string, visitor?: string): Promise<Outcome<ShareData>> {
+  const query = visitor === undefined ? '' : `?visitor=${encodeURIComponent(visitor)}`;
+  return call(`${base}/api/share/${encodeURIComponent(shareId)}${query}`, { method: 'GET' }, isShareData);
 }
 
 /**
