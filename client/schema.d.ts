@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * The public pricing data of an active project (what the widget reads)
-         * @description No key. Cached for 30 s; answers carry an ETag and honour If-None-Match. While an experiment runs, an answer without `visitor` shows the control's plans, the same for everyone and cached as usual, with `experiment: {id}` and no variant: ask again with `visitor` (1-64 of `A-Z a-z 0-9 _ -`, the widget's random id) to get the visitor's variant, named in `experiment.variant` and `private, no-store`. Without a running experiment `visitor` changes nothing, and one read without it is all the widget makes.
+         * @description No key. Cached for 30 s; answers carry an ETag and honour If-None-Match. While an experiment runs, an answer without `visitor` is the control's plans, the same for everyone and cached as usual, and carries the header `Pricing-Experiment: <experiment id>`: ask again with `visitor` (1-64 of `A-Z a-z 0-9 _ -`, the widget's random id) for the visitor's variant, named in `experiment` and `private, no-store`. Without a running experiment `visitor` changes nothing and the header is absent.
          */
         get: operations["getShareView"];
         put?: never;
@@ -1194,11 +1194,10 @@ export interface components {
                     };
                 }[];
             }[];
-            /** @description While an experiment runs: the experiment, and with a `visitor` the visitor's variant. Without a variant the answer is the control's, the same for everyone: ask again with `visitor` to get the visitor's own. */
+            /** @description While an experiment runs and the request names a visitor: the experiment and the visitor's variant. */
             experiment?: {
                 id: number;
-                /** @description The visitor's variant; absent when the request names no visitor (the control's plans). */
-                variant?: string;
+                variant: string;
             };
         };
         Checkout: {

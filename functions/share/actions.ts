@@ -26,6 +26,12 @@ const PERSONAL_CACHE_CONTROL = 'private, no-store';
  */
 const WIDGET_CACHE_CONTROL = 'public, max-age=86400, stale-while-revalidate=604800';
 
+/**
+ * Names the running experiment on the answer everyone shares, outside its body (whose shape the
+ * contract fixes): a client with a visitor id asks again for that visitor's variant.
+ */
+const EXPERIMENT_HEADER = 'pricing-experiment';
+
 const notModified = { description: 'Not modified: the copy named by If-None-Match is current.' };
 
 /** The widget's read endpoint, the widget itself and its demo page. Also answers requests no route matches (the `$default` route). */
@@ -38,12 +44,15 @@ export const share = defineGroup(shareRoutes, [
       operationId: 'getShareView',
       summary: 'The public pricing data of an active project (what the widget reads)',
       description:
-        "No key. Cached for 30 s; answers carry an ETag and honour If-None-Match. While an experiment runs, an answer without `visitor` shows the control's plans, the same for everyone and cached as usual, with `experiment: {id}` and no variant: ask again with `visitor` (1-64 of `A-Z a-z 0-9 _ -`, the widget's random id) to get the visitor's variant, named in `experiment.variant` and `private, no-store`. Without a running experiment `visitor` changes nothing, and one read without it is all the widget makes.",
+        "No key. Cached for 30 s; answers carry an ETag and honour If-None-Match. While an experiment runs, an answer without `visitor` is the control's plans, the same for everyone and cached as usual, and carries the header `Pricing-Experiment: <experiment id>`: ask again with `visitor` (1-64 of `A-Z a-z 0-9 _ -`, the widget's random id) for the visitor's variant, named in `experiment` and `private, no-store`. Without a running experiment `visitor` changes nothing and the header is absent.",
       responses: { 200: ShareView, 304: notModified },
     },
     run: async ({ path, query, headers }) => {
-      const { view, personal } = await getShareData(path.shareId, query.visitor);
-      return taggedJson(200, view, headers, { 'cache-control': personal ? PERSONAL_CACHE_CONTROL : CACHE_CONTROL });
+      const { view, personal, experimentId } = await getShareData(path.shareId, query.visitor);
+      return taggedJson(200, view, headers, {
+        'cache-control': personal ? PERSONAL_CACHE_CONTROL : CACHE_CONTROL,
+        ...(experimentId === undefined ? {} : { [EXPERIMENT_HEADER]: String(experimentId) }),
+      });
     },
   }),
   route('OPTIONS /api/share/{shareId}', preflight('shareViewPreflight', ['GET'], ['Content-Type', 'If-None-Match'])),

@@ -120,9 +120,6 @@ export interface ShareView {
   themeSettings: ThemeSettings;
   /** The visible plans again, in the shape Cuprice's clients read; absent when the answer would be too large with them. */
   pricingPlans?: CupricePlan[];
-  /**
-   * While an experiment runs: the experiment, and when the request named a visitor, the
-   * visitor's variant. Without a variant the answer is the control's, the same for everyone.
-   */
-  experiment?: { id: number; variant?: string };
+  /** While an experiment runs and the request named a visitor: the experiment and the visitor's variant. */
+  experiment?: { id: number; variant: string };
 }

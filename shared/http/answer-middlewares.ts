@@ -84,8 +84,9 @@ export function lambdaAnswer(): GroupMiddleware {
 
 const publicHeaders = {
   'access-control-allow-origin': '*',
-  // Retry-After is not CORS-safelisted: exposed so the widget can read a 429's wait.
-  'access-control-expose-headers': 'ETag, X-Request-Id, Retry-After',
+  // Neither is CORS-safelisted: Retry-After is exposed so the widget can read a 429's wait,
+  // Pricing-Experiment so that it knows to ask again for its visitor's variant.
+  'access-control-expose-headers': 'ETag, X-Request-Id, Retry-After, Pricing-Experiment',
 };
 
 /**

@@ -113,7 +113,7 @@ describeInBrowser('a pricing experiment in Chromium', () => {
       const reads = shareReads(tab.page, shareId);
       await tab.page.goto(hostUrl);
       const price = await proPrice(tab.page);
-      // The shared read first (the CDN's copy, naming the experiment), then the visitor's own.
+      // The shared read first (the CDN's copy, its header naming the experiment), then the visitor's own.
       expect(reads).toEqual(['', `?visitor=${await storedVisitor(tab.page)}`]);
       if (!seen.has(price)) seen.set(price, tab);
     }

@@ -250,11 +250,12 @@ describe('assignment and prices', () => {
     expect(again).toEqual(first.slice(0, 100));
   }, 120_000);
 
-  test('the share answer: the variant for a visitor (private), the control for everyone without one (public, naming the experiment), as before without an experiment', async () => {
+  test('the share answer: the variant for a visitor (private), the control for everyone without one (public, the experiment named in a header), as before without an experiment', async () => {
     const s = await shop();
     const path = `/api/share/${s.project.shareId}`;
     const before = await visitor.get(path);
     const etag = before.headers.get('etag') as string;
+    expect(before.headers.get('pricing-experiment')).toBeNull();
     const withVisitor = await visitor.get(`${path}?visitor=abc`);
     // No experiment runs: a visitor id changes nothing, caching included.
     expect(withVisitor.body).toEqual(before.body);
@@ -276,20 +277,19 @@ describe('assignment and prices', () => {
     expect(a.body.plans.find((p: any) => p.id === s.pro.id)).toMatchObject({ basePrice: 29, freemiumDay: 0 });
     // A variant named in the query is not the visitor's to choose.
     expect((await visitor.get(`${path}?visitor=${inA}&variant=b`)).body.experiment.variant).toBe('a');
-    // Without a visitor: the control's plans, cacheable and the same for everyone, naming the
-    // experiment without a variant so that the widget asks again with its visitor id.
+    // Without a visitor: the control's plans, cacheable and the same for everyone, the body as
+    // without an experiment; a header names the experiment so the widget asks again.
     const anonymous = await visitor.get(path);
     expect(anonymous.status).toBe(200);
     expect(anonymous.headers.get('cache-control')).toBe('public, max-age=30');
-    expect(anonymous.body.experiment).toEqual({ id });
-    expect('variant' in anonymous.body.experiment).toBe(false);
-    const { experiment: _named, ...control } = anonymous.body;
-    expect(control).toEqual(before.body);
-    const anonymousTag = anonymous.headers.get('etag') as string;
-    expect(anonymousTag).not.toBe(etag);
-    const again = await visitor.get(path, { headers: { 'if-none-match': anonymousTag } });
+    expect(anonymous.headers.get('pricing-experiment')).toBe(String(id));
+    expect(anonymous.body).toEqual(before.body);
+    expect(anonymous.headers.get('etag')).toBe(etag);
+    const again = await visitor.get(path, { headers: { 'if-none-match': etag } });
     expect(again.status).toBe(304);
     expect(again.headers.get('cache-control')).toBe('public, max-age=30');
+    expect(again.headers.get('pricing-experiment')).toBe(String(id));
+    expect(b.headers.get('pricing-experiment')).toBeNull();
 
     await api.post(`${s.base}/${id}/stop`);
     const after = await visitor.get(`${path}?visitor=${inB}`);
@@ -299,6 +299,7 @@ describe('assignment and prices', () => {
     const anonymousAfter = await visitor.get(path);
     expect(anonymousAfter.body).toEqual(before.body);
     expect(anonymousAfter.headers.get('etag')).toBe(etag);
+    expect(anonymousAfter.headers.get('pricing-experiment')).toBeNull();
   });
 
   test("checkout charges the visitor's variant price, as the fake Stripe received it, with the experiment in the metadata", async () => {

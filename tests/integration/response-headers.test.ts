@@ -83,7 +83,7 @@ describe('CORS, by route and not by raw path', () => {
     );
     expect(shared.statusCode).toBe(200);
     expect(cors(shared)).toBe('*');
-    expect(shared.headers['access-control-expose-headers']).toBe('ETag, X-Request-Id, Retry-After');
+    expect(shared.headers['access-control-expose-headers']).toBe('ETag, X-Request-Id, Retry-After, Pricing-Experiment');
     const unknown = 'abcdefghijklmnopqrstuvwxyz';
     const missing = await handlers.share(
       httpEvent('GET', '/api/share/{shareId}', {

@@ -3,7 +3,7 @@ import type { ShareData } from './types.ts';
 
 /** What a call to the service ended in, never a thrown error: the widget shows each kind. */
 export type Outcome<T> =
-  | { ok: true; value: T }
+  | { ok: true; value: T; headers?: Headers }
   | { ok: false; kind: 'not_found' | 'rejected' | 'network'; status: number; message: string };
 
 const NETWORK_MESSAGE = 'Could not reach the pricing service. Check your connection and try again.';
@@ -21,7 +21,7 @@ async function call<T>(url: string, init: RequestInit, accept: (body: unknown) =
   } catch {
     body = undefined;
   }
-  if (response.ok && accept(body)) return { ok: true, value: body };
+  if (response.ok && accept(body)) return { ok: true, value: body, headers: response.headers };
   if (response.ok || response.status >= 500) {
     return { ok: false, kind: 'network', status: response.status, message: errorMessage(body) ?? NETWORK_MESSAGE };
   }
@@ -43,6 +43,10 @@ const isObject = (body: unknown): body is Record<string, unknown> => typeof body
 
 const isShareData = (body: unknown): body is ShareData =>
   isObject(body) && Array.isArray(body.plans) && Array.isArray(body.features) && isObject(body.themeSettings);
+
+/** Whether the answer everyone shares says that an experiment runs: a visitor id would change it. */
+export const namesExperiment = (outcome: Outcome<ShareData>): boolean =>
+  outcome.ok && Boolean(outcome.headers?.get('pricing-experiment'));
 
 export interface CheckoutSession {
   sessionId: string;

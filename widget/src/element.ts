@@ -1,5 +1,5 @@
 import type { BillingInterval } from '#contract/enums.ts';
-import { loadCustomer, loadShare, recordView } from './api.ts';
+import { loadCustomer, loadShare, namesExperiment, recordView } from './api.ts';
 import { checkoutFlow } from './checkout.ts';
 import { mix, parseComputed, type Rgb, WHITE } from './colors.ts';
 import { customCard } from './custom-plan.ts';
@@ -145,19 +145,16 @@ export class PricingTable extends HTMLElement {
     // A newer load (another share-id) or a removal wins over this one.
     if (generation !== this.generation || !this.isConnected) return;
     // The first read is the one everyone shares, so the CDN answers it; only a running experiment
-    // (named without a variant) makes the page ask again for this visitor's own. That answer
-    // replaces the first even when it fails: checkout charges the visitor's variant, so the
-    // control's prices must not stand in for it.
-    const outcome =
-      shared.ok && shared.value.experiment && !shared.value.experiment.variant
-        ? await loadShare(this.base, shareId, visitorId())
-        : shared;
+    // (named in its Pricing-Experiment header) makes the page ask again for this visitor's own.
+    // That answer replaces the first even when it fails: checkout charges the visitor's variant,
+    // so the control's prices must not stand in for it.
+    const outcome = namesExperiment(shared) ? await loadShare(this.base, shareId, visitorId()) : shared;
     if (generation !== this.generation || !this.isConnected) return;
     // A token that is refused (expired, another project's) leaves the table as it is without one.
     if (customer && !customer.ok) console.warn('[pricing-table] customer-token refused:', customer.message);
     const session: CustomerSession | undefined =
       token && customer?.ok ? { token, customer: customer.value, reload: () => this.queueLoad() } : undefined;
-    if (outcome.ok && outcome.value.experiment?.variant) recordView(this.base, shareId, visitorId());
+    if (outcome.ok && outcome.value.experiment) recordView(this.base, shareId, visitorId());
     if (outcome.ok) this.render(outcome.value, shareId, holding(session));
     else if (outcome.kind === 'network') this.showMessage('loadFailed', { retry: true });
     else this.showMessage('unavailable');

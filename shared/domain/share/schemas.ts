@@ -86,17 +86,9 @@ export const ShareView = z.strictObject({
       "Cuprice-compatible: the visible plans again, each with its assigned features' details, in the shape Cuprice's clients (its React SDK) read. Absent when the answer would be too large with it; `plans` and `features` are always there.",
     ),
   experiment: z
-    .strictObject({
-      id: z.number(),
-      variant: z
-        .string()
-        .optional()
-        .describe("The visitor's variant; absent when the request names no visitor (the control's plans)."),
-    })
+    .strictObject({ id: z.number(), variant: z.string() })
     .optional()
-    .describe(
-      "While an experiment runs: the experiment, and with a `visitor` the visitor's variant. Without a variant the answer is the control's, the same for everyone: ask again with `visitor` to get the visitor's own.",
-    ),
+    .describe("While an experiment runs and the request names a visitor: the experiment and the visitor's variant."),
 });
 
 export type ShareView = z.infer<typeof ShareView>;

@@ -31,17 +31,20 @@ export async function loadSharedProject(shareId: string, { includeInactive = fal
 /**
  * The public pricing data of an active project. While an experiment runs, a visitor sees the
  * plans of its variant and which one it is (`personal`: the answer is that visitor's alone).
- * Without a visitor id it is the control's plans, the same for everyone and so cacheable, naming
- * the experiment without a variant: the widget then asks again with its visitor id. Without a
- * running experiment the visitor id changes nothing, so that read needs no second request.
+ * Without a visitor id it is the control's plans, the same for everyone and so cacheable, with
+ * `experimentId` set so that the answer can say (outside its body) that a visitor id would
+ * change it. Without a running experiment the visitor id changes nothing.
  */
-export async function getShareData(shareId: string, visitor?: string): Promise<{ view: ShareView; personal: boolean }> {
+export async function getShareData(
+  shareId: string,
+  visitor?: string,
+): Promise<{ view: ShareView; personal: boolean; experimentId?: number }> {
   const partition = await loadSharedProject(shareId);
   const experiment = runningExperiment(partition);
   if (!experiment) return { view: toShareView(partition), personal: false };
   const variant = visitor ? variantFor(experiment, visitor) : controlOf(experiment);
   const view = toShareView({ ...partition, plans: plansInVariant(partition.plans, variant) });
-  if (!visitor) return { view: { ...view, experiment: { id: experiment.experimentId } }, personal: false };
+  if (!visitor) return { view, personal: false, experimentId: experiment.experimentId };
   return { view: { ...view, experiment: { id: experiment.experimentId, variant: variant.key } }, personal: true };
 }
 
