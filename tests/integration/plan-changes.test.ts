@@ -204,6 +204,29 @@ describe('Stripe-sourced subscriptions change at Stripe', () => {
     expect((await customer('down')).subscription).toMatchObject({ planId: basic.id, pendingPlanId: null });
   });
 
+  test('a change at period end keeps the seats it pays for until the renewal; the next decision counts them', async () => {
+    const subscription = await buy('team-down', team.id, { seats: 3 });
+    // Team × 3 is 20 × (1 + 2 × 0.5) = 40 a month; Pro's 30 is a downgrade, at period end.
+    const changed = await api.post(`${customers()}/team-down/subscription`, { planId: pro.id });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body.subscription).toMatchObject({ planId: team.id, seats: 3, pendingPlanId: pro.id });
+    expect(changed.body.subscription).not.toHaveProperty('pendingSeats');
+    await fake.webhooksSettled();
+    expect((await customer('team-down')).subscription).toMatchObject({ planId: team.id, seats: 3 });
+    // Team × 2 (30) is a downgrade from the 3 seats held: nothing owed now.
+    const preview = await reader.post(`${customers()}/team-down/subscription/preview`, { planId: team.id, seats: 2 });
+    expect(preview.body).toEqual({ amountDue: 0, currency: 'USD', nextPeriodAmount: 30, lines: [] });
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    fake.renewSubscription(subscription.id);
+    await fake.webhooksSettled();
+    expect((await customer('team-down')).subscription).toMatchObject({
+      planId: pro.id,
+      seats: 1,
+      pendingPlanId: null,
+      pendingVersion: null,
+    });
+  });
+
   test('seats and interval: a per-user plan takes seats; a yearly switch is charged now', async () => {
     const subscription = await buy('seats', team.id, { seats: 2 });
     const more = await api.post(`${customers()}/seats/subscription`, { planId: team.id, seats: 4 });
@@ -392,6 +415,29 @@ describe('manual subscriptions change here', () => {
     expect(deal.body.subscription).toMatchObject({ planId: hidden.id });
     const cancel = await api.post(`${customers()}/hand/subscription/cancel`, { atPeriodEnd: false });
     expect(cancel.body.subscription).toMatchObject({ status: 'canceled' });
+  });
+
+  test('a change at period end keeps the seats until the period ends, and the next decision counts them', async () => {
+    const end = new Date(Date.now() + 2_500).toISOString();
+    const granted = await api.put(`${customers()}/hand-seats`, { planId: team.id, seats: 3, currentPeriodEnd: end });
+    expect(granted.status, granted.text).toBe(200);
+    // Team × 2 (30 a month) is a downgrade from Team × 3 (40): it waits for the period end.
+    const fewer = await api.post(`${customers()}/hand-seats/subscription`, { planId: team.id, seats: 2 });
+    expect(fewer.status, fewer.text).toBe(200);
+    expect(fewer.body.subscription).toMatchObject({ planId: team.id, seats: 3, pendingPlanId: team.id });
+    // So is Pro (30): set after it, it is the change that waits.
+    const pro3 = await api.post(`${customers()}/hand-seats/subscription`, { planId: pro.id });
+    expect(pro3.status, pro3.text).toBe(200);
+    expect(pro3.body.subscription).toMatchObject({ planId: team.id, seats: 3, pendingPlanId: pro.id });
+    expect(pro3.body.subscription).not.toHaveProperty('pendingSeats');
+    expect((await customer('hand-seats')).subscription).toMatchObject({ planId: team.id, seats: 3 });
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(end) - Date.now() + 50));
+    expect((await customer('hand-seats')).subscription).toMatchObject({
+      planId: pro.id,
+      seats: 1,
+      pendingPlanId: null,
+      pendingVersion: null,
+    });
   });
 
   test('bad input and edges', async () => {

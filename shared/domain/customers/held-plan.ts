@@ -7,9 +7,10 @@ import type { StoredSubscription } from './schemas.ts';
 import { grantsAccess } from './subscription-status.ts';
 
 /**
- * A manual subscription's period-end migration takes effect once its period has ended, judged
- * at read (or at once when it has no period end); a Stripe-sourced one waits for its renewal's
- * webhook (shared/domain/webhooks/held-version.ts), never for the clock.
+ * A manual subscription's period-end change (plan, version, seats) takes effect once its
+ * period has ended, judged at read (or at once when it has no period end); a Stripe-sourced
+ * one waits for its renewal's webhook (shared/domain/webhooks/held-version.ts), never for the
+ * clock.
  */
 export function settled(stored: StoredSubscription | null, now: number): StoredSubscription | null {
   // Stored before plan changes existed: no pending plan.
@@ -20,8 +21,10 @@ export function settled(stored: StoredSubscription | null, now: number): StoredS
     ...subscription,
     planId: subscription.pendingPlanId ?? subscription.planId,
     planVersion: subscription.pendingVersion,
+    seats: subscription.pendingSeats ?? subscription.seats,
     pendingVersion: null,
     pendingPlanId: null,
+    pendingSeats: null,
   };
 }
 

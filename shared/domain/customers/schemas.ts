@@ -61,10 +61,16 @@ export const SubscriptionView = z.strictObject({
 export type SubscriptionView = z.infer<typeof SubscriptionView>;
 
 /**
- * What is stored: the view, and the Stripe `created` and type of the event it came from (for
- * ordering; a manual grant has no type, a change made here `LOCAL_CHANGE`).
+ * What is stored: the view, the Stripe `created` and type of the event it came from (for
+ * ordering; a manual grant has no type, a change made here `LOCAL_CHANGE`), and the seats a
+ * change at period end moves it to with `pendingPlanId` (absent or null: none). The pending
+ * seats stay internal: the Customer of billing.md has no field for them (docs/decisions.md).
  */
-export type StoredSubscription = SubscriptionView & { eventCreated: number; eventType?: string };
+export type StoredSubscription = SubscriptionView & {
+  eventCreated: number;
+  eventType?: string;
+  pendingSeats?: number | null;
+};
 
 export const CustomerView = z.strictObject({
   customerId: z.string(),

@@ -98,7 +98,7 @@ export function toCustomerView(item: CustomerItem): CustomerView {
   const stored = settled(storedSubscription(item), Date.now());
   let subscription: CustomerView['subscription'] = null;
   if (stored) {
-    const { eventCreated: _created, eventType: _type, ...view } = stored;
+    const { eventCreated: _created, eventType: _type, pendingSeats: _seats, ...view } = stored;
     subscription = view;
   }
   return {

@@ -135,26 +135,29 @@ export function changedSubscription(
   nowMs: number,
 ): StoredSubscription {
   const eventCreated = Math.max(subscription.eventCreated, Math.floor(nowMs / 1000));
-  const base = {
-    ...subscription,
-    seats: target.seats,
-    billingInterval: target.interval,
-    eventCreated,
-    eventType: LOCAL_CHANGE,
-  };
-  if (target.free && subscription.source === 'stripe')
-    return { ...base, seats: subscription.seats, cancelAtPeriodEnd: true };
+  const base = { ...subscription, eventCreated, eventType: LOCAL_CHANGE };
+  if (target.free && subscription.source === 'stripe') return { ...base, cancelAtPeriodEnd: true };
   const atOnce = target.at === 'now' || (subscription.source === 'manual' && subscription.currentPeriodEnd === null);
   if (atOnce) {
     return {
       ...base,
       planId: target.plan.planId,
       planVersion: target.version,
+      seats: target.seats,
+      billingInterval: target.interval,
       pendingPlanId: null,
       pendingVersion: null,
+      pendingSeats: null,
       customPlan: false,
       features: null,
     };
   }
-  return { ...base, pendingPlanId: target.plan.planId, pendingVersion: target.version };
+  // Until the period ends it holds, and pays for, the seats it has; the new ones come with the
+  // plan (held-plan.ts for a manual one, the renewal's webhook for a Stripe-sourced one).
+  return {
+    ...base,
+    pendingPlanId: target.plan.planId,
+    pendingVersion: target.version,
+    pendingSeats: target.seats,
+  };
 }

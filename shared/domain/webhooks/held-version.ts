@@ -22,8 +22,9 @@ export function withHeldVersion(
   currentVersion: CurrentVersion,
 ): StoredSubscription {
   if (next.customPlan || next.planId === null) return { ...next, planVersion: null, pendingVersion: null };
-  // A plan change at period end (lifecycle.md §2): Stripe's metadata names the new plan at
-  // once; the customer keeps the plan it holds until the renewal, then holds the pending one.
+  // A plan change at period end (lifecycle.md §2): Stripe's metadata names the new plan and
+  // seats at once; the customer keeps the plan and seats it holds (and pays for) until the
+  // renewal, then holds the pending ones.
   const pendingPlanId = stored?.pendingPlanId ?? null;
   if (
     stored !== null &&
@@ -38,13 +39,16 @@ export function withHeldVersion(
           planVersion: stored.pendingVersion,
           pendingVersion: null,
           pendingPlanId: null,
+          pendingSeats: null,
         }
       : {
           ...next,
           planId: stored.planId,
           planVersion: stored.planVersion,
+          seats: stored.seats,
           pendingVersion: stored.pendingVersion,
           pendingPlanId,
+          pendingSeats: stored.pendingSeats ?? null,
         };
   }
   const same =
