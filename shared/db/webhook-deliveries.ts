@@ -136,7 +136,8 @@ export interface PendingChange {
 /**
  * Local runs only, at start: what a killed process left undone, with one Scan of the table
  * (a local table is small): the outbox items, the deliveries still pending, and the manual
- * subscriptions with a change waiting for their period end (with their projects' keys). An
+ * subscriptions with a change or a cancel waiting for their period end (with their projects'
+ * keys). An
  * aborted `signal` ends it after the current page, with what it found so far.
  */
 export async function scanUnfinishedWebhooks(signal?: AbortSignal): Promise<{
@@ -157,7 +158,8 @@ export async function scanUnfinishedWebhooks(signal?: AbortSignal): Promise<{
         ConsistentRead: true,
         FilterExpression:
           '#e = :event OR (#e = :delivery AND #s = :pending) OR #e = :project OR ' +
-          '(#e = :customer AND attribute_type(#sub.#pv, :number) AND #sub.#src = :manual AND attribute_type(#sub.#end, :string))',
+          '(#e = :customer AND #sub.#src = :manual AND attribute_type(#sub.#end, :string) AND ' +
+          '(attribute_type(#sub.#pv, :number) OR (#sub.#cancel = :true AND NOT #sub.#s IN (:canceled, :expired))))',
         ExpressionAttributeNames: {
           '#e': '__edb_e__',
           '#s': 'status',
@@ -165,6 +167,7 @@ export async function scanUnfinishedWebhooks(signal?: AbortSignal): Promise<{
           '#pv': 'pendingVersion',
           '#src': 'source',
           '#end': 'currentPeriodEnd',
+          '#cancel': 'cancelAtPeriodEnd',
         },
         ExpressionAttributeValues: {
           ':event': { S: 'webhookEvent' },
@@ -175,6 +178,9 @@ export async function scanUnfinishedWebhooks(signal?: AbortSignal): Promise<{
           ':manual': { S: 'manual' },
           ':number': { S: 'N' },
           ':string': { S: 'S' },
+          ':true': { BOOL: true },
+          ':canceled': { S: 'canceled' },
+          ':expired': { S: 'incomplete_expired' },
         },
         ExclusiveStartKey: start,
       }),

@@ -440,6 +440,20 @@ describe('manual subscriptions change here', () => {
     });
   });
 
+  test('a cancel at period end ends the subscription when its period ends; a resume before keeps it', async () => {
+    const end = new Date(Date.now() + 2_000).toISOString();
+    for (const id of ['hand-ends', 'hand-stays']) {
+      expect((await api.put(`${customers()}/${id}`, { planId: pro.id, currentPeriodEnd: end })).status).toBe(200);
+      const cancel = await api.post(`${customers()}/${id}/subscription/cancel`, {});
+      expect(cancel.body.subscription).toMatchObject({ status: 'active', cancelAtPeriodEnd: true });
+    }
+    expect((await api.post(`${customers()}/hand-stays/subscription/resume`)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(end) - Date.now() + 50));
+    expect((await customer('hand-ends')).subscription).toMatchObject({ status: 'canceled' });
+    expect((await customer('hand-stays')).subscription).toMatchObject({ status: 'active', cancelAtPeriodEnd: false });
+    expect((await api.post(`${customers()}/hand-ends/subscription/resume`)).status).toBe(409);
+  });
+
   test('bad input and edges', async () => {
     expect((await api.put(`${customers()}/edge`, { planId: basic.id })).status).toBe(200);
     const post = (path: string, body?: unknown) => api.post(`${customers()}${path}`, body);

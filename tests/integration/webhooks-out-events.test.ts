@@ -115,6 +115,46 @@ describe('changes that take effect at period end', () => {
     expect((await api.get(`${base}/customers/lazy`)).body.subscription.planId).toBe(small.id);
   });
 
+  test('a manual cancel at period end sends subscription.canceled when the period ends, once; a resume before sends none', async () => {
+    const { api, base, slug, path } = await setUp('cancel-period-end');
+    const plan = await makePlan(api, slug, { name: 'Team', basePrice: 8 });
+    const end = soon(2_500);
+    const eventsOf = (customerId: string) =>
+      hooks.receiver.on(path).filter((r) => r.body.data.customerId === customerId);
+    for (const id of ['ends', 'stays']) {
+      expect((await api.put(`${base}/customers/${id}`, { planId: plan.id, currentPeriodEnd: end })).status).toBe(200);
+      const cancel = await api.post(`${base}/customers/${id}/subscription/cancel`, { atPeriodEnd: true });
+      expect(cancel.body.subscription).toMatchObject({ status: 'active', cancelAtPeriodEnd: true });
+    }
+    expect((await api.post(`${base}/customers/stays/subscription/resume`)).status).toBe(200);
+    // Nothing reads or writes these customers now: the wake-up alone ends the one still set to cancel.
+    const got = await eventually(
+      () => eventsOf('ends'),
+      (r) => r.some((x) => x.body.type === 'subscription.canceled'),
+    );
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(end));
+    const canceled = got.filter((r) => r.body.type === 'subscription.canceled');
+    expect(canceled).toHaveLength(1);
+    expect(canceled[0]?.verifiedWith).toBeDefined();
+    expect(canceled[0]?.body.data.subscription).toMatchObject({ status: 'canceled', planId: plan.id });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(
+      eventsOf('ends')
+        .map((r) => r.body.type)
+        .sort(),
+    ).toEqual(['subscription.canceled', 'subscription.created', 'subscription.updated']);
+    expect(
+      eventsOf('stays')
+        .map((r) => r.body.type)
+        .sort(),
+    ).toEqual(['subscription.created', 'subscription.updated', 'subscription.updated']);
+    expect((await api.get(`${base}/customers/ends`)).body.subscription.status).toBe('canceled');
+    expect((await api.get(`${base}/customers/stays`)).body.subscription).toMatchObject({
+      status: 'active',
+      cancelAtPeriodEnd: false,
+    });
+  });
+
   test('a period-end migration sends subscription.updated with the new version when the period ends', async () => {
     const { api, base, slug, path } = await setUp('migrate-period-end');
     const plan = await makePlan(api, slug, { name: 'Team', basePrice: 8 });

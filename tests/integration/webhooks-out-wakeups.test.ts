@@ -9,7 +9,8 @@ import { eventually, useWebhookReceiver } from '../fixtures/webhook-receiver.ts'
 /**
  * A change that takes effect at period end, whose wake-up a process set and then lost (it
  * stopped before the period's end): the next start of the local delivery finds the waiting
- * change in its scan of the table, wakes at the period's end and sends subscription.updated.
+ * change in its scan of the table, wakes at the period's end and sends subscription.updated
+ * (subscription.canceled for a cancel at period end).
  */
 const server = useLocalServer({ webhooksOut: false });
 const hooks = useWebhookReceiver(server);
@@ -44,6 +45,37 @@ describe('wake-ups under npm start', () => {
       expect(update?.body.type).toBe('subscription.updated');
       expect(update?.verifiedWith).toBeDefined();
       expect(Date.parse(update?.body.createdAt ?? '')).toBeGreaterThanOrEqual(Date.parse(end));
+    } finally {
+      await delivery.stop();
+    }
+  });
+  test('a start finds a cancel waiting for its period end and sends subscription.canceled when the period ends', async () => {
+    const { api, base, slug, endpoint } = await hooks.project('wakeup-cancel');
+    await endpoint('/cancel');
+    const plan = await makePlan(api, slug, { name: 'Big', basePrice: 50 });
+    const end = new Date(Date.now() + 2_000).toISOString();
+    expect((await api.put(`${base}/customers/ends`, { planId: plan.id, currentPeriodEnd: end })).status).toBe(200);
+    const app = composeFromEnvironment();
+    const run = () => new LocalWebhooksOut(app.ports.keyring, httpWebhookSender('loopback'), 0.001);
+    const first = run();
+    first.start();
+    const cancel = await api.post(`${base}/customers/ends/subscription/cancel`, { atPeriodEnd: true });
+    expect(cancel.status, cancel.text).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await first.idle();
+    await first.stop();
+    const delivery = run();
+    delivery.start();
+    try {
+      const got = await eventually(
+        () => hooks.receiver.on('/cancel'),
+        (r) => r.some((x) => x.body.type === 'subscription.canceled'),
+      );
+      const canceled = got.filter((x) => x.body.type === 'subscription.canceled');
+      expect(canceled).toHaveLength(1);
+      expect(canceled[0]?.verifiedWith).toBeDefined();
+      expect(canceled[0]?.body.data.subscription).toMatchObject({ status: 'canceled' });
+      expect(Date.parse(canceled[0]?.body.createdAt ?? '')).toBeGreaterThanOrEqual(Date.parse(end));
     } finally {
       await delivery.stop();
     }

@@ -6,26 +6,48 @@ import { storedVersion } from '../versions/held.ts';
 import type { StoredSubscription } from './schemas.ts';
 import { grantsAccess } from './subscription-status.ts';
 
+const ended = (status: StoredSubscription['status']) => status === 'canceled' || status === 'incomplete_expired';
+
 /**
- * A manual subscription's period-end change (plan, version, seats) takes effect once its
- * period has ended, judged at read (or at once when it has no period end); a Stripe-sourced
- * one waits for its renewal's webhook (shared/domain/webhooks/held-version.ts), never for the
- * clock.
+ * Whether a manual subscription has something that takes effect when its period ends: a
+ * pending plan, version or seats (a change or migration at period end), or a cancel at period
+ * end of a subscription still live.
+ */
+export function waitsForPeriodEnd(subscription: StoredSubscription): boolean {
+  if (subscription.source !== 'manual') return false;
+  return (
+    (subscription.pendingVersion ?? null) !== null || (subscription.cancelAtPeriodEnd && !ended(subscription.status))
+  );
+}
+
+/**
+ * A manual subscription's change at period end (plan, version, seats) and its cancel at period
+ * end take effect once its period has ended, judged at read; a pending change with no period
+ * end takes effect at once, while a cancel with none waits (there is no end to cancel at). A
+ * Stripe-sourced one waits for its renewal's or deletion's webhook
+ * (shared/domain/webhooks/held-version.ts), never for the clock.
  */
 export function settled(stored: StoredSubscription | null, now: number): StoredSubscription | null {
   // Stored before plan changes existed: no pending plan.
   const subscription = stored && { ...stored, pendingPlanId: stored.pendingPlanId ?? null };
-  if (!subscription || subscription.pendingVersion === null || subscription.source !== 'manual') return subscription;
-  if (subscription.currentPeriodEnd !== null && Date.parse(subscription.currentPeriodEnd) > now) return subscription;
-  return {
-    ...subscription,
-    planId: subscription.pendingPlanId ?? subscription.planId,
-    planVersion: subscription.pendingVersion,
-    seats: subscription.pendingSeats ?? subscription.seats,
-    pendingVersion: null,
-    pendingPlanId: null,
-    pendingSeats: null,
-  };
+  if (!subscription || !waitsForPeriodEnd(subscription)) return subscription;
+  const end = subscription.currentPeriodEnd === null ? null : Date.parse(subscription.currentPeriodEnd);
+  if (end !== null && end > now) return subscription;
+  const changed =
+    (subscription.pendingVersion ?? null) === null
+      ? subscription
+      : {
+          ...subscription,
+          planId: subscription.pendingPlanId ?? subscription.planId,
+          planVersion: subscription.pendingVersion,
+          seats: subscription.pendingSeats ?? subscription.seats,
+          pendingVersion: null,
+          pendingPlanId: null,
+          pendingSeats: null,
+        };
+  return end !== null && changed.cancelAtPeriodEnd && !ended(changed.status)
+    ? { ...changed, status: 'canceled' }
+    : changed;
 }
 
 /** A version of a plan as a customer holds it. */

@@ -3,7 +3,7 @@ import type { CustomerItem, ProjectItem } from '#db/types.ts';
 import { definedOnly } from '../fields.ts';
 import { untilWritten } from '../versions.ts';
 import { dueEvent, outboxEvent, subscriptionEventType } from '../webhooks-out/events.ts';
-import { settled } from './held-plan.ts';
+import { settled, waitsForPeriodEnd } from './held-plan.ts';
 import type { CustomerView, StoredSubscription } from './schemas.ts';
 
 /** How many applied Stripe event ids a customer keeps (see docs/decisions.md). */
@@ -84,14 +84,15 @@ export async function changeCustomer<Skip extends string>(
 }
 
 /**
- * A manual subscription's change that waits for its period end, as `pendingVersion@periodEnd`
- * (the same string for the same wait), or undefined.
+ * A manual subscription's change that waits for its period end (a pending plan or version, a
+ * cancel), as `plan/version/cancel@periodEnd` (the same string for the same wait), or undefined.
  */
 function waitingChange(subscription: StoredSubscription | null, nowMs: number) {
-  if (subscription?.source !== 'manual' || (subscription.pendingVersion ?? null) === null) return undefined;
+  if (!subscription || !waitsForPeriodEnd(subscription)) return undefined;
   const end = subscription.currentPeriodEnd;
   if (end === null || Date.parse(end) <= nowMs) return undefined;
-  return { at: end, key: `${subscription.pendingPlanId ?? ''}/${subscription.pendingVersion}@${end}` };
+  const pending = `${subscription.pendingPlanId ?? ''}/${subscription.pendingVersion ?? ''}`;
+  return { at: end, key: `${pending}/${subscription.cancelAtPeriodEnd ? 'cancel' : ''}@${end}` };
 }
 
 export function toCustomerView(item: CustomerItem): CustomerView {
