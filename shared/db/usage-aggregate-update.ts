@@ -1,6 +1,7 @@
 // The one update of an aggregate in a usage transaction, by its aggregation method.
 
 import type { TransactItem } from './transactions.ts';
+import { sameLimitCondition } from './usage-alert-limit.ts';
 import type { AlertPlan } from './usage-alerts.ts';
 import { aggregateExpiry } from './usage-expiry.ts';
 import { usageKeys } from './usage-item-keys.ts';
@@ -30,17 +31,16 @@ export function aggregateUpdate(
     ':version': '1',
     ':expiresAt': aggregateExpiry(month),
     ...(limited ? { ':alertLimit': decidedLimit } : {}),
-    ...(limited && replaces !== undefined ? { ':alertLimitReplaced': replaces } : {}),
+    ...(limited && replaces !== undefined && replaces !== decidedLimit ? { ':alertLimitReplaced': replaces } : {}),
   };
   const set =
     'projectId = :projectId, customerId = :customerId, #month = :month, featureId = :featureId, ' +
     '#method = :method, #e = :entity, #v = :version, expiresAt = :expiresAt' +
     (limited ? ', #alertLimit = :alertLimit' : '');
-  const sameLimit = !limited
-    ? undefined
-    : replaces === undefined
-      ? 'attribute_not_exists(#alertLimit) OR #alertLimit = :alertLimit'
-      : 'attribute_not_exists(#alertLimit) OR #alertLimit = :alertLimit OR #alertLimit = :alertLimitReplaced';
+  const sameLimit = sameLimitCondition(chunk.known, '#alertLimit', {
+    notExists: (name) => `attribute_not_exists(${name})`,
+    eq: (name, limit) => `${name} = ${limit === decidedLimit ? ':alertLimit' : ':alertLimitReplaced'}`,
+  });
   const withLimit = (condition: string | undefined) =>
     sameLimit === undefined ? condition : condition ? `(${condition}) AND (${sameLimit})` : sameLimit;
   const base = {

@@ -6,6 +6,7 @@ import type { CustomerItem } from './entities/customer.ts';
 import type { UsageThreshold } from './entities/usage.ts';
 import { projectIsLive, writeTransaction } from './transactions.ts';
 import type { ProjectScope } from './types.ts';
+import { type LimitPin, sameLimitCondition } from './usage-alert-limit.ts';
 import { aggregateExpiry, eventIdExpiry, markerExpiry } from './usage-expiry.ts';
 import { entitlementKeys, eventShard, type MeteredFeature, usageKeys } from './usage-item-keys.ts';
 import { type NewWebhookEventItem, putEvent } from './webhook-deliveries.ts';
@@ -20,6 +21,7 @@ export interface UsageAlert {
 
 interface RangeOps {
   notExists(attribute: unknown): string;
+  eq(attribute: unknown, value: number): string;
   lte(attribute: unknown, value: number): string;
   lt(attribute: unknown, value: number): string;
   gte(attribute: unknown, value: number): string;
@@ -42,6 +44,8 @@ export interface ConsumeState {
   customer: CustomerItem | null;
   /** The aggregate's amount; null while none is stored. */
   usage: number | null;
+  /** The limit the aggregate's thresholds were last decided on (usage-alert-limit.ts); null: none stored. */
+  alertLimit: number | null;
 }
 
 /**
@@ -55,10 +59,13 @@ export async function readConsumeState(target: ConsumeTarget): Promise<ConsumeSt
     usageKeys.event(project.projectId, eventId),
   ];
   const nowSeconds = Math.floor(Date.now() / 1000);
-  const state: ConsumeState & { counted: boolean } = { customer: null, usage: null, counted: false };
+  const state: ConsumeState & { counted: boolean } = { customer: null, usage: null, alertLimit: null, counted: false };
   for (const item of await getAll(keys)) {
     if (item.__edb_e__ === 'customer') state.customer = item as unknown as CustomerItem;
-    else if (item.__edb_e__ === 'usage') state.usage = (item.amount as number | undefined) ?? null;
+    else if (item.__edb_e__ === 'usage') {
+      state.usage = (item.amount as number | undefined) ?? null;
+      state.alertLimit = typeof item.alertLimit === 'number' ? item.alertLimit : null;
+    }
     // An entry past its expiry that TTL has not removed yet is gone all the same.
     else if (item.__edb_e__ === 'usageevent') state.counted = (item.expiresAt as number) >= nowSeconds;
   }
@@ -81,6 +88,8 @@ export interface ConsumeRefused {
    * fraction). Only a read says which.
    */
   usageUnknown?: boolean;
+  /** With `usage`: the limit the aggregate holds now (null: none). */
+  alertLimit?: number | null;
   /** Thresholds whose marker exists already: their event was sent this month. */
   alerted: UsageThreshold[];
 }
@@ -99,13 +108,18 @@ export type UsageCondition =
  * Adds `amount` to the aggregate in one transaction that also remembers the event id and
  * holds only while the project is live, the customer is as `assumed` (the caller computed
  * the limit from it) and the usage meets `condition`: so the limit holds under any number
- * of concurrent writers. When it does not commit, what failed comes back as stored now.
+ * of concurrent writers. The aggregate stores the limit its thresholds are decided on
+ * (`decidedLimit`) and must hold no limit, that one or the one the caller saw with the
+ * customer (usage-alert-limit.ts), as every /events write of it asks: a batch that decided
+ * on a limit older than this customer's fails and decides again. When it does not commit,
+ * what failed comes back as stored now.
  */
 export async function writeConsume(
   target: ConsumeTarget,
   assumed: ConsumeState,
   amount: number,
   condition: UsageCondition,
+  decidedLimit: number,
   alerts: readonly UsageAlert[] = [],
 ): Promise<'committed' | ConsumeRefused> {
   const { project, customerId, feature, month, eventId, at } = target;
@@ -115,18 +129,21 @@ export async function writeConsume(
     const update = entities.usage
       .update({ projectId, customerId, month, featureId: feature.featureId, method: feature.method })
       .add({ amount })
-      .set({ expiresAt: aggregateExpiry(month) });
+      .set({ expiresAt: aggregateExpiry(month), alertLimit: decidedLimit });
+    const pin: LimitPin = { decidedLimit, replaces: assumed.alertLimit ?? undefined };
+    const sameLimit = (attribute: unknown, ops: { notExists(a: unknown): string; eq(a: unknown, v: number): string }) =>
+      `(${sameLimitCondition(pin, attribute, ops) as string})`;
     const max = 'max' in condition ? condition.max : null;
     const within = 'max' in condition ? condition.within : undefined;
-    const room = ({ amount: stored }: { amount: unknown }, ops: RangeOps) =>
+    const room = ({ amount: stored, alertLimit }: { amount: unknown; alertLimit: unknown }, ops: RangeOps) =>
       [
+        sameLimit(alertLimit, ops),
         max === null ? '' : `(${ops.notExists(stored)} OR ${ops.lte(stored, max)})`,
         within?.lo == null ? '' : ops.gte(stored, within.lo),
         within?.hi == null ? '' : `(${ops.notExists(stored)} OR ${ops.lt(stored, within.hi)})`,
       ]
         .filter(Boolean)
         .join(' AND ');
-    const unconditioned = max === null && within?.lo == null && within?.hi == null;
     return [
       projectIsLive(entities, project),
       entities.customer
@@ -143,13 +160,12 @@ export async function writeConsume(
         .commit(),
       'exactly' in condition
         ? update
-            .where((attributes, { eq, notExists }) =>
-              assumed.usage === null ? notExists(attributes.amount) : eq(attributes.amount, assumed.usage),
+            .where(
+              (attributes, ops) =>
+                `${assumed.usage === null ? ops.notExists(attributes.amount) : ops.eq(attributes.amount, assumed.usage)} AND ${sameLimit(attributes.alertLimit, ops)}`,
             )
             .commit({ response: 'all_old' })
-        : unconditioned
-          ? update.commit()
-          : update.where((attributes, ops) => room(attributes, ops)).commit({ response: 'all_old' }),
+        : update.where((attributes, ops) => room(attributes, ops)).commit({ response: 'all_old' }),
       ...alerts.map(({ threshold }) =>
         entities.usageAlert
           .create({
@@ -169,11 +185,16 @@ export async function writeConsume(
   const failed = (i: number) => outcome.reasons[i]?.code === 'ConditionalCheckFailed';
   const stored = (i: number) => outcome.reasons[i]?.item ?? null;
   const usage = stored(3)?.amount;
+  const alertLimit = stored(3)?.alertLimit;
   return {
     projectGone: failed(0),
     duplicate: failed(2),
     ...(failed(1) ? { customer: stored(1) as CustomerItem | null } : {}),
-    ...(failed(3) ? (typeof usage === 'number' ? { usage } : { usageUnknown: true }) : {}),
+    ...(failed(3)
+      ? typeof usage === 'number'
+        ? { usage, alertLimit: typeof alertLimit === 'number' ? alertLimit : null }
+        : { usageUnknown: true }
+      : {}),
     alerted: alerts.filter((_, i) => failed(4 + i)).map(({ threshold }) => threshold),
   };
 }

@@ -359,6 +359,139 @@ describe('events of usage', () => {
     expect((await api.get(`${base}/customers/ada/entitlements/${feature.id}`)).body.usage).toBe(10);
   });
 
+  /** Holds the TransactWriteItems whose input includes `marker` until released. */
+  function holdTransactions(marker: string) {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let paused = () => {};
+    const reached = new Promise<void>((resolve) => {
+      paused = resolve;
+    });
+    const { lowLevel } = rawTable();
+    const name = `hold-${marker}`;
+    lowLevel.middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as { TransactItems?: unknown };
+        if (input.TransactItems && JSON.stringify(input).includes(marker)) {
+          paused();
+          await gate;
+        }
+        return next(args);
+      },
+      { step: 'build', name },
+    );
+    return {
+      reached,
+      release,
+      remove() {
+        release();
+        lowLevel.middlewareStack.remove(name);
+      },
+    };
+  }
+
+  const usageEventsOf = (path: string) =>
+    hooks.receiver
+      .on(path)
+      .filter((r) => r.body.type.startsWith('usage.'))
+      .map((r) => [r.body.type, r.body.data.usage, r.body.data.limit])
+      .sort();
+
+  test('a batch that read the limit before a plan change, written after a consume that read it after, decides again on the new limit', async () => {
+    const { api, base, slug, path, received } = await setUp('limit-race-consume');
+    const feature = await makeFeature(api, slug, {
+      name: 'Tokens',
+      isCountable: true,
+      usageCount: 10,
+      eventAggregationMethod: 'sum',
+    });
+    const free = await makePlan(api, slug, { name: 'Free' });
+    const metered = await makePlan(api, slug, { name: 'Metered', features: [{ featureId: feature.id }] });
+    expect((await api.put(`${base}/customers/ada`, { planId: free.id })).status).toBe(200);
+    const held = holdTransactions('eventId_stale-');
+    let stale: Promise<{ status: number }> | undefined;
+    try {
+      // Read on the free plan: no limit, no thresholds.
+      stale = api.post(`${base}/events`, {
+        events: Array.from({ length: 5 }, (_, i) => ({
+          eventId: `stale-${i}`,
+          customerId: 'ada',
+          featureId: feature.id,
+          value: 1,
+        })),
+      });
+      await held.reached;
+      expect((await api.put(`${base}/customers/ada`, { planId: metered.id })).status).toBe(200);
+      // Read on the metered plan (limit 10): 0 → 5 crosses nothing.
+      const fresh = await api.post(`${base}/customers/ada/entitlements/${feature.id}/consume`, {
+        eventId: 'fresh',
+        amount: 5,
+      });
+      expect(fresh.body.allowed, fresh.text).toBe(true);
+      held.release();
+      expect((await stale).status).toBe(200);
+    } finally {
+      held.remove();
+    }
+    // The stale batch takes the usage 5 → 10 on the limit as it is now: both thresholds.
+    await received((types) => types.includes('usage.limit_reached') && types.includes('usage.limit_approaching'));
+    expect(usageEventsOf(path)).toEqual([
+      ['usage.limit_approaching', 10, 10],
+      ['usage.limit_reached', 10, 10],
+    ]);
+    expect((await api.get(`${base}/customers/ada/entitlements/${feature.id}`)).body.usage).toBe(10);
+  });
+
+  test('a consume that read the limit before a plan change, written after a batch that read it after, decides (and checks) on the new limit', async () => {
+    const { api, base, slug, path, received } = await setUp('limit-race-consume-behind');
+    const feature = await makeFeature(api, slug, {
+      name: 'Tokens',
+      isCountable: true,
+      usageCount: 10,
+      eventAggregationMethod: 'sum',
+    });
+    const big = await makePlan(api, slug, { name: 'Big', features: [{ featureId: feature.id, multiplier: 10 }] });
+    const metered = await makePlan(api, slug, { name: 'Metered', features: [{ featureId: feature.id }] });
+    expect((await api.put(`${base}/customers/ada`, { planId: big.id })).status).toBe(200);
+    const consume = (eventId: string, amount: number) =>
+      api.post(`${base}/customers/ada/entitlements/${feature.id}/consume`, { eventId, amount });
+    const held = holdTransactions('stale-consume');
+    try {
+      // Read on the big plan (limit 100): 0 → 5 crosses nothing, and fits.
+      const stale = consume('stale-consume', 5);
+      const over = consume('stale-consume-over', 6);
+      await held.reached;
+      expect((await api.put(`${base}/customers/ada`, { planId: metered.id })).status).toBe(200);
+      // Read on the metered plan (limit 10): 0 → 5 crosses nothing.
+      const fresh = await api.post(`${base}/events`, {
+        events: Array.from({ length: 5 }, (_, i) => ({
+          eventId: `fresh-${i}`,
+          customerId: 'ada',
+          featureId: feature.id,
+          value: 1,
+        })),
+      });
+      expect(fresh.status, fresh.text).toBe(200);
+      held.release();
+      // 5 → 10 on the limit as it is now: allowed, both thresholds; 6 more would pass it.
+      const answers = await Promise.all([stale, over]);
+      expect(answers.map((a) => [a.status, a.body.allowed])).toEqual([
+        [200, true],
+        [200, false],
+      ]);
+    } finally {
+      held.remove();
+    }
+    await received((types) => types.includes('usage.limit_reached') && types.includes('usage.limit_approaching'));
+    expect(usageEventsOf(path)).toEqual([
+      ['usage.limit_approaching', 10, 10],
+      ['usage.limit_reached', 10, 10],
+    ]);
+    expect((await api.get(`${base}/customers/ada/entitlements/${feature.id}`)).body.usage).toBe(10);
+  });
+
   test('one consume that passes both thresholds sends both; another month sends them again', async () => {
     const { api, base, featureId, received, path } = await limited('consume-both', 'sum', 100);
     const consume = (eventId: string, amount: number, timestamp?: string) =>

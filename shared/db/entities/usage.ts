@@ -41,6 +41,11 @@ export const usageAggregateEntity = defineEntity({
     amount: { type: 'number' },
     /** `latest`: the timestamp (epoch ms) of the event whose value `amount` is. */
     at: { type: 'number' },
+    /**
+     * The limit the last write decided its thresholds on (0: none); every write asks that the
+     * aggregate hold its own or one it may replace (shared/db/usage-alert-limit.ts).
+     */
+    alertLimit: { type: 'number' },
     /** Epoch seconds: the table's TTL attribute (usage is kept 400 days). */
     expiresAt: { type: 'number' },
   },

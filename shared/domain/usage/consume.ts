@@ -72,7 +72,7 @@ export function createConsumer() {
   function remember(id: string, state: ConsumeState): void {
     known.delete(id);
     if (known.size >= MAX_KNOWN) known.delete(known.keys().next().value as string);
-    known.set(id, { customer: state.customer, usage: state.usage });
+    known.set(id, { customer: state.customer, usage: state.usage, alertLimit: state.alertLimit });
   }
 
   async function consumeIn(
@@ -150,9 +150,14 @@ export function createConsumer() {
             )
           : [];
         const condition = exact ? { exactly: true as const } : { max, within: quiet };
-        const outcome = await writeConsume(target, state, added, condition, alerts);
+        // The limit the thresholds are decided on (0: none), stored with the usage: the
+        // transaction pins the customer it comes from, so it may replace the one seen stored.
+        const decidedLimit = entitlement.limit !== null && entitlement.limit > 0 ? entitlement.limit : 0;
+        const outcome = await writeConsume(target, state, added, condition, decidedLimit, alerts);
         if (outcome === 'committed') {
-          const stored = exact ? { customer: state.customer, usage: after } : await readConsumeState(target);
+          const stored = exact
+            ? { customer: state.customer, usage: after, alertLimit: decidedLimit }
+            : await readConsumeState(target);
           remember(id, stored);
           return { allowed: true, entitlement: await view(stored) };
         }
@@ -173,6 +178,7 @@ export function createConsumer() {
         state = {
           customer: outcome.customer === undefined ? state.customer : (outcome.customer as CustomerItem | null),
           usage: outcome.usage === undefined ? state.usage : outcome.usage,
+          alertLimit: outcome.alertLimit === undefined ? state.alertLimit : outcome.alertLimit,
         };
         remember(id, state);
         // Learned from a failed condition: enough to write again, not to refuse (DynamoDB may
