@@ -13,8 +13,11 @@ type AggregateEvents = { customerId: string; featureId: number; month: string };
 
 /** What the domain hands in to send threshold events from a batch. */
 export interface UsageAlertRules {
-  /** The limit the stored customer (undefined: none stored) has for the group's feature; null: none. */
-  limitOf(group: AggregateEvents, customer: Record<string, unknown> | undefined): number | null;
+  /**
+   * The limit the stored customer (undefined: none stored) has for the group's feature; null:
+   * none. A superseded version it holds may cost one read, cached by the domain.
+   */
+  limitOf(group: AggregateEvents, customer: Record<string, unknown> | undefined): Promise<number | null>;
   /** The thresholds a write from `before` to `after` crosses. */
   crossed(limit: number, before: number, after: number): UsageThreshold[];
   /** The stored usage in which a write adding `added` crosses nothing, around `usage`; undefined when it crosses. */

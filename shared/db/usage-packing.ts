@@ -136,8 +136,10 @@ export async function readStored(
     customers.size > 0 ? ['sk', 'amount', 'at', 'alertLimit', 'subscription'] : ['sk', 'amount', 'at'],
   );
   for (const item of items) found.get(item.sk as string)?.(item);
-  for (const group of limited)
-    decideLimit(known.get(group) as Known, alerts?.limitOf(group, customers.get(group.customerId)));
+  if (alerts) {
+    const limits = await Promise.all(limited.map((group) => alerts.limitOf(group, customers.get(group.customerId))));
+    limited.forEach((group, i) => decideLimit(known.get(group) as Known, limits[i]));
+  }
   return known;
 }
 
@@ -167,9 +169,10 @@ export async function rereadLimits(projectId: number, chunks: Chunk[], alerts: U
     ['sk', 'subscription'],
   );
   const bySk = new Map(items.map((item) => [item.sk as string, item]));
-  for (const chunk of stale) {
-    decideLimit(chunk.known, alerts.limitOf(chunk.group, bySk.get(customerSk(chunk.group.customerId))));
-  }
+  const limits = await Promise.all(
+    stale.map((chunk) => alerts.limitOf(chunk.group, bySk.get(customerSk(chunk.group.customerId)))),
+  );
+  stale.forEach((chunk, i) => decideLimit(chunk.known, limits[i]));
 }
 
 /**

@@ -261,6 +261,26 @@ describe('events of usage', () => {
     expect(entitlement.body.usage).toBe(40);
   });
 
+  test("/events decide thresholds on the limit of the version a customer holds, not the plan's current one", async () => {
+    const { api, base, received, path, featureId } = await limited('events-held', 'count', 10);
+    // A raised limit is a priced change: ada keeps version 1 (limit 10), bob buys version 2 (100).
+    expect((await api.put(`${base}/features/${featureId}`, { usageCount: 100 })).status).toBe(200);
+    const planId = (await api.get(`${base}/customers/ada`)).body.subscription.planId;
+    expect((await api.put(`${base}/customers/bob`, { planId })).status).toBe(200);
+    const send = (customerId: string) =>
+      api.post(`${base}/events`, {
+        events: Array.from({ length: 8 }, (_, i) => ({ eventId: `${customerId}-${i}`, customerId, featureId })),
+      });
+    expect((await send('bob')).status).toBe(200);
+    expect((await send('ada')).status).toBe(200);
+    await received((types) => types.includes('usage.limit_approaching'));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const usage = hooks.receiver.on(path).filter((r) => r.body.type.startsWith('usage.'));
+    expect(usage.map((r) => [r.body.type, r.body.data.customerId, r.body.data.usage, r.body.data.limit])).toEqual([
+      ['usage.limit_approaching', 'ada', 8, 10],
+    ]);
+  });
+
   test('a max feature: 20 concurrent batches raising it past 80% and 100% send one event each', async () => {
     const { api, base, received, path, featureId } = await limited('events-max', 'max', 10);
     const answers = await Promise.all(

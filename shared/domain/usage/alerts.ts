@@ -1,9 +1,10 @@
 import type { WebhookEventType } from '#contract/enums.ts';
-import type { CustomerItem, ProjectPartition } from '#db/types.ts';
+import type { CustomerItem, ProjectKey, ProjectPartition } from '#db/types.ts';
 import type { UsageAlertRules } from '#db/usage-alerts.ts';
 import type { UsageAlert, UsageThreshold } from '#db/usage-consume.ts';
 import type { NewWebhookEventItem } from '#db/webhook-deliveries.ts';
 import { featureEntitlement } from '../customers/entitlements.ts';
+import { heldPlan, settled } from '../customers/held-plan.ts';
 import { storedSubscription } from '../customers/store.ts';
 import { outboxEvent } from '../webhooks-out/events.ts';
 
@@ -79,16 +80,19 @@ export function usageAlerts(
 
 /**
  * The thresholds of a batch of /events (shared/db/usage-alerts.ts): each customer's limit as
- * its stored subscription grants it now, read with the aggregates before the batch writes.
+ * its stored subscription grants it now, read with the aggregates before the batch writes,
+ * from the version it holds (a change due at period end applied), as consume decides it: both
+ * store the limit they decided on in the aggregate, and each requires the other's.
  */
-export function batchAlertRules(partition: ProjectPartition, now: number): UsageAlertRules {
+export function batchAlertRules(key: ProjectKey, partition: ProjectPartition, now: number): UsageAlertRules {
   const { projectId } = partition.project;
   return {
-    limitOf(group, customer) {
+    async limitOf(group, customer) {
       const feature = partition.features.find((f) => f.featureId === group.featureId);
       if (!feature) return null;
-      const subscription = storedSubscription(customer as CustomerItem | undefined);
-      const entitlement = featureEntitlement(partition, feature, subscription, 0, new Date(now));
+      const subscription = settled(storedSubscription(customer as CustomerItem | undefined), now);
+      const held = await heldPlan(key, partition, subscription);
+      const entitlement = featureEntitlement(partition, feature, subscription, 0, new Date(now), held);
       return entitlement.hasAccess ? entitlement.limit : null;
     },
     crossed,

@@ -152,7 +152,7 @@ async function recordInto(
   };
   let outcome: Awaited<ReturnType<typeof applyUsage>>;
   try {
-    const rules = { ...aggregationRules, alerts: batchAlertRules(partition, now) };
+    const rules = { ...aggregationRules, alerts: batchAlertRules(key, partition, now) };
     outcome = await applyUsage(projectId, groups, rules, {
       conflictBudgetMs: options.retryMs ?? CONFLICT_BUDGET_MS,
     });
