@@ -138,7 +138,7 @@ export async function readStored(
   for (const item of items) found.get(item.sk as string)?.(item);
   if (alerts) {
     const limits = await Promise.all(limited.map((group) => alerts.limitOf(group, customers.get(group.customerId))));
-    limited.forEach((group, i) => decideLimit(known.get(group) as Known, limits[i]));
+    for (const [i, group] of limited.entries()) decideLimit(known.get(group) as Known, limits[i]);
   }
   return known;
 }
@@ -172,7 +172,7 @@ export async function rereadLimits(projectId: number, chunks: Chunk[], alerts: U
   const limits = await Promise.all(
     stale.map((chunk) => alerts.limitOf(chunk.group, bySk.get(customerSk(chunk.group.customerId)))),
   );
-  stale.forEach((chunk, i) => decideLimit(chunk.known, limits[i]));
+  for (const [i, chunk] of stale.entries()) decideLimit(chunk.known, limits[i]);
 }
 
 /**
