@@ -1,4 +1,4 @@
-import { ArnFormat, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack, type StackProps, Token, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -124,8 +124,10 @@ export class WebhooksStack extends Stack {
         conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
       }),
     );
+    // cdk-nag names the resource as synthesized: a stage's region may be set, its account not.
+    const region = Token.isUnresolved(this.region) ? '<AWS::Region>' : this.region;
     Validations.of(this.worker.role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${this.wakeUps.scheduleGroupName}/*]`,
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:${region}:<AWS::AccountId>:schedule/${this.wakeUps.scheduleGroupName}/*]`,
       reason:
         "A wake-up's schedule is named when the change it wakes is written: the grant covers the schedules of the stage's own group, and CreateSchedule only.",
     });

@@ -90,7 +90,7 @@ describe('cdk-nag: the synthesized assembly has no unacknowledged AwsSolutions f
     }
   });
 
-  test('the only acknowledgments are APIG4 on routes, L1 on functions, CFR1-4 on the CDN, IAM5 for ListStreams and SMG4 on the secrets rotated by deploys, each with its reason', () => {
+  test('the only acknowledgments are APIG4 on routes, L1 on functions, CFR1-4 on the CDN, IAM5 for ListStreams and the wake-up schedules, and SMG4 on the secrets rotated by deploys, each with its reason', () => {
     const found = acknowledgments(dev.app);
     expect(found.length).toBeGreaterThan(0);
     for (const { path, id, reason } of found) {
@@ -99,6 +99,13 @@ describe('cdk-nag: the synthesized assembly has no unacknowledged AwsSolutions f
       else if (id === 'AwsSolutions-L1')
         expect(path).toMatch(/^Pricing-dev-(Api|Sweep|Webhooks)\/[A-Za-z]+Function\/Function$/);
       else if (id === 'AwsSolutions-IAM5[Resource::*]')
+        expect(path).toBe('Pricing-dev-Webhooks/WebhooksOutFunction/Role');
+      // CreateSchedule on the schedules of the stage's own wake-up group.
+      else if (
+        /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:scheduler:(<AWS::Region>|[a-z0-9-]+):<AWS::AccountId>:schedule\/[\w-]+\/\*\]$/.test(
+          id,
+        )
+      )
         expect(path).toBe('Pricing-dev-Webhooks/WebhooksOutFunction/Role');
       else if (/^AwsSolutions-CFR[1-4]$/.test(id)) expect(path).toBe('Pricing-dev-Cdn/Distribution');
       // Secrets rotated by redeploying (the CDN origin header, customer token keys by key id).

@@ -93,11 +93,11 @@ describe('the deployed projects function', () => {
     const code = await readFile(join(dir, 'index.mjs'), 'utf8');
     const inputs = Object.values(metafile.outputs).flatMap((output) => Object.keys(output.inputs));
     expect(inputs.some((path) => /functions\/projects\/routes\.ts$/.test(path))).toBe(true);
-    // A route entry as the minifier writes it (the path alone: "/" is in any bundle).
-    const quoted = (path: string) => code.includes(`path:"${path}"`);
+    // A route as its group's table declares it: its key, quoted, as the minifier keeps it.
+    const quoted = (route: Parameters<typeof routeKey>[0]) => code.includes(`"${routeKey(route)}"`);
     const others = routes.filter((route) => route.group !== 'projects');
-    expect(others.filter((route) => quoted(route.path)).map(routeKey)).toEqual([]);
-    expect(projectsRoutes.every((route) => quoted(route.path))).toBe(true);
+    expect(others.filter(quoted).map(routeKey)).toEqual([]);
+    expect(projectsRoutes.every(quoted)).toBe(true);
     // And only the KMS keyring: the local key file code is left out.
     expect(code).toContain('in a deployed function');
     expect(code.includes('does not hold a base64-encoded')).toBe(false);
