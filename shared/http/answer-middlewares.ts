@@ -84,8 +84,8 @@ export function lambdaAnswer(): GroupMiddleware {
 
 const publicHeaders = {
   'access-control-allow-origin': '*',
-  // Neither is CORS-safelisted: Retry-After is exposed so the widget can read a 429's wait,
-  // Pricing-Experiment so that it knows to ask again for its visitor's variant.
+  // None of these is CORS-safelisted: among them Retry-After lets the widget read a 429's wait,
+  // and Pricing-Experiment tells it to ask again for its visitor's variant.
   'access-control-expose-headers': 'ETag, X-Request-Id, Retry-After, Pricing-Experiment',
 };
 
