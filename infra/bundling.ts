@@ -44,6 +44,23 @@ const target = 'node22';
 /** ElectroDB's model check, answered without the validator (infra/jsonschema-stub.ts). */
 const jsonschemaStub = fileURLToPath(new URL('./jsonschema-stub.ts', import.meta.url));
 const zodJsonSchemaStub = fileURLToPath(new URL('./zod-json-schema-stub.ts', import.meta.url));
+const electrodbLibStub = fileURLToPath(new URL('./electrodb-lib-stub.ts', import.meta.url));
+
+/**
+ * ElectroDB's client module requires all of `@aws-sdk/lib-dynamodb`, and so every DynamoDB
+ * command, evaluated at init; it reads it only to wrap a bare DocumentClient, and ours comes
+ * wrapped (shared/db/service.ts), so infra/electrodb-lib-stub.ts answers that require.
+ */
+export const electrodbWithoutLib: Plugin = {
+  name: 'electrodb-without-lib',
+  setup(build) {
+    build.onResolve({ filter: /^@aws-sdk\/lib-dynamodb$/ }, (args) =>
+      args.kind === 'require-call' && /[\\/]electrodb[\\/]src[\\/]client\.js$/.test(args.importer)
+        ? { path: electrodbLibStub }
+        : undefined,
+    );
+  },
+};
 
 /**
  * zod's classic schemas import its JSON Schema conversion for
@@ -88,7 +105,7 @@ export const dependencyImportsInline: Plugin = {
   },
 };
 
-const plugins: Plugin[] = [zodWithoutJsonSchema, dependencyImportsInline];
+const plugins: Plugin[] = [zodWithoutJsonSchema, electrodbWithoutLib, dependencyImportsInline];
 const bundleScript = fileURLToPath(new URL('./bundle-function.ts', import.meta.url));
 
 /**

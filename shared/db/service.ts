@@ -1,6 +1,19 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  TransactGetCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { createWriteTransaction, type EntityConfiguration, Service } from 'electrodb';
+import { DocumentClientV3Wrapper } from 'electrodb/src/client.js';
 import { type RuntimeConfig, runtimeConfig } from '#shared/config.ts';
 import { createDynamoClient, documentClientOn, dynamoOptions } from './client.ts';
 import { apiKeyEntity } from './entities/api-key.ts';
@@ -148,7 +161,28 @@ function lazyEntities(config: EntityConfiguration): Entities {
 /** Every entity without a client: its keys, requests and model, built at first use (tests, tools). */
 export const entities: Entities = lazyEntities({});
 
-function createService(client: DynamoDBDocumentClient, table: string): PricingService {
+/**
+ * `client` as ElectroDB sends through it, with the commands it sends named here: given a bare
+ * DocumentClient, ElectroDB requires all of `@aws-sdk/lib-dynamodb` for them, which keeps every
+ * DynamoDB command in a function's bundle and evaluates them at its cold start
+ * (infra/bundling.ts, `electrodbWithoutLib`).
+ */
+const electrodbClientOn = (client: DynamoDBDocumentClient) =>
+  new DocumentClientV3Wrapper(client, {
+    BatchGetCommand,
+    BatchWriteCommand,
+    DeleteCommand,
+    GetCommand,
+    PutCommand,
+    QueryCommand,
+    ScanCommand,
+    TransactGetCommand,
+    TransactWriteCommand,
+    UpdateCommand,
+  }) as unknown as EntityConfiguration['client'];
+
+function createService(documentClient: DynamoDBDocumentClient, table: string): PricingService {
+  const client = electrodbClientOn(documentClient);
   const entities = lazyEntities({ client, table });
   let collectionService: Service<CollectionEntities> | undefined;
   const collectionServiceOf = () => {
