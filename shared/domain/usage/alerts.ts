@@ -4,7 +4,8 @@ import type { UsageAlertRules } from '#db/usage-alerts.ts';
 import type { UsageAlert, UsageThreshold } from '#db/usage-consume.ts';
 import type { NewWebhookEventItem } from '#db/webhook-deliveries.ts';
 import { featureEntitlement } from '../customers/entitlements.ts';
-import { heldPlan, settled } from '../customers/held-plan.ts';
+import { type HeldPlan, heldPlan, settled } from '../customers/held-plan.ts';
+import type { StoredSubscription } from '../customers/schemas.ts';
 import { storedSubscription } from '../customers/store.ts';
 import { outboxEvent } from '../webhooks-out/events.ts';
 
@@ -78,6 +79,22 @@ export function usageAlerts(
   }));
 }
 
+/** A stored customer's subscription as of now, and the version it holds when not the plan as cached. */
+interface Holding {
+  subscription: StoredSubscription | null;
+  held: HeldPlan | undefined;
+}
+
+async function holdingNow(
+  key: ProjectKey,
+  partition: ProjectPartition,
+  customer: Record<string, unknown> | undefined,
+  now: number,
+): Promise<Holding> {
+  const subscription = settled(storedSubscription(customer as CustomerItem | undefined), now);
+  return { subscription, held: await heldPlan(key, partition, subscription) };
+}
+
 /**
  * The thresholds of a batch of /events (shared/db/usage-alerts.ts): each customer's limit as
  * its stored subscription grants it now, read with the aggregates before the batch writes,
@@ -86,12 +103,23 @@ export function usageAlerts(
  */
 export function batchAlertRules(key: ProjectKey, partition: ProjectPartition, now: number): UsageAlertRules {
   const { projectId } = partition.project;
+  // A customer's groups (one per feature) share the item storage read for it: its plan is
+  // settled and looked up once for them all, not once per feature. Keyed by the item, so a
+  // customer read again is decided on what the new read holds.
+  const holdings = new Map<Record<string, unknown> | undefined, Promise<Holding>>();
+  const holdingOf = (customer: Record<string, unknown> | undefined) => {
+    let holding = holdings.get(customer);
+    if (!holding) {
+      holding = holdingNow(key, partition, customer, now);
+      holdings.set(customer, holding);
+    }
+    return holding;
+  };
   return {
     async limitOf(group, customer) {
       const feature = partition.features.find((f) => f.featureId === group.featureId);
       if (!feature) return null;
-      const subscription = settled(storedSubscription(customer as CustomerItem | undefined), now);
-      const held = await heldPlan(key, partition, subscription);
+      const { subscription, held } = await holdingOf(customer);
       const entitlement = featureEntitlement(partition, feature, subscription, 0, new Date(now), held);
       return entitlement.hasAccess ? entitlement.limit : null;
     },
