@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, expect, test, vi } from 'vitest';
+import { storedVersion } from '#domain/versions/held.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { type DynamoCall, recordDynamoCalls } from '../fixtures/dynamo-calls.ts';
 import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
@@ -8,7 +10,8 @@ import { makeFeature, makePlan, makeProject } from '../fixtures/factories.ts';
  * A batch of /events decides each aggregate's thresholds on the limit its customer holds
  * (shared/domain/usage/alerts.ts): a customer holding another version than the cached plan
  * costs reads of that version, and they are made once per customer read, whatever the number
- * of features its events touch. The project cache is on, as deployed.
+ * of features its events touch; customers holding one superseded version share its read. The
+ * project cache is on, as deployed.
  */
 vi.hoisted(() => {
   process.env.PROJECT_CACHE_TTL_SECONDS = '10';
@@ -27,12 +30,12 @@ const uid = () => randomUUID().slice(0, 8);
 
 /** A project whose plan limits four countable features. */
 async function limitedPlan() {
-  const { slug } = await makeProject(api);
+  const { slug, id: projectId } = await makeProject(api);
   const features = await Promise.all(
     [1, 2, 3, 4].map(() => makeFeature(api, slug, { isCountable: true, usageCount: 100 })),
   );
   const plan = await makePlan(api, slug, { features: features.map((f) => ({ featureId: f.id })) });
-  return { slug, features, plan };
+  return { slug, projectId: projectId as number, features, plan };
 }
 
 const grant = async (slug: string, customerId: string, planId: number) =>
@@ -96,4 +99,29 @@ test('a customer holding a version newer than the cached plan: the plan read aga
   expect(versionReads(calls)).toHaveLength(1);
   expect(partitionQueries(calls, slug)).toHaveLength(1);
   expect(customerKeys(calls, customerId)).toHaveLength(1);
+});
+
+test('customers holding one version, in one batch on a cold container, share one GetItem of it', async () => {
+  const { slug, features, plan } = await limitedPlan();
+  const customerIds = [1, 2, 3].map((i) => `s${i}-${uid()}`);
+  for (const customerId of customerIds) await grant(slug, customerId, plan.id);
+  expect(await reprice(slug, plan.id, 13)).toBe(2);
+  const calls = await batchCalls(
+    slug,
+    customerIds,
+    features.map((f) => f.id),
+  );
+  expect(versionReads(calls)).toHaveLength(1);
+});
+
+test('a failed read of a version is not kept: the next caller reads it again', async () => {
+  const { projectId, plan, slug } = await limitedPlan();
+  expect(await reprice(slug, plan.id, 14)).toBe(2);
+  vi.spyOn(DynamoDBDocumentClient.prototype, 'send').mockImplementationOnce(async () => {
+    throw new Error('DynamoDB unavailable');
+  });
+  await expect(storedVersion(projectId, plan.id, 1)).rejects.toThrow('DynamoDB unavailable');
+  const { calls } = await record(() => storedVersion(projectId, plan.id, 1));
+  expect(versionReads(calls)).toHaveLength(1);
+  expect((await storedVersion(projectId, plan.id, 1))?.content).toBeDefined();
 });
