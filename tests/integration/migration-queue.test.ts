@@ -11,6 +11,7 @@ import { SWEEP_MARGIN_MS } from '../../functions/sweeper/worker.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
 import { httpEvent, lambdaContext } from '../fixtures/events.ts';
 import { makePlan, makeProject } from '../fixtures/factories.ts';
+import { sqsRecord } from '../fixtures/fake-sqs.ts';
 import { rejection } from '../fixtures/rejection.ts';
 
 /**
@@ -159,41 +160,20 @@ describe('a migration too large for its request, on the AWS path', () => {
   });
 
   test('a message it cannot run fails the invocation (whole batch: it reports no batchItemFailures), so SQS delivers it again and then dead-letters it', async () => {
-    const poison: SQSEvent = { Records: [recordWith('{"migration":{"planId":"nope"}}')] };
+    const poison: SQSEvent = { Records: [sqsRecord('{"migration":{"planId":"nope"}}')] };
     const error = await rejection(sweeperHandler(poison, contextEnding(Number.POSITIVE_INFINITY)));
     expect(error).toBeInstanceOf(Error);
     const notJson = await rejection(
-      sweeperHandler({ Records: [recordWith('not json')] }, contextEnding(Number.POSITIVE_INFINITY)),
+      sweeperHandler({ Records: [sqsRecord('not json')] }, contextEnding(Number.POSITIVE_INFINITY)),
     );
     expect(notJson).toBeInstanceOf(SyntaxError);
     // A migration whose plan is gone since is done, not failed: its message must not be retried.
     const { slug, planId } = await planWithHolders(1);
     expect((await api.delete(`/api/v1/projects/${slug}/plans/${planId}`)).status).toBe(200);
-    const gone = recordWith(
+    const gone = sqsRecord(
       JSON.stringify({ migration: { ownerId, slug, planId, fromVersions: [1], toVersion: 2, at: 'now' } }),
     );
     expect(await sweeperHandler({ Records: [gone] }, contextEnding(Number.POSITIVE_INFINITY))).toBeUndefined();
     expect(sqs.receive().Records).toEqual([]);
   });
 });
-
-/** One record as SQS delivers it to Lambda, with this body. */
-function recordWith(body: string): SQSEvent['Records'][number] {
-  const now = String(Date.now());
-  return {
-    messageId: crypto.randomUUID(),
-    receiptHandle: 'AQEBtest',
-    body,
-    attributes: {
-      ApproximateReceiveCount: '1',
-      SentTimestamp: now,
-      SenderId: 'AROAEXAMPLE:pricing-plans',
-      ApproximateFirstReceiveTimestamp: now,
-    },
-    messageAttributes: {},
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:pricing-test-sweeps',
-    awsRegion: 'us-east-1',
-  };
-}
