@@ -322,63 +322,6 @@ describe('events of usage', () => {
     expect((await api.get(`${base}/customers/ada/entitlements/${featureId}`)).body.usage).toBe(12);
   });
 
-  test('a batch that read the limit before a plan change, written after a batch that read it after, decides again on the new limit', async () => {
-    const { api, base, slug, path, received } = await setUp('limit-race');
-    const feature = await makeFeature(api, slug, { name: 'Calls', isCountable: true, usageCount: 10 });
-    const free = await makePlan(api, slug, { name: 'Free' });
-    const metered = await makePlan(api, slug, { name: 'Metered', features: [{ featureId: feature.id }] });
-    expect((await api.put(`${base}/customers/ada`, { planId: free.id })).status).toBe(200);
-    const batch = (prefix: string) =>
-      api.post(`${base}/events`, {
-        events: Array.from({ length: 5 }, (_, i) => ({
-          eventId: `${prefix}-${i}`,
-          customerId: 'ada',
-          featureId: feature.id,
-        })),
-      });
-    // The stale batch's first transaction waits after its read, until the race is set up.
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let paused = () => {};
-    const reached = new Promise<void>((resolve) => {
-      paused = resolve;
-    });
-    const { lowLevel } = rawTable();
-    lowLevel.middlewareStack.add(
-      (next) => async (args) => {
-        if (JSON.stringify(args.input).includes('eventId_stale-')) {
-          paused();
-          await gate;
-        }
-        return next(args);
-      },
-      { step: 'build', name: 'limitRaceGate' },
-    );
-    try {
-      // Read on the free plan: no limit, no thresholds.
-      const stale = batch('stale');
-      await reached;
-      expect((await api.put(`${base}/customers/ada`, { planId: metered.id })).status).toBe(200);
-      // Read on the metered plan (limit 10): 0 → 5 crosses nothing.
-      expect((await batch('fresh')).status).toBe(200);
-      release();
-      expect((await stale).status).toBe(200);
-    } finally {
-      release();
-      lowLevel.middlewareStack.remove('limitRaceGate');
-    }
-    // The stale batch takes the usage 5 → 10 on the limit as it is now: both thresholds.
-    await received((types) => types.includes('usage.limit_reached') && types.includes('usage.limit_approaching'));
-    const usage = hooks.receiver.on(path).filter((r) => r.body.type.startsWith('usage.'));
-    expect(usage.map((r) => [r.body.type, r.body.data.usage, r.body.data.limit]).sort()).toEqual([
-      ['usage.limit_approaching', 10, 10],
-      ['usage.limit_reached', 10, 10],
-    ]);
-    expect((await api.get(`${base}/customers/ada/entitlements/${feature.id}`)).body.usage).toBe(10);
-  });
-
   /** Holds the TransactWriteItems whose input includes `marker` until released. */
   function holdTransactions(marker: string) {
     let release = () => {};
@@ -419,97 +362,116 @@ describe('events of usage', () => {
       .map((r) => [r.body.type, r.body.data.usage, r.body.data.limit])
       .sort();
 
-  test('a batch that read the limit before a plan change, written after a consume that read it after, decides again on the new limit', async () => {
-    const { api, base, slug, path, received } = await setUp('limit-race-consume');
+  /** ada's writes of the race's feature: a batch of 5 events, and a consume. */
+  interface RaceWrites {
+    batch(prefix: string): Promise<{ status: number; text: string }>;
+    consume(eventId: string, amount: number): Promise<{ status: number; text: string; body: any }>;
+  }
+
+  /**
+   * A write that read the limit before a plan change, written after one that read it after:
+   * ada holds `from` (Free: no limit; Big: 100) when `stale` starts its writes, whose
+   * transactions (their input includes `marker`) wait after their read; ada then moves to
+   * Metered (limit 10) and `fresh` writes 5 on that limit, crossing nothing; then the stale
+   * writes go on and `stale` settles. They take the usage 5 → 10 on the limit as it is now:
+   * both thresholds, once each.
+   */
+  async function limitRace(
+    label: string,
+    race: {
+      method: 'count' | 'sum';
+      from: 'Free' | 'Big';
+      marker: string;
+      stale(writes: RaceWrites): Promise<void>;
+      fresh(writes: RaceWrites): Promise<void>;
+    },
+  ) {
+    const { api, base, slug, path, received } = await setUp(label);
     const feature = await makeFeature(api, slug, {
       name: 'Tokens',
       isCountable: true,
       usageCount: 10,
-      eventAggregationMethod: 'sum',
+      eventAggregationMethod: race.method,
     });
-    const free = await makePlan(api, slug, { name: 'Free' });
+    const from = await makePlan(api, slug, {
+      name: race.from,
+      ...(race.from === 'Big' ? { features: [{ featureId: feature.id, multiplier: 10 }] } : {}),
+    });
     const metered = await makePlan(api, slug, { name: 'Metered', features: [{ featureId: feature.id }] });
-    expect((await api.put(`${base}/customers/ada`, { planId: free.id })).status).toBe(200);
-    const held = holdTransactions('eventId_stale-');
-    let stale: Promise<{ status: number }> | undefined;
+    expect((await api.put(`${base}/customers/ada`, { planId: from.id })).status).toBe(200);
+    const writes: RaceWrites = {
+      batch: (prefix) =>
+        api.post(`${base}/events`, {
+          events: Array.from({ length: 5 }, (_, i) => ({
+            eventId: `${prefix}-${i}`,
+            customerId: 'ada',
+            featureId: feature.id,
+            ...(race.method === 'sum' ? { value: 1 } : {}),
+          })),
+        }),
+      consume: (eventId, amount) =>
+        api.post(`${base}/customers/ada/entitlements/${feature.id}/consume`, { eventId, amount }),
+    };
+    const held = holdTransactions(race.marker);
     try {
-      // Read on the free plan: no limit, no thresholds.
-      stale = api.post(`${base}/events`, {
-        events: Array.from({ length: 5 }, (_, i) => ({
-          eventId: `stale-${i}`,
-          customerId: 'ada',
-          featureId: feature.id,
-          value: 1,
-        })),
-      });
+      const stale = race.stale(writes);
       await held.reached;
       expect((await api.put(`${base}/customers/ada`, { planId: metered.id })).status).toBe(200);
-      // Read on the metered plan (limit 10): 0 → 5 crosses nothing.
-      const fresh = await api.post(`${base}/customers/ada/entitlements/${feature.id}/consume`, {
-        eventId: 'fresh',
-        amount: 5,
-      });
-      expect(fresh.body.allowed, fresh.text).toBe(true);
+      await race.fresh(writes);
       held.release();
-      expect((await stale).status).toBe(200);
+      await stale;
     } finally {
       held.remove();
     }
-    // The stale batch takes the usage 5 → 10 on the limit as it is now: both thresholds.
     await received((types) => types.includes('usage.limit_reached') && types.includes('usage.limit_approaching'));
     expect(usageEventsOf(path)).toEqual([
       ['usage.limit_approaching', 10, 10],
       ['usage.limit_reached', 10, 10],
     ]);
     expect((await api.get(`${base}/customers/ada/entitlements/${feature.id}`)).body.usage).toBe(10);
+  }
+
+  test('a batch that read the limit before a plan change, written after a batch that read it after, decides again on the new limit', async () => {
+    await limitRace('limit-race', {
+      method: 'count',
+      from: 'Free',
+      marker: 'eventId_stale-',
+      stale: async ({ batch }) => expect((await batch('stale')).status).toBe(200),
+      fresh: async ({ batch }) => expect((await batch('fresh')).status).toBe(200),
+    });
+  });
+
+  test('a batch that read the limit before a plan change, written after a consume that read it after, decides again on the new limit', async () => {
+    await limitRace('limit-race-consume', {
+      method: 'sum',
+      from: 'Free',
+      marker: 'eventId_stale-',
+      stale: async ({ batch }) => expect((await batch('stale')).status).toBe(200),
+      fresh: async ({ consume }) => {
+        const fresh = await consume('fresh', 5);
+        expect(fresh.body.allowed, fresh.text).toBe(true);
+      },
+    });
   });
 
   test('a consume that read the limit before a plan change, written after a batch that read it after, decides (and checks) on the new limit', async () => {
-    const { api, base, slug, path, received } = await setUp('limit-race-consume-behind');
-    const feature = await makeFeature(api, slug, {
-      name: 'Tokens',
-      isCountable: true,
-      usageCount: 10,
-      eventAggregationMethod: 'sum',
+    await limitRace('limit-race-consume-behind', {
+      method: 'sum',
+      from: 'Big',
+      marker: 'stale-consume',
+      // 5 → 10 on the limit as it is now: allowed; 6 more would pass it.
+      stale: async ({ consume }) => {
+        const answers = await Promise.all([consume('stale-consume', 5), consume('stale-consume-over', 6)]);
+        expect(answers.map((a) => [a.status, a.body.allowed])).toEqual([
+          [200, true],
+          [200, false],
+        ]);
+      },
+      fresh: async ({ batch }) => {
+        const fresh = await batch('fresh');
+        expect(fresh.status, fresh.text).toBe(200);
+      },
     });
-    const big = await makePlan(api, slug, { name: 'Big', features: [{ featureId: feature.id, multiplier: 10 }] });
-    const metered = await makePlan(api, slug, { name: 'Metered', features: [{ featureId: feature.id }] });
-    expect((await api.put(`${base}/customers/ada`, { planId: big.id })).status).toBe(200);
-    const consume = (eventId: string, amount: number) =>
-      api.post(`${base}/customers/ada/entitlements/${feature.id}/consume`, { eventId, amount });
-    const held = holdTransactions('stale-consume');
-    try {
-      // Read on the big plan (limit 100): 0 → 5 crosses nothing, and fits.
-      const stale = consume('stale-consume', 5);
-      const over = consume('stale-consume-over', 6);
-      await held.reached;
-      expect((await api.put(`${base}/customers/ada`, { planId: metered.id })).status).toBe(200);
-      // Read on the metered plan (limit 10): 0 → 5 crosses nothing.
-      const fresh = await api.post(`${base}/events`, {
-        events: Array.from({ length: 5 }, (_, i) => ({
-          eventId: `fresh-${i}`,
-          customerId: 'ada',
-          featureId: feature.id,
-          value: 1,
-        })),
-      });
-      expect(fresh.status, fresh.text).toBe(200);
-      held.release();
-      // 5 → 10 on the limit as it is now: allowed, both thresholds; 6 more would pass it.
-      const answers = await Promise.all([stale, over]);
-      expect(answers.map((a) => [a.status, a.body.allowed])).toEqual([
-        [200, true],
-        [200, false],
-      ]);
-    } finally {
-      held.remove();
-    }
-    await received((types) => types.includes('usage.limit_reached') && types.includes('usage.limit_approaching'));
-    expect(usageEventsOf(path)).toEqual([
-      ['usage.limit_approaching', 10, 10],
-      ['usage.limit_reached', 10, 10],
-    ]);
-    expect((await api.get(`${base}/customers/ada/entitlements/${feature.id}`)).body.usage).toBe(10);
   });
 
   test('one consume that passes both thresholds sends both; another month sends them again', async () => {
