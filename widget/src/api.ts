@@ -1,14 +1,29 @@
 import type { BillingInterval } from '#contract/enums.ts';
 import type { ShareData } from './types.ts';
 
-/** What a call to the service ended in, never a thrown error: the widget shows each kind. */
-export type Outcome<T> =
-  | { ok: true; value: T; headers?: Headers }
-  | { ok: false; kind: 'not_found' | 'rejected' | 'network'; status: number; message: string };
+/** A call that failed, never a thrown error: the widget shows each kind. */
+type Failure = { ok: false; kind: 'not_found' | 'rejected' | 'network'; status: number; message: string };
+
+/** What a call to the service ended in. */
+export type Outcome<T> = { ok: true; value: T } | Failure;
+
+/** The share load's outcome: its headers say whether an experiment runs. */
+export type ShareOutcome = { ok: true; value: ShareData; headers: Headers } | Failure;
 
 const NETWORK_MESSAGE = 'Could not reach the pricing service. Check your connection and try again.';
 
+/** A call's outcome, without the answer's headers: only the share load reads them. */
 async function call<T>(url: string, init: RequestInit, accept: (body: unknown) => body is T): Promise<Outcome<T>> {
+  const outcome = await send(url, init, accept);
+  return outcome.ok ? { ok: true, value: outcome.value } : outcome;
+}
+
+/** One request to the service and what it ended in, with the answer's headers. */
+async function send<T>(
+  url: string,
+  init: RequestInit,
+  accept: (body: unknown) => body is T,
+): Promise<{ ok: true; value: T; headers: Headers } | Failure> {
   let response: Response;
   try {
     response = await fetch(url, { ...init, credentials: 'omit' });
@@ -45,8 +60,8 @@ const isShareData = (body: unknown): body is ShareData =>
   isObject(body) && Array.isArray(body.plans) && Array.isArray(body.features) && isObject(body.themeSettings);
 
 /** Whether the answer everyone shares says that an experiment runs: a visitor id would change it. */
-export const namesExperiment = (outcome: Outcome<ShareData>): boolean =>
-  outcome.ok && Boolean(outcome.headers?.get('pricing-experiment'));
+export const namesExperiment = (outcome: ShareOutcome): boolean =>
+  outcome.ok && Boolean(outcome.headers.get('pricing-experiment'));
 
 export interface CheckoutSession {
   sessionId: string;
@@ -61,9 +76,9 @@ const isCheckoutSession = (body: unknown): body is CheckoutSession =>
  * The share data: without a visitor, the answer everyone gets (cacheable by the CDN and the
  * browser); with one, while an experiment runs, the visitor's variant (never cached).
  */
-export function loadShare(base: string, shareId: string, visitor?: string): Promise<Outcome<ShareData>> {
+export function loadShare(base: string, shareId: string, visitor?: string): Promise<ShareOutcome> {
   const query = visitor === undefined ? '' : `?visitor=${encodeURIComponent(visitor)}`;
-  return call(`${base}/api/share/${encodeURIComponent(shareId)}${query}`, { method: 'GET' }, isShareData);
+  return send(`${base}/api/share/${encodeURIComponent(shareId)}${query}`, { method: 'GET' }, isShareData);
 }
 
 /**
