@@ -190,8 +190,10 @@ export interface FakeStripe {
   cancelSubscription(id: string): unknown;
   /** The SDK retries 5xx (and 409) up to maxNetworkRetries, so a final failure needs retries + 1. */
   failNext(error: FakeFailure, times?: number): void;
-  /** Recorded and never answered; the socket stays open until the client gives up or close(). */
+  /** Recorded and never answered; the socket stays open until the client gives up, dropHanging() or close(). */
   hangNext(times?: number): void;
+  /** Closes the sockets of the requests hanging now, as a network that drops them would. */
+  dropHanging(): void;
   /** Clears state and queued failures/hangs; requests already hanging stay so until close(). */
   reset(): void;
   close(): Promise<void>;
