@@ -47,7 +47,18 @@ const components = {
   Experiment: ExperimentView,
   Success: SuccessView,
   Error: ErrorBody,
-} satisfies Record<string, z.ZodType>;
+} satisfies Record<string, () => z.ZodType>;
+
+/**
+ * A route's answer schema, built once for the whole document: a route may declare it as a
+ * function that builds a new schema at each call, and the generator finds it by identity.
+ */
+const built = new Map<() => z.ZodType, z.ZodType>();
+const answerSchema = (answer: () => z.ZodType): z.ZodType => {
+  const schema = built.get(answer) ?? answer();
+  built.set(answer, schema);
+  return schema;
+};
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -61,14 +72,17 @@ function outputSchemas(actions: RouteAction[]): {
 } {
   const registry = z.registry<{ id: string }>();
   const byAction = new Map<z.ZodType, string>();
-  for (const [id, schema] of Object.entries(components)) {
+  for (const [id, schemaOf] of Object.entries(components)) {
+    const schema = schemaOf();
     registry.add(schema, { id });
     byAction.set(schema, id);
   }
   let anonymous = 0;
   for (const action of actions) {
-    for (const response of Object.values(action.doc?.responses ?? {})) {
-      if (!(response instanceof z.ZodType) || byAction.has(response)) continue;
+    for (const answer of Object.values(action.doc?.responses ?? {})) {
+      if (typeof answer !== 'function') continue;
+      const response = answerSchema(answer);
+      if (byAction.has(response)) continue;
       const id = `__response${anonymous++}`;
       registry.add(response, { id });
       byAction.set(response, id);
@@ -87,17 +101,17 @@ const etagHeader = { ETag: { $ref: '#/components/headers/ETag' } };
 
 function successResponse(
   status: string,
-  response: z.ZodType | OtherResponse,
+  answer: (() => z.ZodType) | OtherResponse,
   named: Map<z.ZodType, string>,
   schemas: Record<string, JsonSchema>,
   example: unknown,
   tagged: boolean,
 ): JsonSchema {
-  if (!(response instanceof z.ZodType)) {
-    const content = response.contentType ? { content: { [response.contentType]: {} } } : {};
-    return { description: response.description, headers: requestIdHeader, ...content };
+  if (typeof answer !== 'function') {
+    const content = answer.contentType ? { content: { [answer.contentType]: {} } } : {};
+    return { description: answer.description, headers: requestIdHeader, ...content };
   }
-  const id = named.get(response) ?? '';
+  const id = named.get(answerSchema(answer)) ?? '';
   const schema = id.startsWith('__') ? schemas[id] : ref(id);
   const examples = example === undefined ? {} : { example };
   return {

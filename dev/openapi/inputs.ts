@@ -19,25 +19,26 @@ const numericId = (description: string) => ({
 });
 
 /** Every path parameter of params.ts, as the document shows it (a new name must be added here). */
-const pathParameterDocs: Record<keyof typeof pathParameters, { schema: JsonSchema; description: string }> = {
-  slug: {
-    schema: { type: 'string', pattern: slugPattern.source, maxLength: limits.slugMax },
-    description: "The project's slug.",
-  },
-  shareId: { schema: { type: 'string' }, description: "The project's public share id." },
-  planId: numericId("The plan's id; one that names no plan of the project is 404."),
-  featureId: numericId("The feature's id; one that names no feature of the project is 404."),
-  customerId: {
-    schema: { type: 'string' },
-    description: "Your own id for the customer (the widget's customer-id); an unknown one is not an error.",
-  },
-  endpointId: numericId("The webhook endpoint's id; one that names no endpoint of the project is 404."),
-  experimentId: numericId("The experiment's id; one that names no experiment of the project is 404."),
-  deliveryId: {
-    schema: { type: 'string' },
-    description: "The delivery's id (`dlv_…`), from the endpoint's deliveries; an unknown one is 404.",
-  },
-};
+const pathParameterDocs: Record<keyof ReturnType<typeof pathParameters>, { schema: JsonSchema; description: string }> =
+  {
+    slug: {
+      schema: { type: 'string', pattern: slugPattern.source, maxLength: limits.slugMax },
+      description: "The project's slug.",
+    },
+    shareId: { schema: { type: 'string' }, description: "The project's public share id." },
+    planId: numericId("The plan's id; one that names no plan of the project is 404."),
+    featureId: numericId("The feature's id; one that names no feature of the project is 404."),
+    customerId: {
+      schema: { type: 'string' },
+      description: "Your own id for the customer (the widget's customer-id); an unknown one is not an error.",
+    },
+    endpointId: numericId("The webhook endpoint's id; one that names no endpoint of the project is 404."),
+    experimentId: numericId("The experiment's id; one that names no experiment of the project is 404."),
+    deliveryId: {
+      schema: { type: 'string' },
+      description: "The delivery's id (`dlv_…`), from the endpoint's deliveries; an unknown one is 404.",
+    },
+  };
 
 export const jsonSchemaOptions = { target: 'draft-2020-12', unrepresentable: 'any' } as const;
 
@@ -47,8 +48,8 @@ export function withoutDialect(schema: JsonSchema): JsonSchema {
 }
 
 /** A request schema (body or query) as the JSON Schema of what it accepts. */
-export const inputSchema = (schema: z.ZodType): JsonSchema =>
-  withoutDialect(z.toJSONSchema(schema, { ...jsonSchemaOptions, io: 'input' }) as JsonSchema);
+export const inputSchema = (schema: () => z.ZodType): JsonSchema =>
+  withoutDialect(z.toJSONSchema(schema(), { ...jsonSchemaOptions, io: 'input' }) as JsonSchema);
 
 const idempotencyKeyHeader = {
   name: 'Idempotency-Key',

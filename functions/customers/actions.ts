@@ -74,7 +74,7 @@ export const customers = defineGroup(customersRoutes, [
     doc: {
       operationId: 'getEntitlement',
       summary: 'One feature for a customer; with ?required=, whether that much is allowed',
-      responses: { 200: EntitlementView.extend({ allowed: z.boolean() }) },
+      responses: { 200: () => EntitlementView().extend({ allowed: z.boolean() }) },
     },
     run: async ({ project, path, query, config }) =>
       ok(await getEntitlement(project, path.customerId, path.featureId, query.required, reads(config))),
@@ -113,5 +113,5 @@ export const customers = defineGroup(customersRoutes, [
     run: async ({ project, body, config }) =>
       ok(await recordEvents(project, body, { ...reads(config), retryMs: config.USAGE_RETRY_MS })),
   }),
-  ...subscriptionActions,
+  ...subscriptionActions(),
 ]);

@@ -13,7 +13,7 @@ export const features = defineGroup(featuresRoutes, [
     doc: {
       operationId: 'listFeatures',
       summary: "List a project's features",
-      responses: { 200: z.strictObject({ features: z.array(FeatureView) }) },
+      responses: { 200: () => z.strictObject({ features: z.array(FeatureView()) }) },
       etag: 'read',
     },
     run: async ({ project, headers }) => tagged(200, { features: await listFeatures(project) }, headers),

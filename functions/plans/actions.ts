@@ -18,6 +18,7 @@ import {
   UpdatePlanBody,
   UpdatePlanFeatureBody,
 } from '#domain/plans/schemas.ts';
+import { lazySchema } from '#domain/validation.ts';
 import { listVersions } from '#domain/versions/list.ts';
 import { migratePlan } from '#domain/versions/migrate.ts';
 import { MigrateBody, MigrationPreview, MigrationStarted, VersionListView } from '#domain/versions/schemas.ts';
@@ -26,7 +27,7 @@ import { tagged, writerOf } from '#http/etag.ts';
 import { ok, SuccessView, success } from '#http/responses.ts';
 import { plansRoutes } from './routes.ts';
 
-const RemoveFeatureQuery = z.object({ featureId: positiveIdString });
+const RemoveFeatureQuery = lazySchema(() => z.object({ featureId: positiveIdString() }));
 
 const route = routesIn(plansRoutes);
 
@@ -35,7 +36,7 @@ export const plans = defineGroup(plansRoutes, [
     doc: {
       operationId: 'listPlans',
       summary: "List a project's plans with their features",
-      responses: { 200: z.strictObject({ plans: z.array(PlanView) }) },
+      responses: { 200: () => z.strictObject({ plans: z.array(PlanView()) }) },
       etag: 'read',
     },
     run: async ({ project, headers }) => tagged(200, { plans: await listPlans(project) }, headers),
@@ -95,7 +96,7 @@ export const plans = defineGroup(plansRoutes, [
     doc: {
       operationId: 'listPlanFeatures',
       summary: "List a plan's feature assignments",
-      responses: { 200: z.strictObject({ features: z.array(PlanFeatureDetailView) }) },
+      responses: { 200: () => z.strictObject({ features: z.array(PlanFeatureDetailView()) }) },
       etag: 'read',
     },
     run: async ({ project, path, headers }) =>

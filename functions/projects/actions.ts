@@ -21,7 +21,8 @@ export const projects = defineGroup(projectsRoutes, [
       operationId: 'listProjects',
       summary: "List the key owner's projects: all of them, or a page with ?limit (1-100) and ?cursor",
       responses: {
-        200: z.strictObject({ projects: z.array(ProjectSummaryView), nextCursor: z.string().nullable().optional() }),
+        200: () =>
+          z.strictObject({ projects: z.array(ProjectSummaryView()), nextCursor: z.string().nullable().optional() }),
       },
       etag: 'read',
     },

@@ -3,6 +3,7 @@ import { ShareQuery } from '#domain/experiments/visitor.ts';
 import { tableIsHealthy } from '#domain/health.ts';
 import { ShareView } from '#domain/share/schemas.ts';
 import { getShareData } from '#domain/share/share.ts';
+import { lazySchema } from '#domain/validation.ts';
 import { defineGroup, routesIn } from '#http/action.ts';
 import { taggedJson } from '#http/etag.ts';
 import { preflight } from '#http/preflight.ts';
@@ -13,7 +14,7 @@ import { shareRoutes } from './routes.ts';
 import { widgetAsset } from './widget-asset.ts';
 
 const API_NAME = 'Pricing plan service API';
-const HealthView = z.strictObject({ status: z.enum(['ok', 'unavailable']) });
+const HealthView = lazySchema(() => z.strictObject({ status: z.enum(['ok', 'unavailable']) }));
 
 /** Short enough that an edit shows on the pricing page within half a minute. */
 const CACHE_CONTROL = 'public, max-age=30';
@@ -80,7 +81,7 @@ export const share = defineGroup(shareRoutes, [
     doc: {
       operationId: 'getServiceInfo',
       summary: "The API's name and where its OpenAPI document is",
-      responses: { 200: z.strictObject({ name: z.string(), docs: z.string() }) },
+      responses: { 200: () => z.strictObject({ name: z.string(), docs: z.string() }) },
     },
     run: async () => ok({ name: API_NAME, docs: '/openapi.json' }),
   }),

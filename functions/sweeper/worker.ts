@@ -2,6 +2,7 @@ import type { Context, ScheduledEvent, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
 import type { Ports } from '#domain/ports.ts';
 import { resumableSweeps, runProjectSweep } from '#domain/projects/delete.ts';
+import { lazySchema } from '#domain/validation.ts';
 import { runMigration } from '#domain/versions/migrate.ts';
 import { log } from '#shared/logger.ts';
 
@@ -19,19 +20,21 @@ export const SWEEP_MARGIN_MS = 20_000;
  */
 export const STALE_SWEEP_MS = 15 * 60_000;
 
-const id = z.number().int().positive();
-const SweepMessage = z.object({ projectId: id });
+const id = lazySchema(() => z.number().int().positive());
+const SweepMessage = lazySchema(() => z.object({ projectId: id() }));
 /** A plan migration too large for its request (shared/domain/versions/migrate.ts). */
-const MigrationMessage = z.object({
-  migration: z.object({
-    ownerId: z.string(),
-    slug: z.string(),
-    planId: id,
-    fromVersions: z.array(id),
-    toVersion: id,
-    at: z.enum(['now', 'period_end']),
+const MigrationMessage = lazySchema(() =>
+  z.object({
+    migration: z.object({
+      ownerId: z.string(),
+      slug: z.string(),
+      planId: id(),
+      fromVersions: z.array(id()),
+      toVersion: id(),
+      at: z.enum(['now', 'period_end']),
+    }),
   }),
-});
+);
 
 export type SweeperPorts = Pick<Ports, 'sweeps' | 'migrations' | 'keyring' | 'payments'>;
 
@@ -57,7 +60,7 @@ export function createSweeper(ports: SweeperPorts) {
     const budget = { exhausted: () => context.getRemainingTimeInMillis() < SWEEP_MARGIN_MS };
     for (const record of event.Records) {
       const body = JSON.parse(record.body);
-      const migration = MigrationMessage.safeParse(body);
+      const migration = MigrationMessage().safeParse(body);
       if (migration.success) {
         const job = migration.data.migration;
         const outcome = await runMigration(ports, job, budget);
@@ -65,7 +68,7 @@ export function createSweeper(ports: SweeperPorts) {
         log({ level: 'info', msg: 'plan migration', planId: job.planId, toVersion: job.toVersion, outcome });
         continue;
       }
-      const { projectId } = SweepMessage.parse(body);
+      const { projectId } = SweepMessage().parse(body);
       const started = performance.now();
       const outcome = await runProjectSweep(projectId, budget);
       if (outcome === 'unfinished') await sweeps.enqueue(projectId);

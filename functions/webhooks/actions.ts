@@ -19,7 +19,7 @@ export const webhooks = defineGroup(webhooksRoutes, [
       summary: "Stripe's signed events for the project (checkout completed, subscription created, updated, deleted)",
       description:
         "Verified against the project's paymentWebhookSecret with the Stripe-Signature header; applied once per event id.",
-      responses: { 200: z.strictObject({ received: z.literal(true), outcome: z.string() }) },
+      responses: { 200: () => z.strictObject({ received: z.literal(true), outcome: z.string() }) },
       errors: ['invalid_signature', 'not_found', 'payments_not_configured', 'payload_too_large'],
     },
     run: async ({ path, rawBody, headers, ports }) => {

@@ -2,6 +2,7 @@ import type { DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda
 import * as z from 'zod';
 import { settleDue } from '#domain/customers/settle.ts';
 import type { Keyring } from '#domain/ports.ts';
+import { lazySchema } from '#domain/validation.ts';
 import {
   attemptDelivery,
   type DeliveryQueue,
@@ -10,21 +11,25 @@ import {
 } from '#domain/webhooks-out/delivery.ts';
 import { newEventId } from '#domain/webhooks-out/event-ids.ts';
 
-const DeliveryMessage = z.object({
-  projectId: z.number().int().positive(),
-  endpointId: z.number().int().positive(),
-  eventId: z.string(),
-});
+const DeliveryMessage = lazySchema(() =>
+  z.object({
+    projectId: z.number().int().positive(),
+    endpointId: z.number().int().positive(),
+    eventId: z.string(),
+  }),
+);
 
 /** A wake-up (an EventBridge Scheduler schedule's message): a change whose time has come. */
-const DueMessage = z.object({
-  due: z.object({
-    projectId: z.number().int().positive(),
-    ownerId: z.string(),
-    slug: z.string(),
-    customerId: z.string(),
+const DueMessage = lazySchema(() =>
+  z.object({
+    due: z.object({
+      projectId: z.number().int().positive(),
+      ownerId: z.string(),
+      slug: z.string(),
+      customerId: z.string(),
+    }),
   }),
-});
+);
 
 export interface WebhooksOutPorts {
   keyring: Keyring;
@@ -57,8 +62,8 @@ export function createWebhooksOutWorker(ports: WebhooksOutPorts) {
     await Promise.all(
       (event as SQSEvent).Records.map(async (message) => {
         const body: unknown = JSON.parse(message.body);
-        const due = DueMessage.safeParse(body);
-        const parsed = DeliveryMessage.safeParse(body);
+        const due = DueMessage().safeParse(body);
+        const parsed = DeliveryMessage().safeParse(body);
         // A message this code never wrote: nothing to deliver.
         if (!due.success && !parsed.success) return;
         try {

@@ -6,6 +6,7 @@ import type { FeatureItem, PlanAssignment, PlanItem, ProjectItem, ProjectKey } f
 import { projectNotFound } from './errors.ts';
 import { idKey, type PageQuery, pagedList } from './pages.ts';
 import { slugPattern } from './projects/slug.ts';
+import { lazySchema } from './validation.ts';
 import type { Writer } from './versions.ts';
 
 /**
@@ -15,20 +16,24 @@ import type { Writer } from './versions.ts';
 
 const RETENTION_SECONDS = 90 * 24 * 60 * 60;
 
-const storedFields = z.record(z.string(), z.unknown()).nullable();
+const storedFields = lazySchema(() => z.record(z.string(), z.unknown()).nullable());
 
-export const ChangeView = z.strictObject({
-  id: z.number(),
-  at: z.string(),
-  keyId: z.string(),
-  action: z.enum(changeActions),
-  resource: z.strictObject({ type: z.enum(changeResourceTypes), id: z.number() }),
-  before: storedFields,
-  after: storedFields,
-});
-export type ChangeView = z.infer<typeof ChangeView>;
+export const ChangeView = lazySchema(() =>
+  z.strictObject({
+    id: z.number(),
+    at: z.string(),
+    keyId: z.string(),
+    action: z.enum(changeActions),
+    resource: z.strictObject({ type: z.enum(changeResourceTypes), id: z.number() }),
+    before: storedFields(),
+    after: storedFields(),
+  }),
+);
+export type ChangeView = z.infer<ReturnType<typeof ChangeView>>;
 
-export const ChangesView = z.strictObject({ changes: z.array(ChangeView), nextCursor: z.string().nullable() });
+export const ChangesView = lazySchema(() =>
+  z.strictObject({ changes: z.array(ChangeView()), nextCursor: z.string().nullable() }),
+);
 
 type Fields = Record<string, unknown>;
 
@@ -133,7 +138,7 @@ const toChangeView = (item: ChangeEntryItem): ChangeView => ({
  * the caller's, and not deleted), then one Query of the log's own partition. Entries past
  * their 90 days that TTL has not removed yet are not shown.
  */
-export async function listChanges(key: ProjectKey, query: PageQuery): Promise<z.infer<typeof ChangesView>> {
+export async function listChanges(key: ProjectKey, query: PageQuery): Promise<z.infer<ReturnType<typeof ChangesView>>> {
   const start = changePages.start(query);
   const project = slugPattern.test(key.slug) ? await getProjectItem(key) : undefined;
   if (!project) throw projectNotFound(key.slug);

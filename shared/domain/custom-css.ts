@@ -3,6 +3,7 @@ import type { Atrule, CssNode, Declaration, List, Rule } from 'css-tree';
 import parse from 'css-tree/parser';
 import * as z from 'zod';
 import { limits } from '#contract/limits.ts';
+import { lazySchema } from './validation.ts';
 
 /**
  * The customCSS rule, checked when a theme is written: a project's CSS restyles
@@ -267,21 +268,23 @@ function shorten(text: string): string {
 }
 
 /** `theme.customCSS`: at most 20,000 characters, then one validation detail per problem (see above). */
-export const customCss = z
-  .string()
-  .max(limits.customCssMax, { error: `must be at most ${limits.customCssMax} characters`, abort: true })
-  .superRefine((css, context) => {
-    const problems = customCssProblems(css);
-    // One detail per refused rule (validation.ts keeps issues marked `each` beside each other).
-    for (const message of problems.slice(0, customCssProblemsShown)) {
-      context.addIssue({ code: 'custom', message, params: { each: true } });
-    }
-    if (problems.length > customCssProblemsShown) {
-      const more = problems.length - customCssProblemsShown;
-      context.addIssue({
-        code: 'custom',
-        message: `and ${more} more: fix the ones above and send it again`,
-        params: { each: true },
-      });
-    }
-  });
+export const customCss = lazySchema(() =>
+  z
+    .string()
+    .max(limits.customCssMax, { error: `must be at most ${limits.customCssMax} characters`, abort: true })
+    .superRefine((css, context) => {
+      const problems = customCssProblems(css);
+      // One detail per refused rule (validation.ts keeps issues marked `each` beside each other).
+      for (const message of problems.slice(0, customCssProblemsShown)) {
+        context.addIssue({ code: 'custom', message, params: { each: true } });
+      }
+      if (problems.length > customCssProblemsShown) {
+        const more = problems.length - customCssProblemsShown;
+        context.addIssue({
+          code: 'custom',
+          message: `and ${more} more: fix the ones above and send it again`,
+          params: { each: true },
+        });
+      }
+    }),
+);

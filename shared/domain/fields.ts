@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { limits } from '#contract/limits.ts';
+import { lazySchema } from './validation.ts';
 
 /** Field schemas shared by the request bodies of several resources. */
 
@@ -46,7 +47,7 @@ export const singleLineText = (max: number) =>
     refused('must contain a visible character (a letter, digit, punctuation mark or symbol)'),
   );
 
-export const name = singleLineText(limits.nameMax);
+export const name = lazySchema(() => singleLineText(limits.nameMax));
 
 /** A multi-line text (a description): NFC, at most `max` long, may be empty, kept as sent otherwise. */
 export const multiLineText = (max: number) =>
@@ -66,19 +67,21 @@ export const amount = (max: number) =>
       `must be 0 or at least ${limits.smallestPositive}`,
     );
 
-export const price = amount(limits.priceMax);
-export const multiplier = amount(limits.multiplierMax);
+export const price = lazySchema(() => amount(limits.priceMax));
+export const multiplier = lazySchema(() => amount(limits.multiplierMax));
 
 const largestId = Number.MAX_SAFE_INTEGER;
 const wholeNumber = refused('must be a positive whole number');
 const tooLarge = refused(`must be at most ${largestId}`);
 
 /** Ids sent in a body: a positive whole number that stays exact as a JavaScript number (≤ 2^53 − 1). */
-export const positiveId = z
-  .number({ error: 'must be a positive whole number' })
-  .max(largestId, tooLarge)
-  .int(wholeNumber)
-  .positive(wholeNumber);
+export const positiveId = lazySchema(() =>
+  z
+    .number({ error: 'must be a positive whole number' })
+    .max(largestId, tooLarge)
+    .int(wholeNumber)
+    .positive(wholeNumber),
+);
 
 /**
  * Up to 16 digits without a leading zero, converted to a number. Past 2^53 − 1 the conversion
@@ -88,11 +91,13 @@ export const positiveId = z
 const digits = /^[1-9][0-9]{0,15}$/;
 
 /** The same, from a query-string value: past 2^53 − 1 it is a 400, like a body id. */
-export const positiveIdString = z
-  .string({ error: 'is required' })
-  .regex(digits, wholeNumber)
-  .transform(Number)
-  .refine(Number.isSafeInteger, tooLarge);
+export const positiveIdString = lazySchema(() =>
+  z
+    .string({ error: 'is required' })
+    .regex(digits, wholeNumber)
+    .transform(Number)
+    .refine(Number.isSafeInteger, tooLarge),
+);
 
 const isHttpUrl = (value: string) => {
   try {
@@ -103,45 +108,53 @@ const isHttpUrl = (value: string) => {
   }
 };
 
-const absoluteUrl = z
-  .string()
-  .trim()
-  .max(limits.urlMax, upTo(limits.urlMax))
-  .refine(isHttpUrl, refused('must be an absolute http(s) URL'));
-
 /**
  * URLs keep the characters they were sent with (no NFC: that could change where a URL leads),
  * but refuse what the text rule refuses.
  */
-export const httpUrl = withCharacterRules(absoluteUrl, lineControl);
+export const httpUrl = lazySchema(() =>
+  withCharacterRules(
+    z
+      .string()
+      .trim()
+      .max(limits.urlMax, upTo(limits.urlMax))
+      .refine(isHttpUrl, refused('must be an absolute http(s) URL')),
+    lineControl,
+  ),
+);
 
-const currencies = new Set(Intl.supportedValuesOf('currency'));
-
-export const currency = z
-  .string()
-  .regex(/^[A-Za-z]{3}$/, 'must be a three-letter ISO 4217 code such as USD')
-  .transform((code) => code.toUpperCase())
-  .refine((code) => currencies.has(code), 'is not an ISO 4217 currency code');
+export const currency = lazySchema(() => {
+  const currencies = new Set(Intl.supportedValuesOf('currency'));
+  return z
+    .string()
+    .regex(/^[A-Za-z]{3}$/, 'must be a three-letter ISO 4217 code such as USD')
+    .transform((code) => code.toUpperCase())
+    .refine((code) => currencies.has(code), 'is not an ISO 4217 currency code');
+});
 
 /** A subscription's seats, as checkout, a grant and a plan change take them. */
-export const seats = z
-  .number({ error: 'must be a whole number of seats' })
-  .int('must be a whole number of seats')
-  .min(1, 'must be at least 1')
-  .max(limits.seatsMax, `must be at most ${limits.seatsMax}`);
+export const seats = lazySchema(() =>
+  z
+    .number({ error: 'must be a whole number of seats' })
+    .int('must be a whole number of seats')
+    .min(1, 'must be at least 1')
+    .max(limits.seatsMax, `must be at most ${limits.seatsMax}`),
+);
 
-export const email = z
-  .email({ error: 'must be an e-mail address' })
-  .max(limits.emailMax, `must be at most ${limits.emailMax} characters`);
+export const email = lazySchema(() =>
+  z.email({ error: 'must be an e-mail address' }).max(limits.emailMax, `must be at most ${limits.emailMax} characters`),
+);
 
 /** The share a widget's call names in its body. */
-export const shareIdField = z.string({ error: 'is required' }).min(1, 'is required').max(200, 'is not a share id');
+export const shareIdField = lazySchema(() =>
+  z.string({ error: 'is required' }).min(1, 'is required').max(200, 'is not a share id'),
+);
 
 /**
  * Ids in a path: positive whole numbers that stay exact as JavaScript numbers (≤ 2^53 − 1).
  * Anything else names nothing: the HTTP layer answers 404.
  */
-export const pathIdString = z.string().regex(digits).transform(Number).refine(Number.isSafeInteger);
+export const pathIdString = lazySchema(() => z.string().regex(digits).transform(Number).refine(Number.isSafeInteger));
 
 /** Removes keys whose value is undefined, so a partial update only names what was sent. */
 export function definedOnly<T extends object>(value: T): Partial<T> {

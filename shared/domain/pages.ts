@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ValidationError } from './errors.ts';
+import { lazySchema } from './validation.ts';
 
 /**
  * Every paged list pages one way: `limit` (1–100) asks for a page, and `nextCursor` (null on
@@ -13,16 +14,18 @@ const PAGE_SIZE_DEFAULT = 50;
 const PAGE_SIZE_MAX = 100;
 const CURSOR_MAX = 200;
 
-export const PageQuery = z.object({
-  limit: z
-    .string()
-    .regex(/^[1-9][0-9]{0,2}$/, `must be a whole number from 1 to ${PAGE_SIZE_MAX}`)
-    .transform(Number)
-    .refine((value) => value <= PAGE_SIZE_MAX, `must be a whole number from 1 to ${PAGE_SIZE_MAX}`)
-    .optional(),
-  cursor: z.string().min(1, 'must not be empty').max(CURSOR_MAX, 'is not a cursor this API gave').optional(),
-});
-export type PageQuery = z.output<typeof PageQuery>;
+export const PageQuery = lazySchema(() =>
+  z.object({
+    limit: z
+      .string()
+      .regex(/^[1-9][0-9]{0,2}$/, `must be a whole number from 1 to ${PAGE_SIZE_MAX}`)
+      .transform(Number)
+      .refine((value) => value <= PAGE_SIZE_MAX, `must be a whole number from 1 to ${PAGE_SIZE_MAX}`)
+      .optional(),
+    cursor: z.string().min(1, 'must not be empty').max(CURSOR_MAX, 'is not a cursor this API gave').optional(),
+  }),
+);
+export type PageQuery = z.output<ReturnType<typeof PageQuery>>;
 
 export interface Page<T> {
   items: T[];
@@ -44,12 +47,12 @@ export const encodeCursor = (after: unknown): string => Buffer.from(JSON.stringi
  * to `count` items that follow `after` in the list's order (from the first when undefined)
  * and whether more follow.
  */
-export function pagedList<T, K>(key: z.ZodType<K>, keyOf: (item: T) => K) {
-  const Cursor = z.strictObject({ after: key });
+export function pagedList<T, K>(key: () => z.ZodType<K>, keyOf: (item: T) => K) {
+  const Cursor = lazySchema(() => z.strictObject({ after: key() }));
   return {
     /** The page a query asks for; a cursor this API did not give is a 400, before any read. */
     start(query: PageQuery): PageStart<K> {
-      return { size: query.limit ?? PAGE_SIZE_DEFAULT, after: decode(Cursor, query.cursor) };
+      return { size: query.limit ?? PAGE_SIZE_DEFAULT, after: decode(Cursor(), query.cursor) };
     },
 
     /**
@@ -93,4 +96,4 @@ function decode<K>(Cursor: z.ZodType<{ after: K }>, cursor: string | undefined):
 }
 
 /** The key of a list ordered by id. */
-export const idKey = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+export const idKey = lazySchema(() => z.number().int().positive().max(Number.MAX_SAFE_INTEGER));

@@ -17,7 +17,7 @@ import type { HttpResult } from './responses.ts';
  */
 export type GroupPorts<G extends Group> = Pick<Ports, (typeof groupSpecs)[G]['ports'][number]>;
 
-type Output<S, Otherwise> = [S] extends [z.ZodType] ? z.output<S> : Otherwise;
+type Output<S, Otherwise> = [S] extends [() => infer T extends z.ZodType] ? z.output<T> : Otherwise;
 type ProjectOf<R extends RouteDefinition> = R['auth'] extends 'public'
   ? undefined
   : ParsedPath<R['path']> extends { slug: string }
@@ -62,11 +62,14 @@ export interface RouteDoc {
   summary: string;
   description?: string;
   /** The body as documented, where the validating schema cannot show it (a transform). */
-  body?: z.ZodType;
+  body?: () => z.ZodType;
   /** The query string as documented, where the route reads it without a schema. */
-  query?: z.ZodType;
-  /** Success answers by status: the JSON body's schema (its output), or what else it sends. */
-  responses: { [status: number]: z.ZodType | OtherResponse };
+  query?: () => z.ZodType;
+  /**
+   * Success answers by status: the JSON body's schema (its output, built when the document is
+   * written: `lazySchema`), or what else it sends.
+   */
+  responses: { [status: number]: (() => z.ZodType) | OtherResponse };
   errors?: readonly (ErrorCode | HttpErrorCode)[];
   /**
    * Its ETags (shared/http/etag.ts): 'read', a GET that answers with one and 304 to an
@@ -78,7 +81,8 @@ export interface RouteDoc {
 }
 
 /**
- * A route's action with its schemas: `body` (a JSON body, required unless `optionalBody`,
+ * A route's action with its schemas, each built at the route's first request (`lazySchema`):
+ * `body` (a JSON body, required unless `optionalBody`,
  * whose absence then parses as `{}`), `query` (the query string). Path parameters are parsed
  * by name (shared/http/params.ts) after them, so a bad body is a 400 before an unknown id is a 404.
  */
@@ -94,9 +98,9 @@ export interface ActionDefinition<R extends RouteDefinition, B, Q> {
 /** An action bound to its route key, with its types erased, as the pipeline handles it. */
 export interface RouteAction<K extends string = string> {
   key: K;
-  body?: z.ZodType;
+  body?: () => z.ZodType;
   optionalBody?: boolean;
-  query?: z.ZodType;
+  query?: () => z.ZodType;
   doc?: RouteDoc;
   run(request: unknown): Promise<HttpResult>;
 }
@@ -108,8 +112,8 @@ export interface RouteAction<K extends string = string> {
 export function routesIn<const R extends readonly RouteDefinition[]>(_routes: R) {
   return <
     K extends KeyOf<R[number]>,
-    B extends z.ZodType | undefined = undefined,
-    Q extends z.ZodType | undefined = undefined,
+    B extends (() => z.ZodType) | undefined = undefined,
+    Q extends (() => z.ZodType) | undefined = undefined,
   >(
     key: K,
     definition: ActionDefinition<RouteIn<R[number], K>, B, Q>,

@@ -8,6 +8,7 @@ import {
   UnavailableError,
   unavailableFrom,
 } from '#domain/errors.ts';
+import { lazySchema } from '#domain/validation.ts';
 import type { HttpResult } from './responses.ts';
 
 /** Failures only HTTP knows: a method the path does not take, a body over the limit. */
@@ -52,13 +53,15 @@ export const payloadTooLarge = (limitBytes: number) =>
   new HttpError('payload_too_large', `Request body is larger than ${limitBytes / 1024} KiB.`);
 
 /** Every error answer's body; `details` only for validation. */
-export const ErrorBody = z.strictObject({
-  error: z.strictObject({
-    code: z.enum([...(Object.keys(statusByCode) as (keyof typeof statusByCode)[]), 'internal_error']),
-    message: z.string(),
-    details: z.array(z.strictObject({ path: z.string(), message: z.string() })).optional(),
+export const ErrorBody = lazySchema(() =>
+  z.strictObject({
+    error: z.strictObject({
+      code: z.enum([...(Object.keys(statusByCode) as (keyof typeof statusByCode)[]), 'internal_error']),
+      message: z.string(),
+      details: z.array(z.strictObject({ path: z.string(), message: z.string() })).optional(),
+    }),
   }),
-});
+);
 
 export function errorBody(code: string, message: string, details?: unknown) {
   return { error: { code, message, ...(details ? { details } : {}) } };

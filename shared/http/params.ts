@@ -3,6 +3,7 @@ import { type DomainError, echo, featureNotFound, NotFoundError, planNotFound } 
 import { pathIdString } from '#domain/fields.ts';
 import type { Principal } from '#domain/keys/keys.ts';
 import type { ProjectKey } from '#domain/projects/load.ts';
+import { lazySchema } from '#domain/validation.ts';
 
 /**
  * Every path parameter of the route table, by name: its schema, and what a value that does
@@ -10,40 +11,43 @@ import type { ProjectKey } from '#domain/projects/load.ts';
  * listed here answers 500 (parsePath throws) and fails the grants test, which serves every
  * route. A value that fails names nothing: 404.
  */
-export const pathParameters = {
-  slug: { schema: z.string(), notFound: undefined },
-  shareId: { schema: z.string(), notFound: undefined },
-  planId: { schema: pathIdString, notFound: planNotFound },
-  featureId: { schema: pathIdString, notFound: featureNotFound },
-  // Checked by the customer use cases: a malformed one is a 404 on reads, a 400 on a grant.
-  customerId: { schema: z.string(), notFound: undefined },
-  endpointId: {
-    schema: pathIdString,
-    notFound: (raw: string) => new NotFoundError(`Webhook endpoint ${echo(raw)} not found.`),
-  },
-  experimentId: {
-    schema: pathIdString,
-    notFound: (raw: string) => new NotFoundError(`Experiment ${echo(raw)} not found.`),
-  },
-  // A delivery's id (`dlv_…`): checked by the use case, a malformed one is a 404.
-  deliveryId: { schema: z.string(), notFound: undefined },
-} satisfies Record<
-  string,
-  { schema: z.ZodType<unknown, string>; notFound: ((raw: string) => DomainError) | undefined }
->;
+export const pathParameters = lazySchema(
+  () =>
+    ({
+      slug: { schema: z.string(), notFound: undefined },
+      shareId: { schema: z.string(), notFound: undefined },
+      planId: { schema: pathIdString(), notFound: planNotFound },
+      featureId: { schema: pathIdString(), notFound: featureNotFound },
+      // Checked by the customer use cases: a malformed one is a 404 on reads, a 400 on a grant.
+      customerId: { schema: z.string(), notFound: undefined },
+      endpointId: {
+        schema: pathIdString(),
+        notFound: (raw: string) => new NotFoundError(`Webhook endpoint ${echo(raw)} not found.`),
+      },
+      experimentId: {
+        schema: pathIdString(),
+        notFound: (raw: string) => new NotFoundError(`Experiment ${echo(raw)} not found.`),
+      },
+      // A delivery's id (`dlv_…`): checked by the use case, a malformed one is a 404.
+      deliveryId: { schema: z.string(), notFound: undefined },
+    }) satisfies Record<
+      string,
+      { schema: z.ZodType<unknown, string>; notFound: ((raw: string) => DomainError) | undefined }
+    >,
+);
 
-type ParameterName = keyof typeof pathParameters;
+type ParameterName = keyof ReturnType<typeof pathParameters>;
 type NamesIn<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? Name | NamesIn<Rest> : never;
 
 /** `/plans/{planId}` parses to `{ planId: number }`. */
 export type ParsedPath<P extends string> = {
-  [N in NamesIn<P> & ParameterName]: z.output<(typeof pathParameters)[N]['schema']>;
+  [N in NamesIn<P> & ParameterName]: z.output<ReturnType<typeof pathParameters>[N]['schema']>;
 };
 
 export function parsePath(raw: Record<string, string | undefined>): Record<string, unknown> {
   const parsed: Record<string, unknown> = {};
   for (const [name, value = ''] of Object.entries(raw)) {
-    const parameter = pathParameters[name as ParameterName];
+    const parameter = pathParameters()[name as ParameterName];
     if (!parameter) throw new Error(`Path parameter {${name}} is not declared in shared/http/params.ts`);
     const result = parameter.schema.safeParse(value);
     if (!result.success) throw parameter.notFound?.(value) ?? new Error(`Path parameter {${name}} did not parse`);

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import * as z from 'zod';
+import { lazySchema } from '#domain/validation.ts';
 
 /** What an action returns; the pipeline's `lambdaAnswer` step turns it into API Gateway's result. */
 export interface HttpResult {
@@ -22,7 +23,7 @@ export type LambdaResult = APIGatewayProxyStructuredResultV2 & {
 
 export const ok = (body: unknown): HttpResult => ({ status: 200, body });
 /** What a delete (or a removal) answers. */
-export const SuccessView = z.strictObject({ success: z.literal(true) });
+export const SuccessView = lazySchema(() => z.strictObject({ success: z.literal(true) }));
 /** `{ success: true }` once `done` (a delete) has finished. */
 export const success = async (done: Promise<unknown>): Promise<HttpResult> => {
   await done;

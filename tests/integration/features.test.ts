@@ -20,7 +20,7 @@ describe('POST /api/v1/projects/{slug}/features', () => {
   test('creates with the defaults of decisions.md: 201, Standart, not countable, countableData null', async () => {
     const response = await api.post(`/api/v1/projects/${slug}/features`, { name: 'SSO', basePrice: 0 });
     expect(response.status).toBe(201);
-    const feature = FeatureView.parse(response.body);
+    const feature = FeatureView().parse(response.body);
     expect(feature).toMatchObject({
       name: 'SSO',
       description: '',
@@ -123,7 +123,7 @@ describe('GET /api/v1/projects/{slug}/features', () => {
     const b = await makeFeature(api, project.slug, { isCountable: true });
     const response = await api.get(`/api/v1/projects/${project.slug}/features`);
     expect(response.status).toBe(200);
-    expect(response.body.features.map((f: unknown) => FeatureView.parse(f).id)).toEqual([a.id, b.id]);
+    expect(response.body.features.map((f: unknown) => FeatureView().parse(f).id)).toEqual([a.id, b.id]);
   });
 
   test('an unknown project is 404', async () => {
@@ -136,7 +136,7 @@ describe('PUT /api/v1/projects/{slug}/features/{featureId}', () => {
     const feature = await makeFeature(api, slug, { description: 'keep', basePrice: 3 });
     const response = await api.put(`/api/v1/projects/${slug}/features/${feature.id}`, { name: 'Renamed' });
     expect(response.status).toBe(200);
-    expect(FeatureView.parse(response.body)).toMatchObject({ name: 'Renamed', description: 'keep', basePrice: 3 });
+    expect(FeatureView().parse(response.body)).toMatchObject({ name: 'Renamed', description: 'keep', basePrice: 3 });
   });
 
   test('flat countable fields update countableData; turning isCountable off gives null, on restores them', async () => {

@@ -691,7 +691,7 @@ describe('receipts', () => {
 
     const response = await receipt(sessionId, project.shareId);
     expect(response.status, response.text).toBe(200);
-    expect(ReceiptView.parse(response.body)).toEqual({
+    expect(ReceiptView().parse(response.body)).toEqual({
       planName: 'Team',
       customPlan: false,
       total: 288,

@@ -30,7 +30,7 @@ describe('POST /api/v1/projects/{slug}/plans', () => {
   test('creates with defaults: 201 with planFeatures', async () => {
     const response = await api.post(plansPath(), { name: 'Starter' });
     expect(response.status).toBe(201);
-    expect(PlanView.parse(response.body)).toMatchObject({
+    expect(PlanView().parse(response.body)).toMatchObject({
       name: 'Starter',
       description: '',
       basePrice: 0,
@@ -52,7 +52,7 @@ describe('POST /api/v1/projects/{slug}/plans', () => {
       features: [{ featureId: a?.id, multiplier: 2.5 }, { featureId: b?.id }, { featureId: a?.id, multiplier: 9 }],
     });
     expect(response.status).toBe(201);
-    const plan = PlanView.parse(response.body);
+    const plan = PlanView().parse(response.body);
     expect(plan.planFeatures.map((pf) => [pf.feature.id, pf.multiplier])).toEqual([
       [a?.id, 2.5],
       [b?.id, 1],
@@ -144,7 +144,7 @@ describe('PUT /api/v1/projects/{slug}/plans/{planId}', () => {
       perUserMultiplier: 0.5,
     });
     expect(response.status).toBe(200);
-    expect(PlanView.parse(response.body)).toMatchObject({
+    expect(PlanView().parse(response.body)).toMatchObject({
       name: 'Team',
       description: 'keep',
       isPopular: true,
@@ -216,7 +216,7 @@ describe('POST /api/v1/projects/{slug}/plans/{planId}/duplicate', () => {
     });
     const response = await api.request('POST', `${plansPath()}/${original.id}/duplicate`);
     expect(response.status).toBe(201);
-    const copy = PlanView.parse(response.body);
+    const copy = PlanView().parse(response.body);
     expect(copy.id).not.toBe(original.id);
     expect(copy).toMatchObject({
       name: 'Business (Copy)',
@@ -263,7 +263,7 @@ describe('plan features', () => {
     const plan = await makePlan(api, slug, { features: [{ featureId: features[2]?.id, multiplier: 4 }] });
     const response = await api.get(`${plansPath()}/${plan.id}/features`);
     expect(response.status).toBe(200);
-    const [assignment] = response.body.features.map((f: unknown) => PlanFeatureDetailView.parse(f));
+    const [assignment] = response.body.features.map((f: unknown) => PlanFeatureDetailView().parse(f));
     expect(assignment).toMatchObject({
       multiplier: 4,
       feature: { id: features[2]?.id, description: '', isCountable: false },
@@ -295,7 +295,7 @@ describe('plan features', () => {
     expect(response.status).toBe(200);
     expect(response.body.added).toBe(2);
     expect(response.body.skipped).toBe(1);
-    expect(response.body.features.map((f: unknown) => PlanFeatureDetailView.parse(f).feature.id)).toEqual([
+    expect(response.body.features.map((f: unknown) => PlanFeatureDetailView().parse(f).feature.id)).toEqual([
       features[0]?.id,
       features[1]?.id,
       features[2]?.id,
@@ -334,7 +334,7 @@ describe('plan features', () => {
     const path = `${plansPath()}/${plan.id}/features`;
     const response = await api.put(`${path}/${features[1]?.id}`, { multiplier: 7.5 });
     expect(response.status).toBe(200);
-    expect(PlanFeatureDetailView.parse(response.body)).toMatchObject({
+    expect(PlanFeatureDetailView().parse(response.body)).toMatchObject({
       multiplier: 7.5,
       feature: { id: features[1]?.id },
     });

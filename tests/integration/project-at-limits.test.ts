@@ -135,8 +135,8 @@ async function build(ownerId: string, slug: string, idBase: number, plans: numbe
   );
 
   // The texts are at their caps, and valid: one more character would be refused.
-  expect(CreateProjectBody.safeParse({ name: project.name, description: project.description }).success).toBe(true);
-  expect(CreateProjectBody.safeParse({ name: write(limits.nameMax + 1) }).success).toBe(false);
+  expect(CreateProjectBody().safeParse({ name: project.name, description: project.description }).success).toBe(true);
+  expect(CreateProjectBody().safeParse({ name: write(limits.nameMax + 1) }).success).toBe(false);
   const {
     ownerId: _o,
     slug: _s,
@@ -146,10 +146,10 @@ async function build(ownerId: string, slug: string, idBase: number, plans: numbe
     updatedAt,
     ...feature
   } = featureItems[0] as NewFeatureItem;
-  expect(CreateFeatureBody.safeParse(feature).success).toBe(true);
-  expect(CreateFeatureBody.safeParse({ ...feature, condition: write(limits.conditionMax + 1) }).success).toBe(false);
+  expect(CreateFeatureBody().safeParse(feature).success).toBe(true);
+  expect(CreateFeatureBody().safeParse({ ...feature, condition: write(limits.conditionMax + 1) }).success).toBe(false);
   const planText = { name: write(limits.nameMax), description: write(limits.itemDescriptionMax) };
-  expect(CreatePlanBody.safeParse(planText).success).toBe(true);
+  expect(CreatePlanBody().safeParse(planText).success).toBe(true);
 
   const { entities } = db();
   await entities.project.create(project).go();

@@ -20,7 +20,7 @@ describe('POST /api/v1/projects', () => {
   test('creates a project with the defaults of decisions.md, 201 with the full shape', async () => {
     const response = await api.post('/api/v1/projects', { name: '  Acme Analytics  ' });
     expect(response.status).toBe(201);
-    const project = ProjectView.parse(response.body);
+    const project = ProjectView().parse(response.body);
     expect(project).toMatchObject({
       name: 'Acme Analytics',
       slug: 'acme-analytics',
@@ -211,7 +211,7 @@ describe('GET /api/v1/projects', () => {
 
     const response = await server.client(owner.readKey).get('/api/v1/projects');
     expect(response.status).toBe(200);
-    const projects = response.body.projects.map((p: unknown) => ProjectSummaryView.parse(p));
+    const projects = response.body.projects.map((p: unknown) => ProjectSummaryView().parse(p));
     expect(projects.map((p: { id: number }) => p.id)).toEqual([a.id, b.id]);
     expect(projects[0]._count).toEqual({ features: 1, pricingPlans: 1 });
     expect(projects[1]._count).toEqual({ features: 0, pricingPlans: 0 });
@@ -237,7 +237,7 @@ describe('GET /api/v1/projects/{slug}', () => {
     });
     const response = await api.get(`/api/v1/projects/${project.slug}`);
     expect(response.status).toBe(200);
-    const body = ProjectView.parse(response.body);
+    const body = ProjectView().parse(response.body);
     expect(body.features.map((f) => f.id)).toEqual([counted.id, plain.id]);
     expect(body.features[0]?.countableData).toEqual({
       usageCount: 1000,
@@ -275,7 +275,7 @@ describe('PUT /api/v1/projects/{slug}', () => {
       theme: { hoverColor: '#111111' },
     });
     expect(response.status).toBe(200);
-    const updated = ProjectView.parse(response.body);
+    const updated = ProjectView().parse(response.body);
     expect(updated).toMatchObject({
       name: 'Renamed',
       slug: project.slug,

@@ -68,7 +68,7 @@ describe('GET /api/share/{shareId}', () => {
     const { project, events, sso, seats, basic, pro } = await richProject();
     const response = await anonymous.get(`/api/share/${project.shareId}`);
     expect(response.status).toBe(200);
-    const share = ShareView.parse(response.body);
+    const share = ShareView().parse(response.body);
     expect(share).toMatchObject({
       id: project.id,
       name: 'Acme',
@@ -141,7 +141,7 @@ describe('GET /api/share/{shareId}', () => {
 
   test("carries the Cuprice-compatible pricingPlans: visible plans by id, order, each assigned feature's details", async () => {
     const { project, events, sso, basic, pro } = await richProject();
-    const share = ShareView.parse((await anonymous.get(`/api/share/${project.shareId}`)).body);
+    const share = ShareView().parse((await anonymous.get(`/api/share/${project.shareId}`)).body);
     const eventsDetails = {
       id: events.id,
       name: 'Events',

@@ -183,7 +183,7 @@ describe('customCSS in a request body', () => {
 
   test('at most 10 problems are listed, then one detail says how many more there are', () => {
     const css = Array.from({ length: 25 }, (_, i) => `.a${i} { position: fixed }`).join('\n');
-    const result = customCss.safeParse(css);
+    const result = customCss().safeParse(css);
     expect(result.success).toBe(false);
     const messages = result.error?.issues.map((issue) => issue.message) ?? [];
     expect(messages).toHaveLength(customCssProblemsShown + 1);
@@ -192,13 +192,13 @@ describe('customCSS in a request body', () => {
   });
 
   test('over 20,000 characters is only the length message (the CSS is not parsed)', () => {
-    const result = customCss.safeParse(`.a { position: fixed }${' '.repeat(20_000)}`);
+    const result = customCss().safeParse(`.a { position: fixed }${' '.repeat(20_000)}`);
     expect(result.error?.issues.map((issue) => issue.message)).toEqual(['must be at most 20000 characters']);
   });
 
   test('an accepted customCSS is stored as sent', () => {
     const css = ':host { --pricing-primary: red }\n.card { box-shadow: 0 1px 3px #0002 }';
-    expect(UpdateProjectBody.parse({ theme: { customCSS: css } }).theme?.customCSS).toBe(css);
+    expect(UpdateProjectBody().parse({ theme: { customCSS: css } }).theme?.customCSS).toBe(css);
   });
 });
 

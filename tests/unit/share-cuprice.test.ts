@@ -47,7 +47,7 @@ function partition(): ProjectPartition {
 
 describe('pricingPlans', () => {
   test('carries the visible plans by id, order from 0, each feature with its details', () => {
-    const view = ShareView.parse(toShareView(partition()));
+    const view = ShareView().parse(toShareView(partition()));
     expect(view.pricingPlans?.map(({ id, order, isVisible }) => ({ id, order, isVisible }))).toEqual([
       { id: 20, order: 0, isVisible: true },
       { id: 30, order: 1, isVisible: true },
@@ -91,7 +91,7 @@ describe('pricingPlans', () => {
     // The contract's part is the same in every form.
     const { pricingPlans: _f, ...rest } = full;
     expect(none).toEqual(rest);
-    for (const view of [full, light, none]) expect(ShareView.safeParse(view).success).toBe(true);
+    for (const view of [full, light, none]) expect(ShareView().safeParse(view).success).toBe(true);
   });
 
   test('by default the budget is a megabyte under Lambda’s 6 MB', () => {

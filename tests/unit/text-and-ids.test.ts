@@ -7,8 +7,8 @@ import { AddPlanFeaturesBody, CreatePlanBody, DuplicatePlanBody, UpdatePlanBody 
 import { CreateProjectBody, ThemePatch, UpdateProjectBody } from '#domain/projects/schemas.ts';
 
 /** The issues a body gets, as `path: message`, so each test sees there is one per field. */
-function issues(schema: z.ZodType, body: unknown): string[] {
-  const result = schema.safeParse(body);
+function issues(schema: () => z.ZodType, body: unknown): string[] {
+  const result = schema().safeParse(body);
   return result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
 }
 
@@ -43,7 +43,7 @@ const hostile: Array<[string, string, string]> = [
 ];
 
 /** Every single-line text of the API bodies, as a body that holds only that text. */
-const singleLine: Array<[string, z.ZodType, (value: string) => unknown, string]> = [
+const singleLine: Array<[string, () => z.ZodType, (value: string) => unknown, string]> = [
   ['project name (create)', CreateProjectBody, (name) => ({ name }), 'name'],
   ['project name (update)', UpdateProjectBody, (name) => ({ name }), 'name'],
   ['feature name (create)', CreateFeatureBody, (name) => ({ name, basePrice: 1 }), 'name'],
@@ -66,7 +66,7 @@ describe.each(singleLine)('%s: the text rule', (_label, schema, body, field) => 
   });
 
   test('stores NFC: "e" + U+0301 becomes "é" (U+00E9)', () => {
-    const parsed = schema.parse(body('Caf\u0065\u0301')) as Record<string, string>;
+    const parsed = schema().parse(body('Caf\u0065\u0301')) as Record<string, string>;
     expect(parsed[field]).toBe('Caf\u00e9');
     expect(parsed[field]?.length).toBe(4);
   });
@@ -81,7 +81,7 @@ describe.each(singleLine)('%s: the text rule', (_label, schema, body, field) => 
 
 describe('length is counted on the NFC form, in code points', () => {
   test('100 decomposed "é" (200 code points as sent) are 100 once composed: accepted', () => {
-    const parsed = CreateProjectBody.parse({ name: 'e\u0301'.repeat(100) });
+    const parsed = CreateProjectBody().parse({ name: 'e\u0301'.repeat(100) });
     expect(parsed.name).toBe('\u00e9'.repeat(100));
   });
   test('60 × U+0958 (60 code points as sent) are 120 in NFC, which decomposes them: refused', () => {
@@ -113,7 +113,7 @@ describe('fontFamily keeps its CSS rule on top of the text rule', () => {
 });
 
 /** Every multi-line text of the API bodies. */
-const multiLine: Array<[string, z.ZodType, string]> = [
+const multiLine: Array<[string, () => z.ZodType, string]> = [
   ['project description', UpdateProjectBody, 'description'],
   ['project pricingPageDescription', UpdateProjectBody, 'pricingPageDescription'],
   ['feature description', UpdateFeatureBody, 'description'],
@@ -139,12 +139,12 @@ describe.each(multiLine)('%s: the multi-line text rule', (_label, schema, field)
 
   test('keeps line breaks and tabs, leading and trailing spaces, and may be empty or blank', () => {
     for (const value of ['First line\nsecond\r\nthird\twith a tab', '  indented  ', '', '\u200B', 'a\u200Fb']) {
-      expect((schema.parse(body(value)) as Record<string, string>)[field]).toBe(value);
+      expect((schema().parse(body(value)) as Record<string, string>)[field]).toBe(value);
     }
   });
 
   test('stores NFC', () => {
-    expect((schema.parse(body('Cre\u0300me\n')) as Record<string, string>)[field]).toBe('Cr\u00e8me\n');
+    expect((schema().parse(body('Cre\u0300me\n')) as Record<string, string>)[field]).toBe('Cr\u00e8me\n');
   });
 });
 
@@ -158,7 +158,7 @@ describe('URLs refuse what the text rule refuses, and are kept as sent', () => {
     expect(issues(httpUrl, value)).toEqual([`: ${message}`]);
   });
   test('a decomposed path is not recomposed (NFC could change where it leads)', () => {
-    expect(httpUrl.parse('https://a.example/cafe\u0301')).toBe('https://a.example/cafe\u0301');
+    expect(httpUrl().parse('https://a.example/cafe\u0301')).toBe('https://a.example/cafe\u0301');
   });
 });
 
@@ -167,7 +167,7 @@ describe('ids stay exact: past 2^53 − 1 they are refused, with one message', (
   const TOO_LARGE = `must be at most ${largest}`;
 
   test('in a body', () => {
-    expect(positiveId.parse(largest)).toBe(largest);
+    expect(positiveId().parse(largest)).toBe(largest);
     // Written as JSON text, as a body sends them: 9007199254740993 arrives as 9007199254740992.
     for (const big of ['9007199254740992', '9007199254740993', '9999999999999999', '1e300'].map(fromJson)) {
       expect(issues(positiveId, big)).toEqual([`: ${TOO_LARGE}`]);
@@ -187,7 +187,7 @@ describe('ids stay exact: past 2^53 − 1 they are refused, with one message', (
   });
 
   test('in a query string: "9999999999999999" no longer reads as 10000000000000000', () => {
-    expect(positiveIdString.parse(String(largest))).toBe(largest);
+    expect(positiveIdString().parse(String(largest))).toBe(largest);
     for (const big of ['9007199254740992', '9007199254740993', '9999999999999999']) {
       expect(issues(positiveIdString, big)).toEqual([`: ${TOO_LARGE}`]);
     }

@@ -30,7 +30,10 @@ function knownShape(customerId: string): string {
   return customerId;
 }
 
-const customerPages = pagedList(z.string().refine(isCustomerId), (item: CustomerItem) => item.customerId);
+const customerPages = pagedList(
+  () => z.string().refine(isCustomerId),
+  (item: CustomerItem) => item.customerId,
+);
 
 /** A page of customers in byte order of customerId; one Query when the project is cached. */
 export async function listCustomers(

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { strictObject } from '../validation.ts';
+import { lazySchema, strictObject } from '../validation.ts';
 
 /**
  * The visitor id and the two inputs that carry it, apart from the experiment schemas: the share
@@ -9,7 +9,7 @@ import { strictObject } from '../validation.ts';
 /** A visitor id as the widget makes it: 1–64 characters of `A-Z a-z 0-9 _ -`. */
 export const visitorPattern = /^[A-Za-z0-9_-]{1,64}$/;
 const visitorMessage = 'must be 1-64 characters of letters, digits, _ and -';
-export const Visitor = z.string({ error: 'is required' }).regex(visitorPattern, visitorMessage);
+export const Visitor = lazySchema(() => z.string({ error: 'is required' }).regex(visitorPattern, visitorMessage));
 
-export const ViewBody = strictObject({ visitor: Visitor });
-export const ShareQuery = z.object({ visitor: Visitor.optional() });
+export const ViewBody = lazySchema(() => strictObject({ visitor: Visitor() }));
+export const ShareQuery = lazySchema(() => z.object({ visitor: Visitor().optional() }));

@@ -2,28 +2,29 @@ import * as z from 'zod';
 import { aggregationMethods, featureTypes } from '#contract/enums.ts';
 import { limits } from '#contract/limits.ts';
 import { amount, multiLineText, name, price, singleLineText } from '../fields.ts';
-import { acceptingReadFields, readOnlyFields, strictObject } from '../validation.ts';
+import { acceptingReadFields, lazySchema, readOnlyFields, strictObject } from '../validation.ts';
 
-/** `Standard` is accepted as another spelling; responses always say `Standart`. */
-const featureType = z
-  .enum([...featureTypes, 'Standard'], { error: `must be one of ${featureTypes.join(', ')}` })
-  .transform((value) => (value === 'Standard' ? 'Standart' : value));
+/** The fields of a feature's create and update bodies; countable fields travel flat in requests and inside `countableData` in responses. */
+const featureFields = lazySchema(() => {
+  /** `Standard` is accepted as another spelling; responses always say `Standart`. */
+  const featureType = z
+    .enum([...featureTypes, 'Standard'], { error: `must be one of ${featureTypes.join(', ')}` })
+    .transform((value) => (value === 'Standard' ? 'Standart' : value));
+  return strictObject({
+    name: name(),
+    description: multiLineText(limits.itemDescriptionMax),
+    basePrice: price(),
+    featureType,
+    isCountable: z.boolean(),
+    usageCount: amount(limits.usageCountMax),
+    condition: singleLineText(limits.conditionMax),
+    countPrice: price(),
+    eventAggregationMethod: z.enum(aggregationMethods, { error: `must be one of ${aggregationMethods.join(', ')}` }),
+  });
+});
 
-const featureFields = {
-  name,
-  description: multiLineText(limits.itemDescriptionMax),
-  basePrice: price,
-  featureType,
-  isCountable: z.boolean(),
-  usageCount: amount(limits.usageCountMax),
-  condition: singleLineText(limits.conditionMax),
-  countPrice: price,
-  eventAggregationMethod: z.enum(aggregationMethods, { error: `must be one of ${aggregationMethods.join(', ')}` }),
-};
-
-/** Countable fields travel flat in requests and inside `countableData` in responses. */
-const createFeatureFields = strictObject(featureFields).partial().required({ name: true, basePrice: true });
-const updateFeatureFields = strictObject(featureFields).partial();
+const createFeatureFields = lazySchema(() => featureFields().partial().required({ name: true, basePrice: true }));
+const updateFeatureFields = lazySchema(() => featureFields().partial());
 
 /** Defaults for everything but the required name and basePrice. */
 export const featureDefaults = {
@@ -36,31 +37,35 @@ export const featureDefaults = {
   eventAggregationMethod: 'count',
 } as const satisfies Partial<CreateFeatureInput>;
 
-export type CreateFeatureInput = z.infer<typeof createFeatureFields>;
-export type UpdateFeatureInput = z.infer<typeof updateFeatureFields>;
+export type CreateFeatureInput = z.infer<ReturnType<typeof createFeatureFields>>;
+export type UpdateFeatureInput = z.infer<ReturnType<typeof updateFeatureFields>>;
 
-export const CountableData = z.object({
-  usageCount: z.number(),
-  condition: z.string(),
-  countPrice: z.number(),
-  eventAggregationMethod: z.enum(aggregationMethods),
-});
+export const CountableData = lazySchema(() =>
+  z.object({
+    usageCount: z.number(),
+    condition: z.string(),
+    countPrice: z.number(),
+    eventAggregationMethod: z.enum(aggregationMethods),
+  }),
+);
 
-export const FeatureView = z.strictObject({
-  id: z.number(),
-  name: z.string(),
-  description: z.string(),
-  basePrice: z.number(),
-  featureType: z.enum(featureTypes),
-  isCountable: z.boolean(),
-  countableData: CountableData.nullable(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
+export const FeatureView = lazySchema(() =>
+  z.strictObject({
+    id: z.number(),
+    name: z.string(),
+    description: z.string(),
+    basePrice: z.number(),
+    featureType: z.enum(featureTypes),
+    isCountable: z.boolean(),
+    countableData: CountableData().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  }),
+);
 
-export type FeatureView = z.infer<typeof FeatureView>;
+export type FeatureView = z.infer<ReturnType<typeof FeatureView>>;
 
 /** What GET returns (id, countableData, createdAt...) is accepted and ignored; unknown fields are refused. */
-const featureReadFields = readOnlyFields(FeatureView, createFeatureFields);
-export const CreateFeatureBody = acceptingReadFields(createFeatureFields, featureReadFields);
-export const UpdateFeatureBody = acceptingReadFields(updateFeatureFields, featureReadFields);
+const featureReadFields = () => readOnlyFields(FeatureView(), createFeatureFields());
+export const CreateFeatureBody = lazySchema(() => acceptingReadFields(createFeatureFields(), featureReadFields()));
+export const UpdateFeatureBody = lazySchema(() => acceptingReadFields(updateFeatureFields(), featureReadFields()));

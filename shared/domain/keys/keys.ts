@@ -11,7 +11,7 @@ import type { ApiKeyItem } from '#db/types.ts';
 import { NotFoundError, UnauthorizedError } from '../errors.ts';
 import { name } from '../fields.ts';
 import { ALNUM, LOWER_ALNUM, randomToken } from '../random.ts';
-import { parse } from '../validation.ts';
+import { lazySchema, parse } from '../validation.ts';
 
 /**
  * Keys look like `ppk_<keyId>_<secret>`: the key id (12 of [a-z0-9]) finds the record with
@@ -28,11 +28,13 @@ export interface Principal {
   permission: Permission;
 }
 
-export const NewKeyInput = z.object({
-  ownerId: z.string().regex(/^[A-Za-z0-9._:@-]{1,128}$/, 'must be 1-128 characters of letters, digits and . _ : @ -'),
-  permission: z.enum(permissions, { error: 'must be read or read_write' }),
-  name: name.optional(),
-});
+export const NewKeyInput = lazySchema(() =>
+  z.object({
+    ownerId: z.string().regex(/^[A-Za-z0-9._:@-]{1,128}$/, 'must be 1-128 characters of letters, digits and . _ : @ -'),
+    permission: z.enum(permissions, { error: 'must be read or read_write' }),
+    name: name().optional(),
+  }),
+);
 
 export interface CreatedKey {
   key: string;
@@ -45,8 +47,8 @@ export interface CreatedKey {
 
 const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
-export async function createApiKey(input: z.input<typeof NewKeyInput>): Promise<CreatedKey> {
-  const { ownerId, permission, name: label = '' } = parse(NewKeyInput, input, 'key options');
+export async function createApiKey(input: z.input<ReturnType<typeof NewKeyInput>>): Promise<CreatedKey> {
+  const { ownerId, permission, name: label = '' } = parse(NewKeyInput(), input, 'key options');
   const createdAt = new Date().toISOString();
   for (;;) {
     const keyId = randomToken(12, LOWER_ALNUM);

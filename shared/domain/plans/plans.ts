@@ -147,7 +147,7 @@ export async function updatePlan(
     checkIfMatch(writer.ifMatch, toPlanView(plan, assignments));
     const next = priced({ ...plan, ...definedOnly(input) });
     const changes = Object.fromEntries(
-      updatablePlanFields
+      updatablePlanFields()
         .filter((field) => next[field as keyof PlanItem] !== plan[field as keyof PlanItem])
         .map((field) => [field, next[field as keyof PlanItem]]),
     );

@@ -4,40 +4,43 @@ import { limits } from '#contract/limits.ts';
 import { sameShape } from '#contract/same-shape.ts';
 import type { ThemeSettings } from '#contract/share.ts';
 import { singleLineText } from '../fields.ts';
+import { lazySchema } from '../validation.ts';
 
-const color = z
-  .string()
-  .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/, 'must be a hex color: #RGB, #RRGGBB or #RRGGBBAA');
-const cssLength = z
-  .string()
-  .regex(/^(?:0|\d{1,4}(?:\.\d{1,4})?(?:px|rem|em|%))$/, 'must be a CSS length such as 0, 12px, 0.5rem, 1em or 50%');
-const align = z.enum(alignments, { error: 'must be left, center or right' });
+export const Theme = lazySchema(() => {
+  const color = z
+    .string()
+    .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/, 'must be a hex color: #RGB, #RRGGBB or #RRGGBBAA');
+  const cssLength = z
+    .string()
+    .regex(/^(?:0|\d{1,4}(?:\.\d{1,4})?(?:px|rem|em|%))$/, 'must be a CSS length such as 0, 12px, 0.5rem, 1em or 50%');
+  const align = z.enum(alignments, { error: 'must be left, center or right' });
 
-export const Theme = z.strictObject({
-  // A single-line text that lands inside a CSS declaration in the widget, so nothing that could end one.
-  fontFamily: singleLineText(limits.fontFamilyMax).regex(
-    /^[^;{}<>\\]*$/,
-    'must be a font list without ; { } < > or \\',
-  ),
-  primaryColor: color,
-  hoverColor: color,
-  buttonTextColor: color,
-  borderRadius: cssLength,
-  pricingBackgroundColor: color,
-  pricingBorderColor: color,
-  customCSS: z.string().max(limits.customCssMax, `must be at most ${limits.customCssMax} characters`),
-  showProjectName: z.boolean(),
-  showPricingHeader: z.boolean(),
-  headerAlign: align,
-  descriptionAlign: align,
-  toggleAlign: align,
-  popularBadgePosition: z.enum(badgePositions, { error: 'must be top or inline' }),
-  // null: the widget derives them from pricingBackgroundColor, so text always reaches 4.5:1.
-  textColor: color.nullable(),
-  mutedTextColor: color.nullable(),
+  return z.strictObject({
+    // A single-line text that lands inside a CSS declaration in the widget, so nothing that could end one.
+    fontFamily: singleLineText(limits.fontFamilyMax).regex(
+      /^[^;{}<>\\]*$/,
+      'must be a font list without ; { } < > or \\',
+    ),
+    primaryColor: color,
+    hoverColor: color,
+    buttonTextColor: color,
+    borderRadius: cssLength,
+    pricingBackgroundColor: color,
+    pricingBorderColor: color,
+    customCSS: z.string().max(limits.customCssMax, `must be at most ${limits.customCssMax} characters`),
+    showProjectName: z.boolean(),
+    showPricingHeader: z.boolean(),
+    headerAlign: align,
+    descriptionAlign: align,
+    toggleAlign: align,
+    popularBadgePosition: z.enum(badgePositions, { error: 'must be top or inline' }),
+    // null: the widget derives them from pricingBackgroundColor, so text always reaches 4.5:1.
+    textColor: color.nullable(),
+    mutedTextColor: color.nullable(),
+  });
 });
 
-export type Theme = z.infer<typeof Theme>;
+export type Theme = z.infer<ReturnType<typeof Theme>>;
 
 // The share view hands the theme to the widget as the contract's ThemeSettings.
 sameShape<Theme, ThemeSettings>(true);

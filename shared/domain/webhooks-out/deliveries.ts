@@ -8,7 +8,10 @@ import { findEndpoint, loadProjectItem } from './endpoints.ts';
 import { deliveryIdOf, eventIdOf, newEventId } from './event-ids.ts';
 
 /** An endpoint's deliveries (lifecycle.md §4), newest first, paged by the one cursor scheme. */
-const pages = pagedList(z.string().regex(/^evt_[0-9a-z]{25}$/), (item: WebhookDeliveryItem) => item.eventId);
+const pages = pagedList(
+  () => z.string().regex(/^evt_[0-9a-z]{25}$/),
+  (item: WebhookDeliveryItem) => item.eventId,
+);
 
 const deliveryNotFound = (deliveryId: string) =>
   new NotFoundError(`Delivery "${deliveryId.slice(0, 40)}" not found for this webhook endpoint.`);
