@@ -16,7 +16,7 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Integration files share one DynamoDB Local; each works under owners of its own.
+    // Integration files share one DynamoDB Local, each on a table of its own (tests/setup.ts).
     pool: 'forks',
     reporters: ['default', './tests/summary-reporter.ts'],
     projects: [

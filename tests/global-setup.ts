@@ -2,27 +2,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { createDocumentClient, dynamoOptions } from '#db/client.ts';
-import { ensureTable } from '#db/ensure-table.ts';
 import { freePort, startDynamoLocal } from '#dev/dynamodb-local.ts';
 import { ensureLocalKeyFile } from '#shared/secrets/local-key-file.ts';
 import { writeWidget } from '../widget/build.ts';
 
-export const TEST_TABLE = 'pricing-test';
-
 /** One in-memory DynamoDB Local for the whole run, on a random port. */
 export default async function setup(project: TestProject) {
   const dynamo = await startDynamoLocal({ port: await freePort(), dataDir: ':memory:' });
-  // It answers only to its local credential, as under `npm start`: the workers get its file.
-  const client = createDocumentClient(
-    dynamoOptions({
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
-      AWS_REGION: 'us-east-1',
-      DYNAMODB_CREDENTIAL_FILE: dynamo.credentialFile,
-    }),
-  );
-  await ensureTable(client, TEST_TABLE);
-  client.destroy();
+  // It answers only to its local credential, as under `npm start`: the workers get its file,
+  // and each test file makes its table (tests/setup.ts).
   project.provide('dynamoEndpoint', dynamo.endpoint);
   project.provide('dynamoCredentialFile', dynamo.credentialFile);
   // Payment keys are sealed with a local key file, as under `npm start`.
