@@ -113,5 +113,5 @@ export const customers = defineGroup(customersRoutes, [
     run: async ({ project, body, config }) =>
       ok(await recordEvents(project, body, { ...reads(config), retryMs: config.USAGE_RETRY_MS })),
   }),
-  ...subscriptionActions(),
+  ...subscriptionActions,
 ]);

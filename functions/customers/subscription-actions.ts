@@ -50,7 +50,7 @@ const changeDescription =
   "Stripe-sourced subscriptions change at Stripe through the project's key (the item's price and metadata, prorated as `at` and `prorate` say), manual ones here; the answer already shows the change, and the webhook that follows changes nothing more. Defaults: `now` with prorations when the new monthly price is higher, else at period end (the customer keeps its plan and shows `pendingPlanId` until then). A free target cancels the paid subscription at period end. 409 without a live subscription, for the plan it already has, or while another change of the customer runs.";
 
 /** Plan changes after the sale (lifecycle.md §2): v1 for the owner's backend, public with a customer token. */
-export const subscriptionActions = () => [
+export const subscriptionActions = [
   route('POST /api/v1/projects/{slug}/customers/{customerId}/subscription/preview', {
     body: PreviewBody,
     doc: {
