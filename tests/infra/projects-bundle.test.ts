@@ -34,8 +34,8 @@ const texts = [
 /** What the probe prints, computed the same way here (unbundled) and in the bundle. */
 const probeSource = `
   const problems = texts.map((text) => customCssProblems(text));
-  const refused = customCss.safeParse('.card { position: fixed }');
-  const tooLong = customCss.safeParse('a'.repeat(20_001));
+  const refused = customCss().safeParse('.card { position: fixed }');
+  const tooLong = customCss().safeParse('a'.repeat(20_001));
   const schema = z.strictObject({ name: z.string().min(1).max(5), n: z.number().int().max(9) });
   const strict = schema.safeParse({ name: 'toolong', n: 10.5, extra: 1 });
   const answers = {
