@@ -22,9 +22,9 @@ import type { Plugin } from 'esbuild';
  * their 2.5× target; elsewhere it, the KMS and SQS clients are chunks loaded at first use
  * (`functionBuildOptions`), outside init. `target` is the goal, printed beside each function,
  * which every function meets; `ceiling` is what fails the check: 0.3× above the target, the
- * room this check's medians need on a 2-core machine (the same commit measured 1.52× for share
- * on a quiet machine and 1.92× right after the tests in CI), so a change that costs a function
- * a third of the baseline's import fails it (docs/decisions.md, "Bundles and cold starts").
+ * room this check's medians need from run to run on a 2-core machine, so a change that costs a
+ * function a third of the baseline's import fails it (docs/decisions.md, "Bundles and cold
+ * starts", has the runs).
  */
 export const initBudget = {
   target: { default: 2, payments: 2.5, webhooks: 2.5 },
