@@ -72,8 +72,8 @@ function outputSchemas(actions: RouteAction[]): {
 } {
   const registry = z.registry<{ id: string }>();
   const byAction = new Map<z.ZodType, string>();
-  for (const [id, schemaOf] of Object.entries(components)) {
-    const schema = schemaOf();
+  for (const [id, build] of Object.entries(components)) {
+    const schema = build();
     registry.add(schema, { id });
     byAction.set(schema, id);
   }

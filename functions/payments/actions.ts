@@ -17,7 +17,7 @@ import type { HttpResult } from '#http/responses.ts';
 import { paymentsRoutes } from './routes.ts';
 
 const idempotencyKeyOf = (headers: Record<string, string | undefined>) =>
-  parse(IdempotencyKey(), headers['idempotency-key'], 'Idempotency-Key header');
+  parse(IdempotencyKey, headers['idempotency-key'], 'Idempotency-Key header');
 
 /** Checkout links and receipts hold a customer's e-mail: no cache may keep them. */
 const privately = (body: unknown): HttpResult => ({ status: 200, body, headers: { 'cache-control': 'no-store' } });

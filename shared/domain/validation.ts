@@ -3,7 +3,7 @@ import { type ErrorDetail, ValidationError } from './errors.ts';
 import { closestField } from './suggest.ts';
 
 /**
- * A schema built at its first use and kept. Every schema of a request, an answer or a stored
+ * A schema (or a shape of schemas) built at its first use and kept. Every schema of a request, an answer or a stored
  * value is declared this way rather than built by a module body: a function's init builds
  * none (zod's warm-up and each schema's construction belong to the first request that uses
  * it), and a request builds only the schemas it uses (docs/decisions.md, "Bundles and cold
@@ -17,12 +17,6 @@ export function lazySchema<S>(build: () => S): () => S {
     return built.schema;
   };
 }
-
-/** A schema, or the function `lazySchema` makes of one. */
-export type SchemaRef<S extends z.ZodType = z.ZodType> = S | (() => S);
-
-/** The schema a `SchemaRef` names. */
-export const schemaOf = <S extends z.ZodType>(ref: SchemaRef<S>): S => (typeof ref === 'function' ? ref() : ref);
 
 function formatPath(path: ReadonlyArray<PropertyKey>): string {
   return path.reduce<string>((out, key) => {
@@ -175,8 +169,8 @@ export const requestParsing = { error: forPeople, reportInput: true } as const;
  * Parses input with a schema; a failure becomes a validation error whose details name
  * every offending field once. `what` says where the input came from ("request body", "query string").
  */
-export function parse<S extends z.ZodType>(schema: SchemaRef<S>, value: unknown, what = 'request body'): z.output<S> {
-  const result = schemaOf(schema).safeParse(value, requestParsing);
+export function parse<S extends z.ZodType>(schema: () => S, value: unknown, what = 'request body'): z.output<S> {
+  const result = schema().safeParse(value, requestParsing);
   if (result.success) return result.data;
   const { details, sentences } = detailsOf(result.error.issues);
   const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';

@@ -48,7 +48,7 @@ export interface CreatedKey {
 const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
 export async function createApiKey(input: z.input<ReturnType<typeof NewKeyInput>>): Promise<CreatedKey> {
-  const { ownerId, permission, name: label = '' } = parse(NewKeyInput(), input, 'key options');
+  const { ownerId, permission, name: label = '' } = parse(NewKeyInput, input, 'key options');
   const createdAt = new Date().toISOString();
   for (;;) {
     const keyId = randomToken(12, LOWER_ALNUM);

@@ -84,12 +84,12 @@ export type CreatePlanInput = z.infer<ReturnType<typeof createPlanFields>>;
 export type UpdatePlanInput = z.infer<ReturnType<typeof updatePlanFields>>;
 export type FeatureRefInput = z.infer<ReturnType<typeof FeatureRef>>;
 
-const featureSummary = () => ({
+const featureSummary = lazySchema(() => ({
   id: z.number(),
   name: z.string(),
   featureType: z.enum(featureTypes),
   basePrice: z.number(),
-});
+}));
 
 export const PlanFeatureView = lazySchema(() =>
   z.strictObject({

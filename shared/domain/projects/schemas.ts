@@ -24,7 +24,7 @@ export const slug = lazySchema(() =>
  */
 export const ThemePatch = lazySchema(() => strictObject({ ...Theme().shape, customCSS: customCss() }).partial());
 
-const projectFields = () => ({
+const projectFields = lazySchema(() => ({
   name: name(),
   description: multiLineText(limits.projectDescriptionMax),
   pricingPageDescription: multiLineText(limits.pricingPageDescriptionMax),
@@ -35,7 +35,7 @@ const projectFields = () => ({
     .lt(1, 'must be below 1 (0.2 means 20% off)')
     .refine(
       (value) => value === 0 || value >= limits.smallestPositive,
-      `must be 0 or at least ${limits.smallestPositive}`,
+      `must be 0 or at least $limits.smallestPositive`,
     ),
   annualDiscountEnabled: z.boolean(),
   isActive: z.boolean(),
@@ -58,7 +58,7 @@ const projectFields = () => ({
     .string({ error: 'must be a string or null' })
     .regex(webhookSecretPattern, 'must be a Stripe webhook signing secret (whsec_ and at least 16 letters or digits)')
     .nullable(),
-});
+}));
 
 const createProjectFields = lazySchema(() =>
   strictObject({ ...projectFields(), slug: slug() })
@@ -79,7 +79,7 @@ export const projectDefaults = {
 export type CreateProjectInput = z.infer<ReturnType<typeof createProjectFields>>;
 export type UpdateProjectInput = z.infer<ReturnType<typeof updateProjectFields>>;
 
-const projectBase = () => ({
+const projectBase = lazySchema(() => ({
   id: z.number(),
   name: z.string(),
   slug: z.string(),
@@ -94,7 +94,7 @@ const projectBase = () => ({
   webhookUrl: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
-});
+}));
 
 export const ProjectView = lazySchema(() =>
   z.strictObject({

@@ -8,7 +8,11 @@ import { lazySchema, strictObject } from '../validation.ts';
 
 const billingInterval = lazySchema(() => z.enum(billingIntervals, { error: 'must be "month" or "year"' }).optional());
 
-const target = () => ({ planId: positiveId(), billingInterval: billingInterval(), seats: seats().optional() });
+const target = lazySchema(() => ({
+  planId: positiveId(),
+  billingInterval: billingInterval(),
+  seats: seats().optional(),
+}));
 
 export const PreviewBody = lazySchema(() => strictObject(target()));
 export type PreviewInput = z.infer<ReturnType<typeof PreviewBody>>;

@@ -32,7 +32,7 @@ export const CreateWebhookEndpointBody = lazySchema(() =>
 );
 export type CreateWebhookEndpointBody = z.output<ReturnType<typeof CreateWebhookEndpointBody>>;
 
-const endpointFields = () => ({
+const endpointFields = lazySchema(() => ({
   id: z.number(),
   url: z.string(),
   events: z.array(z.enum(webhookEventTypes)),
@@ -40,7 +40,7 @@ const endpointFields = () => ({
   createdAt: z.string(),
   /** When a receiver answered 410 Gone: nothing is sent to it any more; null while enabled. */
   disabledAt: z.string().nullable(),
-});
+}));
 
 export const WebhookEndpointView = lazySchema(() => z.strictObject(endpointFields()));
 export const CreatedWebhookEndpointView = lazySchema(() => z.strictObject({ ...endpointFields(), secret: z.string() }));
