@@ -1,5 +1,5 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
-import type { DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { pendingSweeps } from '#db/project-sweep.ts';
 import { paymentRecordsKeyPrefix } from '#db/table.ts';
@@ -23,6 +23,7 @@ import { createWebhooksOutWorker } from '../../functions/webhooksOut/worker.ts';
 import { paymentRecordActions, tableActions, tableActionsFor } from '../../infra/service-function.ts';
 import { ApiClient, type ApiResponse, newOwner } from '../fixtures/api.ts';
 import { spyOnDynamoSends } from '../fixtures/dynamo-calls.ts';
+import { sqsRecord } from '../fixtures/fake-sqs.ts';
 import { deliver, newWebhookSecret, stripeEvent, subscriptionObject } from '../fixtures/stripe-events.ts';
 
 /**
@@ -471,8 +472,7 @@ describe('every DynamoDB call a function makes is granted by its spec', () => {
     const workerRuns: { [W in Worker]: () => Promise<void> } = {
       sweeper: async () => {
         await sweeper({ source: 'aws.events' }, context);
-        const messages = held.map((id) => ({ body: sweepMessageBody(id) }));
-        await sweeper({ Records: messages } as SQSEvent, context);
+        await sweeper({ Records: held.map((id) => sqsRecord(sweepMessageBody(id))) }, context);
       },
       webhooksOut: async () => {
         const enqueued: DeliveryRef[] = [];
@@ -490,10 +490,10 @@ describe('every DynamoDB call a function makes is granted by its spec', () => {
           Records: [{ eventName: 'INSERT', dynamodb: { NewImage: marshall({ ...item, __edb_e__: 'webhookEvent' }) } }],
         } as DynamoDBStreamEvent);
         const ref = { projectId, endpointId: 1, eventId: item.eventId };
-        await worker({ Records: [{ messageId: 'm', receiptHandle: 'r', body: JSON.stringify(ref) }] } as SQSEvent);
+        await worker({ Records: [sqsRecord(JSON.stringify(ref))] });
         // A wake-up of a change due now (a manual subscription's period end).
         const due = { projectId, ownerId: 'nobody', slug: 'none', customerId: 'c1' };
-        await worker({ Records: [{ messageId: 'w', receiptHandle: 'r', body: JSON.stringify({ due }) }] } as SQSEvent);
+        await worker({ Records: [sqsRecord(JSON.stringify({ due }))] });
       },
     };
     for (const [worker, run] of Object.entries(workerRuns)) await recorded(worker as Worker, undefined, run);

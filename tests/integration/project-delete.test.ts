@@ -19,6 +19,7 @@ import { sweepMessageBody } from '#shared/sweeps/sqs-queue.ts';
 import { createSweeper, STALE_SWEEP_MS, SWEEP_MARGIN_MS, type SweeperPorts } from '../../functions/sweeper/worker.ts';
 import { ApiClient, newOwner } from '../fixtures/api.ts';
 import { featureItem, makeFeature, makePlan, makeProject, planItem } from '../fixtures/factories.ts';
+import { sqsRecord } from '../fixtures/fake-sqs.ts';
 import { sweepsFinished } from '../fixtures/sweeps.ts';
 import { entityOf, itemsOfProject } from '../fixtures/table.ts';
 
@@ -204,10 +205,7 @@ describe('the sweep is resumable', () => {
 });
 
 describe('the sweeper function (SQS and the periodic check)', () => {
-  const sqsEvent = (projectId: number) =>
-    ({ Records: [{ body: sweepMessageBody(projectId) }] }) as unknown as Parameters<
-      ReturnType<typeof createSweeper>
-    >[0];
+  const sqsEvent = (projectId: number) => ({ Records: [sqsRecord(sweepMessageBody(projectId))] });
 
   test('out of time, it hands the rest back to the queue; the next message finishes the sweep', async () => {
     const { project } = await bigProject('by-queue', { features: 200, plans: 20, assigned: 10 });
