@@ -1,10 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parseForm } from './form.ts';
-import { escapeHtml } from './pay-page.ts';
 import type { Store } from './store.ts';
 import { cancelSubscription, changeSubscription } from './subscriptions.ts';
 import type { FakeSubscription } from './types.ts';
-import { readBody } from './wire.ts';
+import { escapeHtml, htmlPage, postedForm, readBody, sendPage, sendText } from './wire.ts';
 
 // The fake's dashboard: every subscription, with the two changes a Stripe dashboard user makes
 // after the sale (seats or plan, and cancel), each sent to the account's webhook endpoints.
@@ -33,52 +31,36 @@ function row(subscription: FakeSubscription): string {
 
 function page(store: Store): string {
   const rows = [...store.subscriptions.values()].reverse().map(row).join('\n');
-  return `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><title>Fake Stripe Dashboard</title></head>
-<body>
-<h1>Fake Stripe Dashboard</h1>
-<table>
+  return htmlPage(
+    'Fake Stripe Dashboard',
+    `<table>
 <thead><tr><th>Subscription</th><th>Customer</th><th>Status</th><th>Change</th><th>Cancel</th></tr></thead>
 <tbody>
 ${rows || '<tr><td colspan="5">No subscriptions yet.</td></tr>'}
 </tbody>
-</table>
-</body>
-</html>
-`;
-}
-
-function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers });
-  res.end(body);
+</table>`,
+  );
 }
 
 export async function handleDashboard(store: Store, req: IncomingMessage, res: ServerResponse, path: string) {
   const { text } = await readBody(req);
   if (path === '/dashboard' || path === '/dashboard/') {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'Method not allowed\n', { allow: 'GET' });
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(req.method === 'HEAD' ? undefined : page(store));
-    return;
+    if (req.method === 'GET' || req.method === 'HEAD') return sendPage(req, res, () => page(store));
+    return sendText(res, 405, 'Method not allowed\n', { allow: 'GET' });
   }
   const match = /^\/dashboard\/subscriptions\/([^/]+)\/(update|cancel)$/.exec(path);
   const subscription = match ? store.subscriptions.get(decodeURIComponent(match[1] ?? '')) : undefined;
-  if (!match || !subscription) return send(res, 404, 'No such page or subscription\n');
-  if (req.method !== 'POST') return send(res, 405, 'Method not allowed\n', { allow: 'POST' });
+  if (!match || !subscription) return sendText(res, 404, 'No such page or subscription\n');
+  if (req.method !== 'POST') return sendText(res, 405, 'Method not allowed\n', { allow: 'POST' });
   if (match[2] === 'cancel') {
     cancelSubscription(store, subscription);
   } else {
-    let form: Record<string, unknown> = {};
-    try {
-      form = parseForm(text);
-    } catch {
-      return send(res, 400, 'Malformed form\n');
-    }
+    const form = postedForm(text);
+    if (!form) return sendText(res, 400, 'Malformed form\n');
     const seats = Number(form.seats);
     const planId = typeof form.planId === 'string' ? form.planId.trim() : '';
     if (form.seats !== undefined && !(Number.isInteger(seats) && seats >= 1 && seats <= 999_999)) {
-      return send(res, 400, 'Seats must be a whole number of at least 1\n');
+      return sendText(res, 400, 'Seats must be a whole number of at least 1\n');
     }
     changeSubscription(store, subscription, {
       ...(form.seats !== undefined ? { quantity: seats } : {}),

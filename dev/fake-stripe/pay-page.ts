@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parseForm } from './form.ts';
 import type { Store } from './store.ts';
 import type { FakeSession } from './types.ts';
-import { readBody } from './wire.ts';
+import { escapeHtml, htmlPage, postedForm, readBody, sendPage, sendText } from './wire.ts';
 
 // The hosted pay page a session's `url` leads to.
 
@@ -15,8 +14,6 @@ function formatAmount(amount: number, currency: string): string {
     return `${(amount / 100).toFixed(2)} ${currency.toUpperCase()}`;
   }
 }
-
-export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function substituteSessionId(url: string, id: string): string {
   // Only the literal placeholder: a URL-encoded `%7BCHECKOUT_SESSION_ID%7D` stays as is on Stripe too.
@@ -59,46 +56,24 @@ ${session.cancel_url ? `<p><a href="${escapeHtml(session.cancel_url)}">Cancel</a
       : `<p>This Checkout Session is ${session.status}.</p>
 <p><a href="${escapeHtml(substituteSessionId(session.success_url, session.id))}">Continue</a></p>
 <p><a href="/dashboard">Change or cancel subscriptions (fake dashboard)</a></p>`;
-  return `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><title>Fake Stripe Checkout</title></head>
-<body>
-<h1>Fake Stripe Checkout</h1>
-<p class="product">${escapeHtml(product)}</p>
+  return htmlPage(
+    'Fake Stripe Checkout',
+    `<p class="product">${escapeHtml(product)}</p>
 <p class="amount">${escapeHtml(amount)}</p>
 ${trial}
-${body}
-</body>
-</html>
-`;
+${body}`,
+  );
 }
 
 /** The hosted page: GET shows it, POST is the customer paying, then Stripe's 303 to success_url. */
 export async function handlePay(store: Store, req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
   const { text: raw } = await readBody(req);
   const session = store.sessions.get(id);
-  if (!session) {
-    res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
-    res.end(`No such checkout session: ${id}\n`);
-    return;
-  }
-  if (req.method === 'GET' || req.method === 'HEAD') {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(req.method === 'HEAD' ? undefined : payPage(session));
-    return;
-  }
-  if (req.method !== 'POST') {
-    res.writeHead(405, { allow: 'GET, POST', 'content-type': 'text/plain; charset=utf-8' });
-    res.end('Method not allowed\n');
-    return;
-  }
-  let email: string | undefined;
-  try {
-    const form = parseForm(raw);
-    email = typeof form.email === 'string' && form.email !== '' ? form.email : undefined;
-  } catch {
-    email = undefined;
-  }
+  if (!session) return sendText(res, 404, `No such checkout session: ${id}\n`);
+  if (req.method === 'GET' || req.method === 'HEAD') return sendPage(req, res, () => payPage(session));
+  if (req.method !== 'POST') return sendText(res, 405, 'Method not allowed\n', { allow: 'GET, POST' });
+  const form = postedForm(raw);
+  const email = typeof form?.email === 'string' && form.email !== '' ? form.email : undefined;
   // A second submit (double click, back button) just lands on the success page again.
   if (session.status === 'open') store.complete(id, { email });
   res.writeHead(303, { location: substituteSessionId(session.success_url, session.id) });

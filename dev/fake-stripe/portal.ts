@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { invalid, missing, noSuch } from './errors.ts';
-import { type Params, parseForm } from './form.ts';
+import type { Params } from './form.ts';
 import { now, randomId } from './ids.ts';
 import { repriceItem } from './item-price.ts';
 import { absoluteUrl, rejectUnknown, text } from './params.ts';
 import { type Store, withoutInternal } from './store.ts';
 import { changeSubscription } from './subscriptions.ts';
 import type { FakeSubscription } from './types.ts';
-import { readBody } from './wire.ts';
+import { escapeHtml, htmlPage, postedForm, readBody, sendPage, sendText } from './wire.ts';
 
 // Billing portal sessions (`POST /v1/billing_portal/sessions`) and the page their `url` leads
 // to, where a person picks another plan (a plan id and its price), cancels at period end or
@@ -16,8 +16,6 @@ import { readBody } from './wire.ts';
 //   POST /portal/{id}/subscriptions/{sub}/plan         form fields: planId, unitAmount (minor units)
 //   POST /portal/{id}/subscriptions/{sub}/cancel       cancel at period end
 //   POST /portal/{id}/subscriptions/{sub}/resume       take that back
-
-const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export function createPortalSession(store: Store, account: string, params: Params, portalUrl: (id: string) => string) {
   rejectUnknown(params, ['customer', 'return_url', 'configuration', 'locale'], '');
@@ -73,57 +71,41 @@ function page(store: Store, id: string): string {
   const subscriptions = [...store.subscriptions.values()].filter(
     (s) => s.internal.account === session.internal.account && s.customer === session.customer,
   );
-  return `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><title>Fake Stripe billing portal</title></head>
-<body>
-<h1>Fake Stripe billing portal</h1>
-${subscriptions.map((s) => row(id, s)).join('\n') || '<p>No subscriptions.</p>'}
-${session.return_url ? `<p><a href="${escapeHtml(session.return_url)}">Return</a></p>` : ''}
-</body>
-</html>
-`;
-}
-
-function plain(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers });
-  res.end(body);
+  return htmlPage(
+    'Fake Stripe billing portal',
+    `${subscriptions.map((s) => row(id, s)).join('\n') || '<p>No subscriptions.</p>'}
+${session.return_url ? `<p><a href="${escapeHtml(session.return_url)}">Return</a></p>` : ''}`,
+  );
 }
 
 export async function handlePortal(store: Store, req: IncomingMessage, res: ServerResponse, path: string) {
   const { text: raw } = await readBody(req);
   const match = /^\/portal\/([^/]+)(?:\/subscriptions\/([^/]+)\/(plan|cancel|resume))?\/?$/.exec(path);
   const session = match ? store.portalSessions.get(decodeURIComponent(match[1] ?? '')) : undefined;
-  if (!match || !session) return plain(res, 404, 'No such billing portal session\n');
+  if (!match || !session) return sendText(res, 404, 'No such billing portal session\n');
   const [, id = '', subId, what] = match;
   if (!subId) {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'Method not allowed\n', { allow: 'GET' });
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(req.method === 'HEAD' ? undefined : page(store, id));
-    return;
+    if (req.method === 'GET' || req.method === 'HEAD') return sendPage(req, res, () => page(store, id));
+    return sendText(res, 405, 'Method not allowed\n', { allow: 'GET' });
   }
-  if (req.method !== 'POST') return plain(res, 405, 'Method not allowed\n', { allow: 'POST' });
+  if (req.method !== 'POST') return sendText(res, 405, 'Method not allowed\n', { allow: 'POST' });
   const subscription = store.subscriptions.get(decodeURIComponent(subId));
   if (
     !subscription ||
     subscription.customer !== session.customer ||
     subscription.internal.account !== session.internal.account
   ) {
-    return plain(res, 404, 'No such subscription\n');
+    return sendText(res, 404, 'No such subscription\n');
   }
   if (what === 'cancel' || what === 'resume') {
     changeSubscription(store, subscription, { cancelAtPeriodEnd: what === 'cancel' });
   } else {
-    let form: Params;
-    try {
-      form = parseForm(raw);
-    } catch {
-      return plain(res, 400, 'Malformed form\n');
-    }
+    const form = postedForm(raw);
+    if (!form) return sendText(res, 400, 'Malformed form\n');
     const planId = typeof form.planId === 'string' ? form.planId.trim() : '';
     const unitAmount = Number(form.unitAmount);
     if (!/^[1-9][0-9]*$/.test(planId) || !Number.isInteger(unitAmount) || unitAmount < 0) {
-      return plain(res, 400, 'A plan id and a whole price in minor units are required\n');
+      return sendText(res, 400, 'A plan id and a whole price in minor units are required\n');
     }
     const item = subscription.items.data[0];
     if (!item) throw invalid('This subscription has no items.');

@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiError } from './errors.ts';
+import { type Params, parseForm } from './form.ts';
 
-// HTTP in and out: bodies read with a cap, JSON replies as Stripe sends them.
+// HTTP in and out: bodies read with a cap, JSON replies as Stripe sends them, and the pages'
+// HTML and plain-text answers.
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -47,4 +49,37 @@ export function sendError(res: ServerResponse, error: ApiError): void {
     { error: error.body },
     error.status === 401 ? { 'www-authenticate': 'Bearer realm="Stripe"' } : {},
   );
+}
+
+export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** A page's HTML, its title also its heading. */
+export const htmlPage = (title: string, body: string) => `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>${title}</title></head>
+<body>
+<h1>${title}</h1>
+${body}
+</body>
+</html>
+`;
+
+/** A page to a GET, or its headers alone to a HEAD. */
+export function sendPage(req: IncomingMessage, res: ServerResponse, page: () => string): void {
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  res.end(req.method === 'HEAD' ? undefined : page());
+}
+
+export function sendText(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers });
+  res.end(body);
+}
+
+/** A page's posted form, or undefined when it is malformed. */
+export function postedForm(text: string): Params | undefined {
+  try {
+    return parseForm(text);
+  } catch {
+    return undefined;
+  }
 }
