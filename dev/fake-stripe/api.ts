@@ -92,21 +92,17 @@ export function createApi(store: Store): Api {
       return;
     }
 
+    // Stripe ignores idempotency keys on GET and DELETE.
+    const key = method === 'POST' ? idempotencyKey : undefined;
     const echo: Record<string, string> = {
       'stripe-version': headers['stripe-version'] ?? FAKE_STRIPE_API_VERSION,
     };
-    if (method === 'POST' && idempotencyKey) echo['idempotency-key'] = idempotencyKey;
+    if (key) echo['idempotency-key'] = key;
     try {
       const account = authenticate(apiKey);
       if (parseError) throw parseError;
-      // Stripe ignores idempotency keys on GET and DELETE.
-      if (method !== 'POST' || !idempotencyKey) {
-        const reply = route(store, method, url.pathname, account, recorded);
-        send(res, reply.status, reply.body, echo);
-        return;
-      }
       const requestFingerprint = fingerprint(method, url.pathname, body);
-      const previous = idempotency.previous(account, idempotencyKey, requestFingerprint);
+      const previous = key ? idempotency.previous(account, key, requestFingerprint) : undefined;
       if (previous) {
         send(res, previous.reply.status, previous.reply.body, {
           ...echo,
@@ -116,24 +112,17 @@ export function createApi(store: Store): Api {
         return;
       }
       const reply = route(store, method, url.pathname, account, recorded);
-      idempotency.save(account, idempotencyKey, {
-        fingerprint: requestFingerprint,
-        reply,
-        requestId: String(res.getHeader('request-id')),
-      });
+      if (key) {
+        idempotency.save(account, key, {
+          fingerprint: requestFingerprint,
+          reply,
+          requestId: String(res.getHeader('request-id')),
+        });
+      }
       send(res, reply.status, reply.body, echo);
     } catch (error) {
-      if (error instanceof ApiError) {
-        sendError(res, error);
-        return;
-      }
-      sendError(
-        res,
-        new ApiError(500, {
-          type: 'api_error',
-          message: `Fake Stripe crashed: ${error instanceof Error ? error.message : String(error)}`,
-        }),
-      );
+      const crashed = `Fake Stripe crashed: ${error instanceof Error ? error.message : String(error)}`;
+      sendError(res, error instanceof ApiError ? error : new ApiError(500, { type: 'api_error', message: crashed }));
     }
   }
 

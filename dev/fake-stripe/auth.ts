@@ -17,14 +17,9 @@ export function apiKeyOf(authorization: string | undefined): string | undefined 
   if (!authorization) return undefined;
   const bearer = /^Bearer\s+(.*)$/i.exec(authorization);
   if (bearer) return bearer[1]?.trim() || undefined;
-  const basic = /^Basic\s+(.*)$/i.exec(authorization);
-  if (basic)
-    return (
-      Buffer.from(basic[1] ?? '', 'base64')
-        .toString('utf8')
-        .split(':')[0] || undefined
-    );
-  return undefined;
+  const basic = /^Basic\s+(.*)$/i.exec(authorization)?.[1];
+  if (basic === undefined) return undefined;
+  return Buffer.from(basic, 'base64').toString('utf8').split(':')[0] || undefined;
 }
 
 export function authenticate(key: string | undefined): string {

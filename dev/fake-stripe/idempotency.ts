@@ -25,20 +25,12 @@ export function fingerprint(method: string, path: string, body: Params): string 
 }
 
 export class IdempotencyStore {
-  readonly #byAccount = new Map<string, Map<string, StoredIdempotent>>();
-
-  #keys(account: string): Map<string, StoredIdempotent> {
-    let stored = this.#byAccount.get(account);
-    if (!stored) {
-      stored = new Map();
-      this.#byAccount.set(account, stored);
-    }
-    return stored;
-  }
+  /** By account and key, a space between: an account (an API key) holds none. */
+  readonly #stored = new Map<string, StoredIdempotent>();
 
   /** The first answer given for this key, if any; an `idempotency_error` when the parameters differ. */
   previous(account: string, key: string, requestFingerprint: string): StoredIdempotent | undefined {
-    const previous = this.#keys(account).get(key);
+    const previous = this.#stored.get(`${account} ${key}`);
     if (previous && previous.fingerprint !== requestFingerprint) {
       throw new ApiError(400, {
         type: 'idempotency_error',
@@ -49,10 +41,10 @@ export class IdempotencyStore {
   }
 
   save(account: string, key: string, stored: StoredIdempotent): void {
-    this.#keys(account).set(key, stored);
+    this.#stored.set(`${account} ${key}`, stored);
   }
 
   clear(): void {
-    this.#byAccount.clear();
+    this.#stored.clear();
   }
 }

@@ -82,13 +82,8 @@ export function bool(value: unknown, param: string): boolean | undefined {
 export function absoluteUrl(value: unknown, param: string, required: boolean): string | undefined {
   const url = text(value, param, required);
   if (url === undefined) return undefined;
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = undefined;
-  }
-  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || url.length > 5000) {
+  const protocol = URL.canParse(url) ? new URL(url).protocol : undefined;
+  if ((protocol !== 'http:' && protocol !== 'https:') || url.length > 5000) {
     throw invalid('Not a valid URL', param, 'url_invalid');
   }
   return url;
