@@ -2,10 +2,8 @@ import type { WebhookEventType } from '#contract/enums.ts';
 import type { CustomerItem, ProjectKey, ProjectPartition } from '#db/types.ts';
 import type { UsageAlertRules } from '#db/usage-alerts.ts';
 import type { UsageAlert, UsageThreshold } from '#db/usage-consume.ts';
-import type { NewWebhookEventItem } from '#db/webhook-deliveries.ts';
 import { featureEntitlement } from '../customers/entitlements.ts';
-import { type HeldPlan, heldPlan, settled } from '../customers/held-plan.ts';
-import type { StoredSubscription } from '../customers/schemas.ts';
+import { heldPlan, settled } from '../customers/held-plan.ts';
 import { storedSubscription } from '../customers/store.ts';
 import { outboxEvent } from '../webhooks-out/events.ts';
 
@@ -73,24 +71,16 @@ export function usageAlerts(
   thresholds: readonly UsageThreshold[],
   data: { customerId: string; featureId: number; usage: number; limit: number | null; month: string },
 ): UsageAlert[] {
-  return thresholds.map((threshold) => ({
-    threshold,
-    event: outboxEvent(projectId, TYPES[threshold] as WebhookEventType, data) as NewWebhookEventItem,
-  }));
+  return thresholds.map((threshold) => ({ threshold, event: outboxEvent(projectId, TYPES[threshold], data) }));
 }
 
 /** A stored customer's subscription as of now, and the version it holds when not the plan as cached. */
-interface Holding {
-  subscription: StoredSubscription | null;
-  held: HeldPlan | undefined;
-}
-
 async function holdingNow(
   key: ProjectKey,
   partition: ProjectPartition,
   customer: Record<string, unknown> | undefined,
   now: number,
-): Promise<Holding> {
+) {
   const subscription = settled(storedSubscription(customer as CustomerItem | undefined), now);
   return { subscription, held: await heldPlan(key, partition, subscription) };
 }
@@ -106,13 +96,10 @@ export function batchAlertRules(key: ProjectKey, partition: ProjectPartition, no
   // A customer's groups (one per feature) share the item storage read for it: its plan is
   // settled and looked up once for them all, not once per feature. Keyed by the item, so a
   // customer read again is decided on what the new read holds.
-  const holdings = new Map<Record<string, unknown> | undefined, Promise<Holding>>();
+  const holdings = new Map<Record<string, unknown> | undefined, ReturnType<typeof holdingNow>>();
   const holdingOf = (customer: Record<string, unknown> | undefined) => {
-    let holding = holdings.get(customer);
-    if (!holding) {
-      holding = holdingNow(key, partition, customer, now);
-      holdings.set(customer, holding);
-    }
+    const holding = holdings.get(customer) ?? holdingNow(key, partition, customer, now);
+    holdings.set(customer, holding);
     return holding;
   };
   return {
@@ -127,14 +114,12 @@ export function batchAlertRules(key: ProjectKey, partition: ProjectPartition, no
     quietRange,
     passed,
     event: (group, threshold, usage, limit) =>
-      (
-        usageAlerts(projectId, [threshold], {
-          customerId: group.customerId,
-          featureId: group.featureId,
-          usage,
-          limit,
-          month: group.month,
-        })[0] as UsageAlert
-      ).event,
+      outboxEvent(projectId, TYPES[threshold], {
+        customerId: group.customerId,
+        featureId: group.featureId,
+        usage,
+        limit,
+        month: group.month,
+      }),
   };
 }
