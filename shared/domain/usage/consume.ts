@@ -4,17 +4,13 @@ import { type ConsumeState, type ConsumeTarget, readConsumeState, writeConsume }
 import { isCustomerId } from '../customers/customer-id.ts';
 import { featureEntitlement } from '../customers/entitlements.ts';
 import { heldPlan, settled } from '../customers/held-plan.ts';
-import { forgetProjectCached, loadProjectCached } from '../customers/project-cache.ts';
+import { forgetProjectCached } from '../customers/project-cache.ts';
 import { storedSubscription } from '../customers/store.ts';
-import { featureNotFound, NotFoundError, projectNotFound, UnavailableError, ValidationError } from '../errors.ts';
+import { featureNotFound, projectNotFound, UnavailableError, ValidationError } from '../errors.ts';
 import { aggregationRules, roundedSum } from './aggregation.ts';
 import { crossed, quietRange, usageAlerts } from './alerts.ts';
-import { timeProblem, utcMonth } from './record.ts';
+import { onCachedProject, timeProblem, utcMonth } from './record.ts';
 import type { ConsumeBody, ConsumeResultView } from './schemas.ts';
-
-export interface ConsumeOptions {
-  cacheTtlMs: number;
-}
 
 /** Rounds of a consume that learned something changed (a concurrent write) before it is a 503. */
 const MAX_ROUNDS = 25;
@@ -196,32 +192,16 @@ export function createConsumer() {
       customerId: string,
       featureId: number,
       body: ConsumeBody,
-      options: ConsumeOptions,
+      options: { cacheTtlMs: number },
       now = Date.now(),
     ): Promise<ConsumeResultView> {
       if (!isCustomerId(customerId)) {
         throw invalid('customerId', 'must be 1-128 characters of letters, digits and . _ : @ -');
       }
       try {
-        const partition = await loadProjectCached(key, options.cacheTtlMs);
-        try {
-          return await consumeIn(key, partition, customerId, featureId, body, now);
-        } catch (error) {
-          // A cached definition may lack a feature created since: only what the project as
-          // stored now refuses is refused.
-          if (options.cacheTtlMs <= 0 || !(error instanceof ValidationError || error instanceof NotFoundError)) {
-            throw error;
-          }
-          forgetProjectCached(key);
-          return await consumeIn(
-            key,
-            await loadProjectCached(key, options.cacheTtlMs),
-            customerId,
-            featureId,
-            body,
-            now,
-          );
-        }
+        return await onCachedProject(key, options.cacheTtlMs, (partition) =>
+          consumeIn(key, partition, customerId, featureId, body, now),
+        );
       } catch (error) {
         if (!isStorageBusy(error)) throw error;
         throw new UnavailableError('Concurrent writes of this customer and feature kept this call out; retry it.');

@@ -2,13 +2,7 @@ import type { AggregationMethod } from '#contract/enums.ts';
 import { isStorageBusy } from '#db/contention.ts';
 import { getProjectItem } from '#db/projects.ts';
 import type { FeatureItem, ProjectKey, ProjectPartition } from '#db/types.ts';
-import {
-  type AggregateEvents,
-  applyUsage,
-  CONFLICT_BUDGET_MS,
-  deleteUsageItems,
-  type MeteredEvent,
-} from '#db/usage.ts';
+import { type AggregateEvents, applyUsage, CONFLICT_BUDGET_MS, deleteUsageItems } from '#db/usage.ts';
 import { forgetProjectCached, loadProjectCached } from '../customers/project-cache.ts';
 import { type ErrorDetail, NotFoundError, projectNotFound, UnavailableError, ValidationError } from '../errors.ts';
 import { aggregationRules } from './aggregation.ts';
@@ -88,8 +82,7 @@ function groupBatch(events: EventsBody['events'], features: readonly FeatureItem
       group = { customerId: event.customerId, featureId: event.featureId, month, method, events: [] };
       groups.set(key, group);
     }
-    const metered: MeteredEvent = { eventId: event.eventId, value: event.value, property: event.property, at };
-    group.events.push(metered);
+    group.events.push({ eventId: event.eventId, value: event.value, property: event.property, at });
   });
   if (details.length > 0) {
     const first = details[0] as ErrorDetail;
@@ -112,16 +105,26 @@ export async function recordEvents(
   options: RecordOptions,
   now = Date.now(),
 ): Promise<EventsResultView> {
-  const partition = await loadProjectCached(key, options.cacheTtlMs);
+  return onCachedProject(key, options.cacheTtlMs, (partition) => recordInto(key, partition, body, options, now));
+}
+
+/**
+ * `run` on the cached project, and again on the project as stored now when it refuses (a 400
+ * or 404): a cached definition may lack a feature created since, or name a project deleted and
+ * created again under its slug. Only what the project as stored now refuses is refused.
+ */
+export async function onCachedProject<T>(
+  key: ProjectKey,
+  cacheTtlMs: number,
+  run: (partition: ProjectPartition) => Promise<T>,
+): Promise<T> {
+  const partition = await loadProjectCached(key, cacheTtlMs);
   try {
-    return await recordInto(key, partition, body, options, now);
+    return await run(partition);
   } catch (error) {
-    // A cached definition may be up to 10 s old: a feature created since, or the project
-    // deleted and created again under its slug, is missing from it. Only what the project as
-    // stored now refuses is refused.
-    if (options.cacheTtlMs <= 0 || !(error instanceof ValidationError || error instanceof NotFoundError)) throw error;
+    if (cacheTtlMs <= 0 || !(error instanceof ValidationError || error instanceof NotFoundError)) throw error;
     forgetProjectCached(key);
-    return recordInto(key, await loadProjectCached(key, options.cacheTtlMs), body, options, now);
+    return run(await loadProjectCached(key, cacheTtlMs));
   }
 }
 
