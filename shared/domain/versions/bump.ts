@@ -2,17 +2,9 @@ import type { PlanStep, PricedStep } from '#db/plan-versions.ts';
 import type { FeatureItem, PlanItem, ProjectPartition } from '#db/types.ts';
 import { assignmentsByPlan } from '../plans/view.ts';
 import { outboxEvent } from '../webhooks-out/events.ts';
-import { contentOf, isPricedChange, type VersionContent, versionFields, versionOf } from './content.ts';
+import { contentOfRead, isPricedChange, type VersionContent, versionFields, versionOf } from './content.ts';
 
-/** Assignments joined to their features, as the plan reads find them. */
-type Joined = readonly { feature: FeatureItem; assignment: { multiplier: number } }[];
-
-/** A plan's content from its read assignments. */
-export const contentOfRead = (plan: PlanItem, assignments: Joined): VersionContent =>
-  contentOf(
-    plan,
-    assignments.map(({ feature, assignment }) => ({ feature, multiplier: assignment.multiplier })),
-  );
+export { contentOfRead };
 
 /** The content a write of the plan read would freeze: the version it supersedes, as of now. */
 export const frozenOf = (projectId: number, plan: PlanItem, content: VersionContent) => ({

@@ -33,9 +33,9 @@ export const versionOf = (plan: { pricedVersion?: number | undefined }): number 
 type PricedPlan = Pick<PlanItem, 'basePrice' | 'isFree' | 'freemiumDay' | 'isPerUserPricing' | 'perUserMultiplier'>;
 
 /** The content of a plan as it is now, from the plan and its assignments joined to their features. */
-export function contentOf(
+export function contentOfRead(
   plan: PricedPlan,
-  assigned: readonly { feature: FeatureItem; multiplier: number }[],
+  assigned: readonly { feature: FeatureItem; assignment: { multiplier: number } }[],
 ): VersionContent {
   return {
     basePrice: plan.basePrice,
@@ -44,14 +44,14 @@ export function contentOf(
     isPerUserPricing: plan.isPerUserPricing,
     perUserMultiplier: plan.perUserMultiplier,
     features: assigned
-      .map(({ feature, multiplier }) => ({
+      .map(({ feature, assignment }) => ({
         featureId: feature.featureId,
         name: feature.name,
         featureType: feature.featureType,
         isCountable: feature.isCountable,
         usageCount: feature.usageCount,
         condition: feature.condition,
-        multiplier,
+        multiplier: assignment.multiplier,
       }))
       .sort((a, b) => a.featureId - b.featureId),
   };
