@@ -18,7 +18,9 @@ export function storedVersion(projectId: number, planId: number, version: number
   const id = `${projectId}:${planId}:${version}`;
   const hit = frozen.get(id);
   if (hit) return hit;
-  const read = readVersion(projectId, planId, version);
+  const read = getPlanVersion(projectId, planId, version).then((item) =>
+    item ? { content: item.content as VersionContent, createdAt: item.createdAt } : undefined,
+  );
   if (frozen.size >= MAX_ENTRIES) frozen.delete(frozen.keys().next().value as string);
   frozen.set(id, read);
   const forget = () => {
@@ -28,9 +30,4 @@ export function storedVersion(projectId: number, planId: number, version: number
     if (!entry) forget();
   }, forget);
   return read;
-}
-
-async function readVersion(projectId: number, planId: number, version: number): Promise<StoredVersion | undefined> {
-  const item = await getPlanVersion(projectId, planId, version);
-  return item ? { content: item.content as VersionContent, createdAt: item.createdAt } : undefined;
 }
