@@ -11,11 +11,13 @@ export type { ProjectKey };
  * The caller's project with everything in it, in one Query. Another owner's project is
  * simply not in this owner's key space, so it is a 404 like a missing one.
  */
-export async function loadProject(key: ProjectKey): Promise<ProjectPartition> {
-  if (!slugPattern.test(key.slug)) throw projectNotFound(key.slug);
-  const partition = await readProjectPartition(key);
-  if (!partition) throw projectNotFound(key.slug);
-  return partition;
+export const loadProject = (key: ProjectKey): Promise<ProjectPartition> => found(key, readProjectPartition);
+
+/** What `read` finds of the project, else its 404; a path that is no slug is not read. */
+async function found<T>(key: ProjectKey, read: (key: ProjectKey) => Promise<T | undefined>): Promise<T> {
+  const result = slugPattern.test(key.slug) ? await read(key) : undefined;
+  if (!result) throw projectNotFound(key.slug);
+  return result;
 }
 
 export function findPlan(partition: ProjectPartition, planId: number): PlanItem {
@@ -39,16 +41,10 @@ export interface ProjectFeatures {
   featureDeletes: number;
 }
 
-const scopeOf = ({
-  ownerId,
-  slug,
-  shareId,
-  projectId,
-  featureDeletes,
-}: ProjectScope & { projectId: number; featureDeletes: number }) => ({
-  scope: { ownerId, slug, shareId },
-  projectId,
-  featureDeletes,
+const scopeOf = (head: ProjectScope & { projectId: number; featureDeletes: number }) => ({
+  scope: { ownerId: head.ownerId, slug: head.slug, shareId: head.shareId },
+  projectId: head.projectId,
+  featureDeletes: head.featureDeletes,
 });
 
 /**
@@ -58,9 +54,7 @@ const scopeOf = ({
  */
 export async function readRevisionGuard(key: ProjectKey, ifMatch: string | undefined): Promise<number | undefined> {
   if (ifMatch === undefined) return undefined;
-  const project = slugPattern.test(key.slug) ? await getProjectItem(key) : undefined;
-  if (!project) throw projectNotFound(key.slug);
-  return project.revision;
+  return (await found(key, getProjectItem)).revision;
 }
 
 /**
@@ -68,8 +62,7 @@ export async function readRevisionGuard(key: ProjectKey, ifMatch: string | undef
  * project's plans hold. A missing or deleted project is a 404.
  */
 export async function loadFeatures(key: ProjectKey): Promise<ProjectFeatures> {
-  const list = slugPattern.test(key.slug) ? await readFeatureList(key) : undefined;
-  if (!list) throw projectNotFound(key.slug);
+  const list = await found(key, readFeatureList);
   return { ...scopeOf(list.head), features: list.features };
 }
 
@@ -85,8 +78,7 @@ export interface LoadedPlan extends ProjectFeatures {
  * project or plan is a 404.
  */
 export async function loadPlan(key: ProjectKey, planId: number): Promise<LoadedPlan> {
-  const part = slugPattern.test(key.slug) ? await readPlanWithFeatures(key, planId) : undefined;
-  if (!part) throw projectNotFound(key.slug);
+  const part = await found(key, (key) => readPlanWithFeatures(key, planId));
   if (!part.plan) throw planNotFound(planId);
   const assignments = assignmentsByPlan({ features: part.features, planFeatures: part.assignments }).get(planId) ?? [];
   return { ...scopeOf(part.head), features: part.features, plan: part.plan, assignments };
