@@ -83,15 +83,14 @@ export function sqsDeliveryQueueFor(config: Pick<RuntimeConfig, 'WEBHOOK_QUEUE_U
     return ready;
   };
   const schedule = schedulerFor(config);
-  const queue: DeliveryQueue & { delay(receiptHandle: string, seconds: number): Promise<void> } = {
+  return {
     async enqueue(refs: DeliveryRef[], delaySeconds = 0) {
       const { sdk, client } = await sqs();
       for (let i = 0; i < refs.length; i += BATCH) {
         const entries = refs.slice(i, i + BATCH).map((ref, n) => ({
           Id: String(n),
           MessageBody: JSON.stringify(ref),
-          // SQS delays a message at most 15 minutes.
-          DelaySeconds: Math.min(delaySeconds, 900),
+          DelaySeconds: Math.min(delaySeconds, MAX_DELAY_S),
         }));
         const sent = await client.send(new sdk.SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
         if (sent.Failed?.length) throw new Error(`SQS refused ${sent.Failed.length} delivery message(s)`);
@@ -116,6 +115,5 @@ export function sqsDeliveryQueueFor(config: Pick<RuntimeConfig, 'WEBHOOK_QUEUE_U
         }),
       );
     },
-  };
-  return queue;
+  } satisfies DeliveryQueue & { delay(receiptHandle: string, seconds: number): Promise<void> };
 }
