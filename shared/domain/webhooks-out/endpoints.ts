@@ -55,8 +55,12 @@ export function endpointView(item: WebhookEndpointItem) {
   };
 }
 
-/** What the change log records of an endpoint: its fields, the secret as "[set]". */
-const loggedFields = (item: WebhookEndpointItem) => ({ ...endpointView(item), secret: '[set]' });
+/** The change-log entry of an endpoint's write (null: none before, or after); its secret reads "[set]". */
+function endpointChange(writer: Writer, before: WebhookEndpointItem | null, after: WebhookEndpointItem | null) {
+  const { projectId, endpointId } = (before ?? after) as WebhookEndpointItem;
+  const logged = (item: WebhookEndpointItem | null) => item && { ...endpointView(item), secret: '[set]' };
+  return changeEntry(projectId, writer, { type: 'webhookEndpoint', id: endpointId }, logged(before), logged(after));
+}
 
 export async function findEndpoint(projectId: number, endpointId: number): Promise<WebhookEndpointItem> {
   const endpoint = (await listEndpointItems(projectId)).find((item) => item.endpointId === endpointId);
@@ -70,6 +74,8 @@ export async function listWebhookEndpoints(key: ProjectKey) {
 }
 
 const ATTEMPTS = ENDPOINTS_MAX + 2;
+const tooMany = () =>
+  new LimitExceededError(`A project has at most ${ENDPOINTS_MAX} webhook endpoints; delete one first.`);
 
 export async function createWebhookEndpoint(
   keyring: Keyring,
@@ -87,9 +93,7 @@ export async function createWebhookEndpoint(
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const taken = new Set((await listEndpointItems(project.projectId)).map((item) => item.slot));
     const slot = Array.from({ length: ENDPOINTS_MAX }, (_, i) => i).find((i) => !taken.has(i));
-    if (slot === undefined) {
-      throw new LimitExceededError(`A project has at most ${ENDPOINTS_MAX} webhook endpoints; delete one first.`);
-    }
+    if (slot === undefined) throw tooMany();
     if (!sealed) {
       const [endpointId] = (await allocateIds('webhookEndpoint')) as [number];
       sealed = { endpointId, secretSealed: await keyring.seal(secret, secretContext(project.projectId, endpointId)) };
@@ -104,31 +108,17 @@ export async function createWebhookEndpoint(
       secretSealed: sealed.secretSealed,
       createdAt: new Date().toISOString(),
     };
-    const change = changeEntry(
-      project.projectId,
-      writer,
-      { type: 'webhookEndpoint', id: item.endpointId },
-      null,
-      loggedFields(item),
-    );
-    const outcome = await insertEndpoint(scopeOf(project), item, [change]);
+    const outcome = await insertEndpoint(scopeOf(project), item, [endpointChange(writer, null, item)]);
     if (outcome === 'project_gone') throw projectNotFound(key.slug);
     if (outcome === 'committed') return { ...endpointView(item), secret };
   }
-  throw new LimitExceededError(`A project has at most ${ENDPOINTS_MAX} webhook endpoints; delete one first.`);
+  throw tooMany();
 }
 
 export async function deleteWebhookEndpoint(key: ProjectKey, endpointId: number, writer: Writer): Promise<void> {
   const project = await loadProjectItem(key);
   const endpoint = await findEndpoint(project.projectId, endpointId);
-  const change = changeEntry(
-    project.projectId,
-    writer,
-    { type: 'webhookEndpoint', id: endpointId },
-    loggedFields(endpoint),
-    null,
-  );
-  if ((await removeEndpoint(scopeOf(project), endpoint, [change])) === 'gone')
+  if ((await removeEndpoint(scopeOf(project), endpoint, [endpointChange(writer, endpoint, null)])) === 'gone')
     throw webhookEndpointNotFound(endpointId);
 }
 
@@ -138,8 +128,7 @@ export async function rotateWebhookSecret(keyring: Keyring, key: ProjectKey, end
   const endpoint = await findEndpoint(project.projectId, endpointId);
   const secret = newSecret();
   const sealed = await keyring.seal(secret, secretContext(project.projectId, endpointId));
-  const fields = loggedFields(endpoint);
-  const change = changeEntry(project.projectId, writer, { type: 'webhookEndpoint', id: endpointId }, fields, fields);
+  const change = endpointChange(writer, endpoint, endpoint);
   const outcome = await replaceEndpointSecret(scopeOf(project), endpoint, sealed, [change]);
   if (outcome === 'gone') throw webhookEndpointNotFound(endpointId);
   return { secret };
