@@ -115,17 +115,8 @@ export async function changeTarget(
   const at = subscription.customPlan
     ? 'now'
     : (input.at ?? (upgrade || interval !== currentInterval ? 'now' : 'period_end'));
-  const prorate = input.prorate ?? true;
-  return {
-    plan,
-    version: versionOf(plan),
-    interval,
-    seats,
-    at,
-    prorationBehavior: at === 'now' && prorate ? 'create_prorations' : 'none',
-    price,
-    free,
-  };
+  const prorationBehavior = at === 'now' && (input.prorate ?? true) ? 'create_prorations' : 'none';
+  return { plan, version: versionOf(plan), interval, seats, at, prorationBehavior, price, free };
 }
 
 /** The subscription once the change is made: at once, or pending until its period ends. */
