@@ -51,14 +51,14 @@ async function readLive(project: ProjectItem, customerId: string) {
 async function claimed<T>(
   project: ProjectItem,
   customerId: string,
-  check: (subscription: StoredSubscription) => void,
   atStripe: (subscription: StoredSubscription, claim: number) => Promise<T>,
   after: (subscription: StoredSubscription, result: T) => StoredSubscription,
+  check?: (subscription: StoredSubscription) => void,
 ): Promise<CustomerItem> {
   const claim = await changeCustomer<'missing' | 'busy'>(project, customerId, (current) => {
     if (!current) return { skip: 'missing' };
     if ((current.changingUntil ?? 0) > Date.now()) return { skip: 'busy' };
-    check(liveSubscription(settled(storedSubscription(current), Date.now())));
+    check?.(liveSubscription(settled(storedSubscription(current), Date.now())));
     return { changingUntil: Date.now() + CLAIM_MS };
   });
   if (claim.outcome === 'missing') throw customerNotFound(customerId);
@@ -148,7 +148,6 @@ export async function changePlan(
   return claimed(
     project,
     customerId,
-    () => undefined,
     async (subscription, claim) => {
       target = await changeTarget(partition, subscription, input, visibleOnly);
       if (!isStripe(subscription)) return;
@@ -181,7 +180,6 @@ export async function cancelPlan(
   return claimed(
     project,
     customerId,
-    () => undefined,
     async (subscription, claim) => {
       if (!isStripe(subscription)) return;
       const secretKey = await openPaymentKey(ports.keyring, project);
@@ -213,11 +211,6 @@ export async function resumePlan(
   return claimed(
     project,
     customerId,
-    (subscription) => {
-      if (!subscription.cancelAtPeriodEnd) {
-        throw new ConflictError("This customer's subscription is not set to cancel: there is nothing to resume.");
-      }
-    },
     async (subscription, claim) => {
       if (!isStripe(subscription)) return;
       const secretKey = await openPaymentKey(ports.keyring, project);
@@ -231,6 +224,11 @@ export async function resumePlan(
     (subscription) => {
       const eventCreated = Math.max(subscription.eventCreated, Math.floor(ports.clock.now() / 1000));
       return { ...subscription, cancelAtPeriodEnd: false, eventCreated, eventType: LOCAL_CHANGE };
+    },
+    (subscription) => {
+      if (!subscription.cancelAtPeriodEnd) {
+        throw new ConflictError("This customer's subscription is not set to cancel: there is nothing to resume.");
+      }
     },
   );
 }
