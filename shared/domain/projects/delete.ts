@@ -1,4 +1,4 @@
-import { pendingSweeps, retireProject, type SweepBudget, type SweepOutcome, sweepProject } from '#db/project-sweep.ts';
+import { pendingSweeps, retireProject, sweepProject } from '#db/project-sweep.ts';
 import type { ProjectKey } from '#db/types.ts';
 import { log } from '#shared/logger.ts';
 import { projectNotFound } from '../errors.ts';
@@ -7,8 +7,6 @@ import { checkIfMatch, untilWritten } from '../versions.ts';
 import { loadProject } from './load.ts';
 import { slugPattern } from './slug.ts';
 import { toProjectView } from './view.ts';
-
-export type { SweepBudget, SweepOutcome };
 
 /**
  * Deletes the project and everything in it, in the time of one transaction whatever its
@@ -48,8 +46,7 @@ export async function deleteProject(
  * Sweeps a deleted project's items until done or until `budget` says stop ('unfinished':
  * run it again, it continues). 'not_found': nothing left to sweep (already finished).
  */
-export const runProjectSweep = (projectId: number, budget: SweepBudget): Promise<SweepOutcome> =>
-  sweepProject(projectId, budget);
+export const runProjectSweep = sweepProject;
 
 /**
  * The deleted projects whose sweep has not finished and started at least `olderThanMs` ago:
