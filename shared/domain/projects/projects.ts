@@ -1,5 +1,4 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { NewChangeEntryItem } from '#db/changes.ts';
 import { allocateIds } from '#db/ids.ts';
 import {
   insertProject,
@@ -66,48 +65,46 @@ export async function createProject(
     ...(paymentSecretKey ? await sealPaymentKey(keyring, projectId, paymentSecretKey) : {}),
     ...(paymentWebhookSecret ? await sealWebhookSecret(keyring, projectId, paymentWebhookSecret) : {}),
   };
-  const item = (candidate: string): NewProjectItem => ({
-    ...projectDefaults,
-    // On create a null URL (or key) is the same as leaving it out.
-    ...withoutNulls(fields),
-    ...payment,
-    name: fields.name,
-    ownerId,
-    slug: candidate,
-    projectId,
-    shareId: newShareId(),
-    theme: storedTheme({ ...defaultTheme, ...definedOnly(theme ?? {}) }),
-    createdAt: now,
-    updatedAt: now,
-  });
   // The project's first change-log entry, written with it (the slug it gets is in `after`).
   const entry = changeEntry(projectId, writer, { type: 'project', id: projectId }, null, {});
-  const recorded = (candidate: string): Recorded => {
-    const created = item(candidate);
-    return { item: created, change: { ...entry, after: projectFields(created as ProjectItem) } };
+  const insert = (candidate: string) => {
+    const item: NewProjectItem = {
+      ...projectDefaults,
+      // On create a null URL (or key) is the same as leaving it out.
+      ...withoutNulls(fields),
+      ...payment,
+      name: fields.name,
+      ownerId,
+      slug: candidate,
+      projectId,
+      shareId: newShareId(),
+      theme: storedTheme({ ...defaultTheme, ...definedOnly(theme ?? {}) }),
+      createdAt: now,
+      updatedAt: now,
+    };
+    return insertProject(item, { ...entry, after: projectFields(item as ProjectItem) });
   };
   const project = slug
-    ? await createWithExplicitSlug(slug, recorded)
-    : await createWithDerivedSlug(ownerId, slugify(fields.name), recorded);
+    ? await createWithExplicitSlug(slug, insert)
+    : await createWithDerivedSlug(ownerId, slugify(fields.name), insert);
   return toProjectView(
     { project, features: [], plans: [], planFeatures: [], experiments: [], experimentSlots: [] },
     publicBaseUrl,
   );
 }
 
-/** A new project item with its change-log entry. */
-type Recorded = { item: NewProjectItem; change: NewChangeEntryItem };
-const insertRecorded = ({ item, change }: Recorded) => insertProject(item, change);
+/** Inserts the new project under a slug, with its change-log entry. */
+type Insert = (slug: string) => ReturnType<typeof insertProject>;
 
-async function createWithExplicitSlug(slug: string, item: (slug: string) => Recorded) {
-  const created = await insertRecorded(item(slug));
+async function createWithExplicitSlug(slug: string, insert: Insert) {
+  const created = await insert(slug);
   if (created !== 'slug_taken') return created;
   throw new ConflictError(
     `You already have a project with slug "${slug}": choose another slug or omit it to derive one.`,
   );
 }
 
-async function createWithDerivedSlug(ownerId: string, base: string, item: (slug: string) => Recorded) {
+async function createWithDerivedSlug(ownerId: string, base: string, insert: Insert) {
   // One Query for the slugs in use, then conditional puts: a slug taken meanwhile by a
   // concurrent create just moves on to the next candidate.
   const taken = new Set((await listOwnerProjects(ownerId)).map((p) => p.slug));
@@ -115,7 +112,7 @@ async function createWithDerivedSlug(ownerId: string, base: string, item: (slug:
   for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
     while (taken.has(slugCandidate(base, n))) n++;
     const slug = slugCandidate(base, n);
-    const created = await insertRecorded(item(slug));
+    const created = await insert(slug);
     if (created !== 'slug_taken') return created;
     taken.add(slug);
   }
@@ -191,13 +188,8 @@ export async function updateProject(
       revision: current.revision + 1,
     };
     for (const field of remove) delete updated[field];
-    const entry = changeEntry(
-      current.projectId,
-      writer,
-      { type: 'project', id: current.projectId },
-      projectFields(current),
-      projectFields(updated),
-    );
+    const resource = { type: 'project', id: current.projectId } as const;
+    const entry = changeEntry(current.projectId, writer, resource, projectFields(current), projectFields(updated));
     const outcome = await updateProjectItem(
       key,
       current,
