@@ -138,14 +138,11 @@ export async function runMigration(
   job: MigrationJob,
   budget: { exhausted(): boolean },
 ): Promise<'done' | 'unfinished' | 'gone'> {
-  let partition: ProjectPartition;
-  try {
-    partition = await loadProject(job);
-  } catch (error) {
-    if (error instanceof NotFoundError) return 'gone';
+  const partition = await loadProject(job).catch((error) => {
+    if (error instanceof NotFoundError) return undefined;
     throw error;
-  }
-  if (!partition.plans.some((p) => p.planId === job.planId)) return 'gone';
+  });
+  if (!partition?.plans.some((p) => p.planId === job.planId)) return 'gone';
   const { current, contents } = await versionsOf(partition, job.planId);
   const target = contents.get(job.toVersion);
   if (!target) return 'gone';
