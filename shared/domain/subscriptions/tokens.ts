@@ -12,7 +12,6 @@ import type { Clock, CustomerTokenKeys } from '../ports.ts';
  */
 
 export const TOKEN_LIFETIME_SECONDS = 60 * 60;
-const PREFIX = 'pct_';
 const TOKEN = /^pct_([A-Za-z0-9_-]{1,16})\.([A-Za-z0-9_-]{1,400})\.([A-Za-z0-9_-]{43})$/;
 
 export interface TokenClaims {
@@ -28,7 +27,7 @@ export function mintToken(keys: CustomerTokenKeys, clock: Clock, projectId: numb
   const expiresAt = Math.floor(clock.now() / 1000) + TOKEN_LIFETIME_SECONDS;
   const claims = Buffer.from(JSON.stringify({ p: projectId, c: customerId, e: expiresAt })).toString('base64url');
   const signed = `${keys.signing.id}.${claims}`;
-  const token = `${PREFIX}${signed}.${sign(keys.signing.secret, signed).toString('base64url')}`;
+  const token = `pct_${signed}.${sign(keys.signing.secret, signed).toString('base64url')}`;
   return { token, expiresAt: new Date(expiresAt * 1000).toISOString() };
 }
 
