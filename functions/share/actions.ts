@@ -5,7 +5,7 @@ import { ShareView } from '#domain/share/schemas.ts';
 import { getShareData } from '#domain/share/share.ts';
 import { lazySchema } from '#domain/validation.ts';
 import { defineGroup, routesIn } from '#http/action.ts';
-import { taggedJson } from '#http/etag.ts';
+import { tagged } from '#http/etag.ts';
 import { preflight } from '#http/preflight.ts';
 import { ok } from '#http/responses.ts';
 import { serveStaticAsset } from '#http/static-asset.ts';
@@ -50,7 +50,7 @@ export const share = defineGroup(shareRoutes, [
     },
     run: async ({ path, query, headers }) => {
       const { view, personal, experimentId } = await getShareData(path.shareId, query.visitor);
-      return taggedJson(200, view, headers, {
+      return tagged(200, view, headers, {
         'cache-control': personal ? PERSONAL_CACHE_CONTROL : CACHE_CONTROL,
         ...(experimentId === undefined ? {} : { [EXPERIMENT_HEADER]: String(experimentId) }),
       });

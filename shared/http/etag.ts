@@ -7,27 +7,19 @@ export { etagOf, ifNoneMatchHits };
 type Headers = Record<string, string | undefined>;
 
 /**
- * A v1 answer that returns one resource (or a list) with its ETag; a GET whose
- * If-None-Match names it is 304 with no body.
+ * A v1 answer that returns one resource (or a list) with its ETag, the hash of exactly the
+ * bytes sent, and headers of its own (e.g. caching). A GET passes its request's headers: when
+ * If-None-Match names the tag, the answer is 304 with no body.
  */
-export function tagged(status: 200 | 201, body: unknown, headers: Headers = {}, method = 'GET'): HttpResult {
-  return taggedJson(status, body, headers, {}, method);
-}
-
-/**
- * The same with headers of its own (e.g. caching): the body is serialized once, and the ETag
- * is the hash of exactly the bytes sent.
- */
-export function taggedJson(
+export function tagged(
   status: 200 | 201,
   body: unknown,
-  headers: Headers,
-  own: Record<string, string>,
-  method = 'GET',
+  headers: Headers = {},
+  own: Record<string, string> = {},
 ): HttpResult {
   const json = JSON.stringify(body);
   const etag = etagOfJson(json);
-  if (method === 'GET' && ifNoneMatchHits(headers['if-none-match'], etag)) {
+  if (ifNoneMatchHits(headers['if-none-match'], etag)) {
     return { status: 304, headers: { etag, ...own }, representationBytes: Buffer.byteLength(json) };
   }
   return { status, body, json, headers: { etag, ...own } };
