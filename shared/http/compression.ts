@@ -15,14 +15,12 @@ export const BROTLI_QUALITY = 5;
 export type Coding = 'br' | 'gzip';
 
 /**
- * The coding to answer with: the accepted one (q > 0) with the higher q, br on a tie (its
- * answers are smaller, and its window spans a whole answer). A coding not named is
- * accepted through `*` only; `x-gzip` is gzip.
+ * How much Accept-Encoding wants `coding` (q, 0 when refused): its highest q where named, else
+ * that of `*`, which stands only for codings not named (RFC 9110 12.5.3); `x-gzip` is gzip.
  */
-export function negotiate(acceptEncoding: string | undefined): Coding | undefined {
-  if (!acceptEncoding) return undefined;
+export function codingWeight(acceptEncoding: string | undefined, coding: Coding): number {
   const named: Partial<Record<Coding | '*', number>> = {};
-  for (const entry of acceptEncoding.split(',')) {
+  for (const entry of acceptEncoding?.split(',') ?? []) {
     const [rawName = '', ...params] = entry.split(';').map((part) => part.trim().toLowerCase());
     const name = rawName === 'x-gzip' ? 'gzip' : rawName;
     if (name !== 'br' && name !== 'gzip' && name !== '*') continue;
@@ -30,9 +28,16 @@ export function negotiate(acceptEncoding: string | undefined): Coding | undefine
     const weight = q === undefined ? 1 : Number(q.slice(2));
     named[name] = Math.max(named[name] ?? 0, Number.isFinite(weight) ? weight : 0);
   }
-  const weightOf = (coding: Coding) => named[coding] ?? named['*'] ?? 0;
-  const br = weightOf('br');
-  const gzip = weightOf('gzip');
+  return named[coding] ?? named['*'] ?? 0;
+}
+
+/**
+ * The coding to answer with: the accepted one (q > 0) with the higher q, br on a tie (its
+ * answers are smaller, and its window spans a whole answer).
+ */
+export function negotiate(acceptEncoding: string | undefined): Coding | undefined {
+  const br = codingWeight(acceptEncoding, 'br');
+  const gzip = codingWeight(acceptEncoding, 'gzip');
   if (br <= 0 && gzip <= 0) return undefined;
   return br >= gzip ? 'br' : 'gzip';
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { codedTag, codingWeight } from './compression.ts';
 import { etagOf, ifNoneMatchHits } from './etag.ts';
 import type { HttpResult } from './responses.ts';
 
@@ -18,40 +19,19 @@ export function loadStaticAsset(file: string): StaticAsset {
   } catch (error) {
     throw new Error(`Static asset ${file} cannot be read (${(error as Error).message}); was it built?`);
   }
-  return staticAsset(text);
-}
-
-/** A text served as is, with its gzip form and one ETag per form. */
-export function staticAsset(text: string): StaticAsset {
-  const etag = etagOf(text);
-  return { text, gzipped: gzipSync(text, { level: 9 }), etag, gzipEtag: `${etag.slice(0, -1)}-gzip"` };
+  return staticAsset(text, gzipSync(text, { level: 9 }));
 }
 
 /** A text that comes gzipped (built ahead, e.g. the OpenAPI document): served as these bytes and inflated once. */
-export function gzippedStaticAsset(gzipped: Buffer): StaticAsset {
-  const text = gunzipSync(gzipped).toString('utf8');
+export const gzippedStaticAsset = (gzipped: Buffer) => staticAsset(gunzipSync(gzipped).toString('utf8'), gzipped);
+
+function staticAsset(text: string, gzipped: Buffer): StaticAsset {
   const etag = etagOf(text);
-  return { text, gzipped, etag, gzipEtag: `${etag.slice(0, -1)}-gzip"` };
+  return { text, gzipped, etag, gzipEtag: codedTag(etag, 'gzip') };
 }
 
-/**
- * Whether Accept-Encoding takes gzip (RFC 9110, 12.5.3): gzip (or its alias x-gzip) listed
- * without q=0, or else `*` without q=0 (`*` stands only for codings not listed by name, so
- * `gzip;q=0, *` refuses gzip).
- */
-export function acceptsGzip(header: string | undefined): boolean {
-  if (!header) return false;
-  let named: boolean | undefined;
-  let any: boolean | undefined;
-  for (const entry of header.split(',')) {
-    const [name = '', ...params] = entry.split(';').map((part) => part.trim().toLowerCase());
-    const q = params.find((param) => param.startsWith('q='));
-    const accepted = q === undefined || Number(q.slice(2)) > 0;
-    if (name === 'gzip' || name === 'x-gzip') named = (named ?? false) || accepted;
-    else if (name === '*') any = (any ?? false) || accepted;
-  }
-  return named ?? any ?? false;
-}
+/** Whether Accept-Encoding takes gzip: named (or as x-gzip) without q=0, or else `*` without q=0. */
+export const acceptsGzip = (header: string | undefined) => codingWeight(header, 'gzip') > 0;
 
 /** 200 with the gzip or plain form, or 304 when the client's copy is current. */
 export function serveStaticAsset(
