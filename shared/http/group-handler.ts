@@ -24,6 +24,7 @@ import {
   type GroupContext,
   idempotency,
   jsonBody,
+  rawBodyOf,
   resolveAction,
   validateInput,
 } from './request-middlewares.ts';
@@ -34,9 +35,6 @@ import { createRouter } from './router.ts';
 const IDEMPOTENCY_MARGIN_SECONDS = 5;
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<LambdaResult>;
-
-const rawBodyOf = ({ body, isBase64Encoded }: APIGatewayProxyEventV2) =>
-  body === undefined ? '' : isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
 
 /**
  * One Lambda handler per endpoint group: one middy pipeline. Its `before` steps run in the

@@ -46,6 +46,10 @@ export interface GroupContext extends Context {
 export type GroupRequest = Request<APIGatewayProxyEventV2, unknown, Error, GroupContext>;
 export type GroupMiddleware = MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, GroupContext>;
 
+/** The body as text, exactly as received; '' when none. */
+export const rawBodyOf = ({ body, isBase64Encoded }: APIGatewayProxyEventV2) =>
+  body === undefined ? '' : isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
+
 /** Finds this group's action for the route key API Gateway (or the local server) matched. */
 export function resolveAction(actions: ReadonlyMap<string, RouteAction>, router: Router): GroupMiddleware {
   return {
@@ -94,13 +98,11 @@ export function idempotency(runsForMs: number): GroupMiddleware {
       const header = request.event.headers?.['idempotency-key'];
       if (header === undefined) return;
       const key = checkIdempotencyKey(header);
-      const { body, isBase64Encoded } = request.event;
-      const text = body === undefined ? '' : isBase64Encoded ? Buffer.from(body, 'base64').toString() : body;
       const start = await startIdempotent({
         ownerId: principal.ownerId,
         key,
         routeKey: routeKey(route),
-        fingerprint: bodyFingerprint(text),
+        fingerprint: bodyFingerprint(rawBodyOf(request.event)),
         runsForMs,
       });
       if (start.kind === 'replay') {
@@ -135,7 +137,7 @@ export function jsonBody(): GroupMiddleware {
       const { body, isBase64Encoded } = request.event;
       const size = body === undefined ? 0 : Buffer.byteLength(body, isBase64Encoded ? 'base64' : 'utf8');
       if (size > limits.bodyBytesMax) throw payloadTooLarge(limits.bodyBytesMax);
-      const text = body === undefined ? '' : isBase64Encoded ? Buffer.from(body, 'base64').toString() : body;
+      const text = rawBodyOf(request.event);
       // Only JSON's own whitespace makes a body empty (String#trim would also strip a BOM
       // or a non-breaking space, which are malformed JSON).
       if (/^[ \t\n\r]*$/.test(text)) {
