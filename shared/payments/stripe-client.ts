@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import { ConflictError, PaymentProviderError } from '#domain/errors.ts';
-import type { StripeSdk } from './stripe-sdk.ts';
+import { loadStripe, type StripeSdk } from './stripe-sdk.ts';
 
 /** How the gateway reaches Stripe, and how Stripe's failures become domain errors (no key in a message). */
 
@@ -52,4 +52,19 @@ export function providerError(sdk: StripeSdk, error: unknown): Error {
       ? "Stripe refused the project's payment key"
       : 'Stripe refused the request';
   return new PaymentProviderError(`${prefix}${status}: ${scrubSecrets(error.message)}`);
+}
+
+/** Runs `call` with a client of the key; Stripe's "no such …" is undefined, any other failure a domain error. */
+export async function withStripe<T>(
+  options: StripeOptions,
+  secretKey: string,
+  call: (stripe: Stripe) => Promise<T>,
+): Promise<T | undefined> {
+  const sdk = await loadStripe();
+  try {
+    return await call(client(sdk, secretKey, options));
+  } catch (error) {
+    if (error instanceof sdk.errors.StripeInvalidRequestError && error.code === 'resource_missing') return undefined;
+    throw providerError(sdk, error);
+  }
 }

@@ -6,8 +6,7 @@ import type {
   SubscriptionChangePreview,
   SubscriptionPriceChange,
 } from '#domain/ports.ts';
-import { client, providerError, type StripeOptions } from './stripe-client.ts';
-import { loadStripe } from './stripe-sdk.ts';
+import { type StripeOptions, withStripe } from './stripe-client.ts';
 
 /**
  * The calls of plan changes after the sale (lifecycle.md §2) and of migrations: a new price
@@ -24,33 +23,11 @@ type Calls = Pick<
   | 'createPortalSession'
 >;
 
-/** Runs `call` with a client of the key; Stripe's "no such subscription" is undefined, any other failure a domain error. */
-async function withStripe<T>(
-  options: StripeOptions,
-  secretKey: string,
-  call: (stripe: Stripe) => Promise<T>,
-): Promise<T | undefined> {
-  const sdk = await loadStripe();
-  try {
-    return await call(client(sdk, secretKey, options));
-  } catch (error) {
-    if (error instanceof sdk.errors.StripeInvalidRequestError && error.code === 'resource_missing') return undefined;
-    throw providerError(sdk, error);
-  }
-}
-
 /** Whether an invoice line is a proration (Stripe names it on the line's parent). */
 function isProration(line: Stripe.InvoiceLineItem): boolean {
-  const parent = line.parent as
-    | {
-        subscription_item_details?: { proration?: boolean } | null;
-        invoice_item_details?: { proration?: boolean } | null;
-      }
-    | null
-    | undefined;
   return (
-    parent?.subscription_item_details?.proration === true ||
-    parent?.invoice_item_details?.proration === true ||
+    line.parent?.subscription_item_details?.proration === true ||
+    line.parent?.invoice_item_details?.proration === true ||
     (line as unknown as { proration?: boolean }).proration === true
   );
 }

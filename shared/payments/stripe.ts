@@ -2,7 +2,7 @@ import type Stripe from 'stripe';
 import { PaymentProviderError } from '#domain/errors.ts';
 import type { CheckoutSessionRequest, CheckoutSessionSummary, PaymentGateway } from '#domain/ports.ts';
 import type { RuntimeConfig } from '#shared/config.ts';
-import { client, providerError, type StripeOptions } from './stripe-client.ts';
+import { client, providerError, type StripeOptions, withStripe } from './stripe-client.ts';
 import { loadStripe } from './stripe-sdk.ts';
 import { subscriptionCalls } from './stripe-subscriptions.ts';
 
@@ -60,16 +60,10 @@ async function retrieveCheckoutSession(
   secretKey: string,
   sessionId: string,
 ): Promise<CheckoutSessionSummary | undefined> {
-  const sdk = await loadStripe();
-  let session: Stripe.Checkout.Session;
-  try {
-    session = await client(sdk, secretKey, options).checkout.sessions.retrieve(sessionId, {
-      expand: ['subscription', 'line_items'],
-    });
-  } catch (error) {
-    if (error instanceof sdk.errors.StripeInvalidRequestError && error.code === 'resource_missing') return undefined;
-    throw providerError(sdk, error);
-  }
+  const session = await withStripe(options, secretKey, (stripe) =>
+    stripe.checkout.sessions.retrieve(sessionId, { expand: ['subscription', 'line_items'] }),
+  );
+  if (!session) return undefined;
   const subscription = typeof session.subscription === 'object' ? session.subscription : null;
   const lineItem = session.line_items?.data[0];
   return {
