@@ -1,22 +1,11 @@
 import type Stripe from 'stripe';
+import { atFirstUse } from '#shared/first-use.ts';
 
 export type StripeSdk = typeof Stripe;
-
-let sdk: Promise<StripeSdk> | undefined;
 
 /**
  * Stripe's SDK, evaluated at its first use rather than at import: a cold start of the payments
  * or webhooks function that answers a preflight, a receipt from the cache or a refused request
- * never builds it (docs/decisions.md, "Bundles and cold starts"). Bundled, it stays in the
- * function's one file; only its evaluation waits.
+ * never builds it (docs/decisions.md, "Bundles and cold starts").
  */
-export function loadStripe(): Promise<StripeSdk> {
-  sdk ??= import('stripe').then(
-    (module) => module.default,
-    (error: unknown) => {
-      sdk = undefined;
-      throw error;
-    },
-  );
-  return sdk;
-}
+export const loadStripe = atFirstUse((): Promise<StripeSdk> => import('stripe').then((module) => module.default));

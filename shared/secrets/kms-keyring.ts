@@ -1,6 +1,7 @@
 import type { KMSClient, KMSClientConfig, KMSServiceException } from '@aws-sdk/client-kms';
 import { type Keyring, SecretUnreadableError } from '#domain/ports.ts';
 import { ConfigError, type RuntimeConfig } from '#shared/config.ts';
+import { atFirstUse } from '#shared/first-use.ts';
 import { canonicalContext, decryptPayload, encryptPayload, format, KEY_BYTES, parseFor } from './envelope.ts';
 
 const OPEN_CACHE_MAX = 100;
@@ -39,7 +40,6 @@ class OpenCache {
 }
 
 type KmsSdk = typeof import('@aws-sdk/client-kms');
-let kmsSdk: Promise<KmsSdk> | undefined;
 
 /**
  * The KMS client's module, loaded at the first seal or open rather than at import: most
@@ -47,13 +47,7 @@ let kmsSdk: Promise<KmsSdk> | undefined;
  * one is written; payments opens it for a checkout, and then for a few minutes from the cache
  * below). Its load is a cold start's cost (docs/decisions.md, "Bundles and cold starts").
  */
-const loadKmsSdk = (): Promise<KmsSdk> => {
-  kmsSdk ??= import('@aws-sdk/client-kms').catch((error: unknown) => {
-    kmsSdk = undefined;
-    throw error;
-  });
-  return kmsSdk;
-};
+const loadKmsSdk = atFirstUse(() => import('@aws-sdk/client-kms'));
 
 // Other KMS failures (throttling, KMS or the network down) say nothing about the stored
 // value, so they propagate rather than tell the caller the secret is unreadable.

@@ -1,6 +1,6 @@
-import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { MigrationJob, MigrationQueue, SweepQueue } from '#domain/ports.ts';
 import { ConfigError, type RuntimeConfig } from '#shared/config.ts';
+import { atFirstUse } from '#shared/first-use.ts';
 
 /** The message a sweep is handed over with; the sweeper reads it back with sweepMessage. */
 export const sweepMessageBody = (projectId: number) => JSON.stringify({ projectId });
@@ -26,19 +26,14 @@ function sqsSender(config: Pick<RuntimeConfig, 'SWEEP_QUEUE_URL' | 'AWS_REGION'>
     throw new ConfigError(
       'Invalid configuration: project deletes and plan migrations need SWEEP_QUEUE_URL (an SQS queue)',
     );
-  let ready: Promise<{ sdk: typeof import('@aws-sdk/client-sqs'); client: SQSClient }> | undefined;
+  // The SQS client's module is loaded at the first hand-over, not at import: no other request
+  // of the function uses it (docs/decisions.md, "Bundles and cold starts"). No endpoint here:
+  // the SDK reads AWS_ENDPOINT_URL_SQS itself.
+  const ready = atFirstUse(() =>
+    import('@aws-sdk/client-sqs').then((sdk) => ({ sdk, client: new sdk.SQSClient({ region: config.AWS_REGION }) })),
+  );
   return async (body: string): Promise<void> => {
-    // The SQS client's module is loaded at the first hand-over, not at import: no other request
-    // of the function uses it (docs/decisions.md, "Bundles and cold starts").
-    ready ??= import('@aws-sdk/client-sqs').then(
-      // No endpoint here: the SDK reads AWS_ENDPOINT_URL_SQS itself.
-      (sdk) => ({ sdk, client: new sdk.SQSClient({ region: config.AWS_REGION }) }),
-      (error: unknown) => {
-        ready = undefined;
-        throw error;
-      },
-    );
-    const { sdk, client } = await ready;
+    const { sdk, client } = await ready();
     await client.send(new sdk.SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
   };
 }
