@@ -49,17 +49,10 @@ export function gcmDecrypt(key: Uint8Array, iv: Buffer, sealed: Buffer, aad: Buf
   return plain;
 }
 
-interface Parsed {
-  kind: Kind;
-  wrappedKey: Buffer;
-  iv: Buffer;
-  ciphertext: Buffer;
-}
-
 export const malformed = () =>
   new SecretUnreadableError('Sealed secret is malformed (expected v1.<local|kms>.<key>.<iv>.<ciphertext>)');
 
-function parse(sealed: string): Parsed {
+function parse(sealed: string) {
   const parts = sealed.split('.');
   if (parts.length !== 5) throw malformed();
   const [version, kind, key, iv, ciphertext] = parts as [string, string, string, string, string];
@@ -69,7 +62,7 @@ function parse(sealed: string): Parsed {
   }
   if (kind !== 'local' && kind !== 'kms') throw malformed();
   if (![key, iv, ciphertext].every((part) => B64URL.test(part))) throw malformed();
-  const parsed: Parsed = {
+  const parsed = {
     kind,
     wrappedKey: Buffer.from(key, 'base64url'),
     iv: Buffer.from(iv, 'base64url'),
@@ -84,7 +77,7 @@ export function format(kind: Kind, wrappedKey: Uint8Array, iv: Buffer, ciphertex
   return [VERSION, kind, ...parts].join('.');
 }
 
-export function parseFor(kind: Kind, sealed: string): Parsed {
+export function parseFor(kind: Kind, sealed: string) {
   const parsed = parse(sealed);
   if (parsed.kind !== kind) {
     throw new SecretUnreadableError(
@@ -103,7 +96,7 @@ export function encryptPayload(dataKey: Uint8Array, plaintext: string, aad: Buff
   }
 }
 
-export function decryptPayload(dataKey: Uint8Array, parsed: Parsed, aad: Buffer): string {
+export function decryptPayload(dataKey: Uint8Array, parsed: { iv: Buffer; ciphertext: Buffer }, aad: Buffer): string {
   let bytes: Buffer;
   try {
     bytes = gcmDecrypt(dataKey, parsed.iv, parsed.ciphertext, aad);
