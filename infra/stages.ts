@@ -38,10 +38,7 @@ export interface Throttle {
 export const stagePattern = /^[a-z][a-z0-9-]{0,19}$/;
 
 export class StageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'StageError';
-  }
+  override name = 'StageError';
 }
 
 export function stageSettings(stage: unknown): StageSettings {

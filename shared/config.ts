@@ -170,10 +170,7 @@ export type ConfigOf<V extends Record<string, Variable<unknown>>> = { [K in keyo
 export type RuntimeConfig = ConfigOf<typeof RuntimeEnv>;
 
 export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
+  override name = 'ConfigError';
 }
 
 /** Reads `variables` from `env`, in order; the first refusal is a ConfigError naming the variable and its value. */
