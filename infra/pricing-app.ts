@@ -48,7 +48,6 @@ export function buildPricingApp(app: App, options: PricingAppOptions) {
   });
   const api = new ApiStack(app, `Pricing-${settings.stage}-Api`, {
     ...functions,
-    paymentKey: data.paymentKey,
     sweepQueue: sweep.queue,
     description: `Pricing plan service, stage ${settings.stage}: HTTP API and one function per endpoint group`,
   });

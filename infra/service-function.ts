@@ -150,30 +150,10 @@ export class ServiceFunction extends Construct {
     paymentRecords: GroupSpec['paymentRecords'] = 'none',
   ): this {
     this.fn.addEnvironment('TABLE_NAME', table.tableName);
-    if (paymentRecords !== 'none') {
-      this.role.addToPrincipalPolicy(
-        new PolicyStatement({
-          effect: Effect.ALLOW,
-          actions: paymentRecordActions,
-          resources: [table.tableArn],
-          conditions: paymentRecordsCondition,
-        }),
-      );
-    }
-    if (access !== 'none') {
-      this.role.addToPrincipalPolicy(
-        new PolicyStatement({ effect: Effect.ALLOW, actions: tableActionsFor(access), resources: [table.tableArn] }),
-      );
-    }
-    if (indexes.length > 0) {
-      this.role.addToPrincipalPolicy(
-        new PolicyStatement({
-          effect: Effect.ALLOW,
-          actions: tableActions.index,
-          resources: indexes.map((index) => `${table.tableArn}/index/${index}`),
-        }),
-      );
-    }
+    if (paymentRecords !== 'none') this.allow(paymentRecordActions, [table.tableArn], paymentRecordsCondition);
+    if (access !== 'none') this.allow(tableActionsFor(access), [table.tableArn]);
+    const indexArns = indexes.map((index) => `${table.tableArn}/index/${index}`);
+    if (indexArns.length > 0) this.allow(tableActions.index, indexArns);
     return this;
   }
 
@@ -183,10 +163,7 @@ export class ServiceFunction extends Construct {
    */
   bindSweepQueue(queue: IQueue): this {
     this.fn.addEnvironment('SWEEP_QUEUE_URL', queue.queueUrl);
-    this.role.addToPrincipalPolicy(
-      new PolicyStatement({ effect: Effect.ALLOW, actions: ['sqs:SendMessage'], resources: [queue.queueArn] }),
-    );
-    return this;
+    return this.allow(['sqs:SendMessage'], [queue.queueArn]);
   }
 
   /**
@@ -196,13 +173,12 @@ export class ServiceFunction extends Construct {
    */
   bindPaymentKeys(key: IKey, use: Exclude<GroupSpec['paymentKeys'], 'none'>): this {
     this.fn.addEnvironment('PAYMENT_KMS_KEY_ID', key.keyArn);
-    this.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        actions: [paymentKeyActions[use]],
-        resources: [key.keyArn],
-      }),
-    );
+    return this.allow([paymentKeyActions[use]], [key.keyArn]);
+  }
+
+  /** One more Allow statement in this function's role. */
+  allow(actions: string[], resources: string[], conditions?: Record<string, unknown>): this {
+    this.role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.ALLOW, actions, resources, conditions }));
     return this;
   }
 }

@@ -102,11 +102,10 @@ export class WebhooksStack extends Stack {
     );
     // Creates one-time schedules in its group only (no update, read or delete: each deletes
     // itself once it has run), and hands them only the role above.
-    this.worker.fn.addToRolePolicy(
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        actions: ['scheduler:CreateSchedule'],
-        resources: [
+    this.worker
+      .allow(
+        ['scheduler:CreateSchedule'],
+        [
           this.formatArn({
             service: 'scheduler',
             resource: 'schedule',
@@ -114,16 +113,10 @@ export class WebhooksStack extends Stack {
             arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
           }),
         ],
-      }),
-    );
-    this.worker.fn.addToRolePolicy(
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        actions: ['iam:PassRole'],
-        resources: [this.schedulerRole.roleArn],
-        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
-      }),
-    );
+      )
+      .allow(['iam:PassRole'], [this.schedulerRole.roleArn], {
+        StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
+      });
     // cdk-nag names the resource as synthesized: a stage's region may be set, its account not.
     const region = Token.isUnresolved(this.region) ? '<AWS::Region>' : this.region;
     Validations.of(this.worker.role).acknowledge({
