@@ -5,6 +5,8 @@ import type { Principal } from '#domain/keys/keys.ts';
 import type { ProjectKey } from '#domain/projects/load.ts';
 import { lazySchema } from '#domain/validation.ts';
 
+const notFoundAs = (what: string) => (raw: string) => new NotFoundError(`${what} ${echo(raw)} not found.`);
+
 /**
  * Every path parameter of the route table, by name: its schema, and what a value that does
  * not parse means. A name means the same on every route; a route template with a name not
@@ -20,14 +22,8 @@ export const pathParameters = lazySchema(
       featureId: { schema: pathIdString(), notFound: featureNotFound },
       // Checked by the customer use cases: a malformed one is a 404 on reads, a 400 on a grant.
       customerId: { schema: z.string(), notFound: undefined },
-      endpointId: {
-        schema: pathIdString(),
-        notFound: (raw: string) => new NotFoundError(`Webhook endpoint ${echo(raw)} not found.`),
-      },
-      experimentId: {
-        schema: pathIdString(),
-        notFound: (raw: string) => new NotFoundError(`Experiment ${echo(raw)} not found.`),
-      },
+      endpointId: { schema: pathIdString(), notFound: notFoundAs('Webhook endpoint') },
+      experimentId: { schema: pathIdString(), notFound: notFoundAs('Experiment') },
       // A delivery's id (`dlv_…`): checked by the use case, a malformed one is a 404.
       deliveryId: { schema: z.string(), notFound: undefined },
     }) satisfies Record<
