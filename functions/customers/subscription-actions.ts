@@ -16,13 +16,11 @@ import {
 } from '#domain/subscriptions/schemas.ts';
 import { routesIn } from '#http/action.ts';
 import { preflight } from '#http/preflight.ts';
-import { type HttpResult, ok } from '#http/responses.ts';
+import { ok, privately } from '#http/responses.ts';
 import { customersRoutes } from './routes.ts';
 
 const route = routesIn(customersRoutes);
 
-/** A customer's own data, for its token's holder only: no cache may keep it. */
-const privately = (body: unknown): HttpResult => ({ status: 200, body, headers: { 'cache-control': 'no-store' } });
 const stripeErrors = ['conflict', 'payments_not_configured', 'payment_provider_error'] as const;
 const publicErrors = ['not_found', 'unauthorized', 'rate_limited', ...stripeErrors] as const;
 const visitorOf = (shareId: string, headers: Record<string, string | undefined>, clientAddress: string): Visitor => ({

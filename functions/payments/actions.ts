@@ -13,14 +13,12 @@ import {
 import { parse } from '#domain/validation.ts';
 import { defineGroup, routesIn } from '#http/action.ts';
 import { preflight } from '#http/preflight.ts';
-import type { HttpResult } from '#http/responses.ts';
+import { privately } from '#http/responses.ts';
 import { paymentsRoutes } from './routes.ts';
 
 const idempotencyKeyOf = (headers: Record<string, string | undefined>) =>
   parse(IdempotencyKey, headers['idempotency-key'], 'Idempotency-Key header');
 
-/** Checkout links and receipts hold a customer's e-mail: no cache may keep them. */
-const privately = (body: unknown): HttpResult => ({ status: 200, body, headers: { 'cache-control': 'no-store' } });
 const checkoutHeaders = ['Content-Type', 'Idempotency-Key'];
 const checkoutErrors = ['payments_not_configured', 'payment_provider_error', 'rate_limited'] as const;
 const checkoutDescription =

@@ -16,11 +16,10 @@ import {
 } from '#domain/experiments/schemas.ts';
 import { routesIn } from '#http/action.ts';
 import { writerOf } from '#http/etag.ts';
-import type { HttpResult } from '#http/responses.ts';
+import { ok } from '#http/responses.ts';
 import { projectsRoutes } from './routes.ts';
 
 const route = routesIn(projectsRoutes);
-const json = (status: number, body: unknown): HttpResult => ({ status, body });
 
 const variantsDescription =
   '2-4 variants, keys 1-32 of `a-z 0-9 _ -`, unique; `weight` a positive whole number (a variant gets weight / sum of weights of the visitors); `plans` overrides `basePrice`, `freemiumDay` and `isVisible` of plans of this project (an unknown plan is 404). The first variant is the control.';
@@ -33,7 +32,7 @@ export const experimentActions = [
       summary: "The project's pricing experiments, in id order",
       responses: { 200: ExperimentsView },
     },
-    run: async ({ project }) => json(200, await listExperiments(project)),
+    run: async ({ project }) => ok(await listExperiments(project)),
   }),
   route('POST /api/v1/projects/{slug}/experiments', {
     body: CreateExperimentBody,
@@ -45,11 +44,11 @@ export const experimentActions = [
       errors: ['limit_exceeded'],
     },
     run: async ({ project, body, principal, headers }) =>
-      json(201, await createExperiment(project, body, writerOf(principal, headers))),
+      ok(await createExperiment(project, body, writerOf(principal, headers)), 201),
   }),
   route('GET /api/v1/projects/{slug}/experiments/{experimentId}', {
     doc: { operationId: 'getExperiment', summary: 'One pricing experiment', responses: { 200: ExperimentView } },
-    run: async ({ project, path }) => json(200, await getExperiment(project, path.experimentId)),
+    run: async ({ project, path }) => ok(await getExperiment(project, path.experimentId)),
   }),
   route('PUT /api/v1/projects/{slug}/experiments/{experimentId}', {
     body: UpdateExperimentBody,
@@ -61,7 +60,7 @@ export const experimentActions = [
       errors: ['conflict'],
     },
     run: async ({ project, path, body, principal, headers }) =>
-      json(200, await updateExperiment(project, path.experimentId, body, writerOf(principal, headers))),
+      ok(await updateExperiment(project, path.experimentId, body, writerOf(principal, headers))),
   }),
   route('POST /api/v1/projects/{slug}/experiments/{experimentId}/start', {
     doc: {
@@ -72,7 +71,7 @@ export const experimentActions = [
       errors: ['conflict'],
     },
     run: async ({ project, path, principal, headers }) =>
-      json(200, await startExperiment(project, path.experimentId, writerOf(principal, headers))),
+      ok(await startExperiment(project, path.experimentId, writerOf(principal, headers))),
   }),
   route('POST /api/v1/projects/{slug}/experiments/{experimentId}/stop', {
     doc: {
@@ -82,7 +81,7 @@ export const experimentActions = [
       errors: ['conflict'],
     },
     run: async ({ project, path, principal, headers }) =>
-      json(200, await stopExperiment(project, path.experimentId, writerOf(principal, headers))),
+      ok(await stopExperiment(project, path.experimentId, writerOf(principal, headers))),
   }),
   route('GET /api/v1/projects/{slug}/experiments/{experimentId}/results', {
     doc: {
@@ -93,6 +92,6 @@ export const experimentActions = [
         'Counts are exact: each visitor, checkout session and paid (`active` or `past_due`) subscription once. `probabilityBest`: the posterior probability that each variant has the highest conversion, under Beta(1,1) priors, from 20,000 draws of a fixed-seed generator.',
       responses: { 200: ResultsView },
     },
-    run: async ({ project, path }) => json(200, await getResults(project, path.experimentId)),
+    run: async ({ project, path }) => ok(await getResults(project, path.experimentId)),
   }),
 ] as const;

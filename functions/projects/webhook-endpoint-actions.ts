@@ -16,11 +16,10 @@ import {
 } from '#domain/webhooks-out/schemas.ts';
 import { routesIn } from '#http/action.ts';
 import { writerOf } from '#http/etag.ts';
-import { type HttpResult, SuccessView, success } from '#http/responses.ts';
+import { ok, SuccessView, success } from '#http/responses.ts';
 import { projectsRoutes } from './routes.ts';
 
 const route = routesIn(projectsRoutes);
-const json = (status: number, body: unknown): HttpResult => ({ status, body });
 
 /** The project's webhook endpoints, their deliveries and retries (lifecycle.md §4). */
 export const webhookEndpointActions = [
@@ -30,7 +29,7 @@ export const webhookEndpointActions = [
       summary: "The project's webhook endpoints, without their secrets",
       responses: { 200: WebhookEndpointsView },
     },
-    run: async ({ project }) => json(200, await listWebhookEndpoints(project)),
+    run: async ({ project }) => ok(await listWebhookEndpoints(project)),
   }),
   route('POST /api/v1/projects/{slug}/webhook-endpoints', {
     body: CreateWebhookEndpointBody,
@@ -43,9 +42,9 @@ export const webhookEndpointActions = [
       errors: ['limit_exceeded'],
     },
     run: async ({ project, body, ports, config, principal, headers }) =>
-      json(
-        201,
+      ok(
         await createWebhookEndpoint(ports.keyring, project, body, config.WEBHOOK_URLS, writerOf(principal, headers)),
+        201,
       ),
   }),
   route('DELETE /api/v1/projects/{slug}/webhook-endpoints/{endpointId}', {
@@ -65,7 +64,7 @@ export const webhookEndpointActions = [
       responses: { 200: WebhookSecretView },
     },
     run: async ({ project, path, ports, principal, headers }) =>
-      json(200, await rotateWebhookSecret(ports.keyring, project, path.endpointId, writerOf(principal, headers))),
+      ok(await rotateWebhookSecret(ports.keyring, project, path.endpointId, writerOf(principal, headers))),
   }),
   route('GET /api/v1/projects/{slug}/webhook-endpoints/{endpointId}/deliveries', {
     query: PageQuery,
@@ -75,7 +74,7 @@ export const webhookEndpointActions = [
         "An endpoint's deliveries, newest first, kept 30 days: a page with ?limit (1-100, default 50) and ?cursor",
       responses: { 200: WebhookDeliveriesView },
     },
-    run: async ({ project, path, query }) => json(200, await listDeliveries(project, path.endpointId, query)),
+    run: async ({ project, path, query }) => ok(await listDeliveries(project, path.endpointId, query)),
   }),
   route('POST /api/v1/projects/{slug}/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry', {
     doc: {
@@ -85,7 +84,7 @@ export const webhookEndpointActions = [
     },
     run: async ({ project, path }) => {
       await retryDelivery(project, path.endpointId, path.deliveryId);
-      return json(202, { accepted: true });
+      return ok({ accepted: true }, 202);
     },
   }),
 ] as const;

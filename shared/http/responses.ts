@@ -21,7 +21,9 @@ export type LambdaResult = APIGatewayProxyStructuredResultV2 & {
   headers: Record<string, string | number | boolean>;
 };
 
-export const ok = (body: unknown): HttpResult => ({ status: 200, body });
+export const ok = (body: unknown, status = 200): HttpResult => ({ status, body });
+/** A customer's own data (a checkout link, a receipt, what its token reads): no cache may keep it. */
+export const privately = (body: unknown) => ({ status: 200, body, headers: { 'cache-control': 'no-store' } });
 /** What a delete (or a removal) answers. */
 export const SuccessView = lazySchema(() => z.strictObject({ success: z.literal(true) }));
 /** `{ success: true }` once `done` (a delete) has finished. */
