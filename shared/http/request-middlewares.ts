@@ -3,7 +3,7 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { limits } from '#contract/limits.ts';
 import { ForbiddenError, ValidationError } from '#domain/errors.ts';
-import { bodyFingerprint, checkIdempotencyKey, startIdempotent } from '#domain/idempotency.ts';
+import { bodyFingerprint, checkIdempotencyKey, type KeptAnswer, startIdempotent } from '#domain/idempotency.ts';
 import type { Authenticator, Principal } from '#domain/keys/keys.ts';
 import { parse } from '#domain/validation.ts';
 import { type RouteDefinition, routeKey } from '#shared/routes.ts';
@@ -13,9 +13,6 @@ import { payloadTooLarge } from './errors.ts';
 import { parsePath } from './params.ts';
 import type { HttpResult } from './responses.ts';
 import type { Router } from './router.ts';
-
-/** An answer kept for an Idempotency-Key, as the domain stores it. */
-type KeptAnswer = { status: number; headers?: Record<string, string>; body?: unknown };
 
 /** What the middlewares learn about a request, for those after them and the action. */
 export interface GroupContext extends Context {
