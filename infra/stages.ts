@@ -17,9 +17,8 @@ export interface StageSettings {
   /**
    * The public routes' own throttling, so that a flood of anonymous calls cannot use up the
    * stage's budget that API v1 users share: `payments` for checkout, custom checkout and
-   * receipt (the functions also hold each client address to 30 calls a minute per project, and
-   * each project to 600), `share` for
-   * the share data, the widget and the demo page.
+   * receipt (the functions also count calls per client address and per project:
+   * shared/contract/limits.ts), `share` for the share data, the widget and the demo page.
    */
   publicThrottle: { payments: Throttle; share: Throttle };
   alarms: boolean;

@@ -88,8 +88,8 @@ export const groupSpecs = {
   // assignment sweep: the base table only.
   features: { ...baseTableOnly },
   // Auth, project reads, counter, plan and assignment transactions (with ConditionCheckItem)
-  // and sweeps: the base table only.
-  // Migrations put new prices on Stripe subscriptions and hand large ones to the sweep queue.
+  // and sweeps; migrations put new prices on Stripe subscriptions and hand large ones to the
+  // sweep queue.
   plans: { ...baseTableOnly, paymentKeys: 'open', ports: ['keyring', 'payments', 'migrations'] },
   // The committed OpenAPI document (docs/openapi.json), bundled gzipped (functions/docs/openapi-gzip.ts):
   // no table, no keys.

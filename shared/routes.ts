@@ -57,7 +57,7 @@ export const routeKey = (route: Pick<RouteDefinition, 'method' | 'path'>) => `${
 /**
  * Route keys looked up in `table` (the whole table, or one group's routes). `HEAD <path>`
  * names the GET route of that path: every GET also answers HEAD (RFC 9110 9.3.2), with the
- * same function, authentication and answer, minus the body (shared/http/head.ts). The
+ * same function, authentication and answer, minus the body (`headWithoutBody`). The
  * table lists only the GET, so no bundle carries each route twice; API Gateway gets a HEAD
  * route beside each GET (infra/api-stack.ts, by `methodsOf`).
  */

@@ -1,6 +1,5 @@
 import { groupRoutes } from '#shared/routes.ts';
 
-/** The customers function's routes: it bundles these and no other group's. */
 export const customersRoutes = groupRoutes('customers', {
   'GET /api/v1/projects/{slug}/customers': 'read',
   'GET /api/v1/projects/{slug}/customers/{customerId}': 'read',

@@ -15,7 +15,6 @@ export function openApiAsset(): StaticAsset {
   return asset;
 }
 
-/** The OpenAPI document: its own function, so no other bundle carries the document. */
 const route = routesIn(docsRoutes);
 
 export const docs = defineGroup(docsRoutes, [

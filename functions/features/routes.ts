@@ -1,6 +1,5 @@
 import { groupRoutes } from '#shared/routes.ts';
 
-/** The features function's routes: it bundles these and no other group's. */
 export const featuresRoutes = groupRoutes('features', {
   'GET /api/v1/projects/{slug}/features': 'read',
   'POST /api/v1/projects/{slug}/features': 'write',

@@ -1,6 +1,5 @@
 import { groupRoutes } from '#shared/routes.ts';
 
-/** The payments function's routes: it bundles these and no other group's. */
 export const paymentsRoutes = groupRoutes('payments', {
   'POST /api/payments/checkout': 'public',
   'OPTIONS /api/payments/checkout': 'public',

@@ -1,6 +1,5 @@
 import { groupRoutes } from '#shared/routes.ts';
 
-/** The plans function's routes: it bundles these and no other group's. */
 export const plansRoutes = groupRoutes('plans', {
   'GET /api/v1/projects/{slug}/plans': 'read',
   'POST /api/v1/projects/{slug}/plans': 'write',

@@ -1,6 +1,5 @@
 import { groupRoutes } from '#shared/routes.ts';
 
-/** The projects function's routes: it bundles these and no other group's. */
 export const projectsRoutes = groupRoutes('projects', {
   'GET /api/v1/projects': 'read',
   'POST /api/v1/projects': 'write',

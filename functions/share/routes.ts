@@ -1,6 +1,5 @@
 import { groupRoutes } from '#shared/routes.ts';
 
-/** The share function's routes: it bundles these and no other group's. */
 export const shareRoutes = groupRoutes('share', {
   'GET /api/share/{shareId}': 'public',
   'OPTIONS /api/share/{shareId}': 'public',

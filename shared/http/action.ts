@@ -82,9 +82,9 @@ export interface RouteDoc {
 
 /**
  * A route's action with its schemas, each built at the route's first request (`lazySchema`):
- * `body` (a JSON body, required unless `optionalBody`,
- * whose absence then parses as `{}`), `query` (the query string). Path parameters are parsed
- * by name (shared/http/params.ts) after them, so a bad body is a 400 before an unknown id is a 404.
+ * `body` (a JSON body, required unless `optionalBody`, whose absence then parses as `{}`),
+ * `query` (the query string). Path parameters are parsed by name (shared/http/params.ts) after
+ * them, so a bad body is a 400 before an unknown id is a 404.
  */
 export interface ActionDefinition<R extends RouteDefinition, B, Q> {
   body?: B;
