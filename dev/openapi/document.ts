@@ -66,10 +66,7 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
  * Response schemas as the JSON Schema of what they produce, in one pass with the named
  * components, so a component nested in a route's answer becomes a $ref.
  */
-function outputSchemas(actions: RouteAction[]): {
-  named: Record<string, JsonSchema>;
-  byAction: Map<z.ZodType, string>;
-} {
+function outputSchemas(actions: RouteAction[]) {
   const registry = z.registry<{ id: string }>();
   const byAction = new Map<z.ZodType, string>();
   for (const [id, build] of Object.entries(components)) {
@@ -179,9 +176,7 @@ with the same key, status and headers (\`ETag\`, \`Cache-Control\`, \`Content-Le
 \`If-None-Match\`) and no body; HEAD is not listed per operation.`;
 
 /** Every route's action, in route-table order; throws naming each route without a declaration or a documentation. */
-export function documentedActions(
-  groups: Record<Group, DefinedGroup>,
-): { route: Route; action: RouteAction; doc: RouteDoc }[] {
+export function documentedActions(groups: Record<Group, DefinedGroup>) {
   const missing: string[] = [];
   const found = routes.flatMap((route) => {
     const action = groups[route.group].actions.get(routeKey(route));
@@ -203,14 +198,9 @@ export function buildDocument(groups: Record<Group, DefinedGroup>, version: stri
   const paths: OpenApiDocument['paths'] = {};
   const responses: Record<string, JsonSchema> = {};
   for (const { route, action, doc } of documented) {
-    paths[route.path] ??= {};
-    (paths[route.path] as Record<string, JsonSchema>)[route.method.toLowerCase()] = operation(
-      route,
-      action,
-      doc,
-      output,
-      responses,
-    );
+    const item = paths[route.path] ?? {};
+    item[route.method.toLowerCase()] = operation(route, action, doc, output, responses);
+    paths[route.path] = item;
   }
   const schemas = Object.fromEntries(Object.entries(output.named).filter(([id]) => !id.startsWith('__')));
   return {

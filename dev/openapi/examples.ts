@@ -34,14 +34,7 @@ const events = {
   updatedAt: at,
 };
 
-interface ExampleFeature {
-  id: number;
-  name: string;
-  description: string;
-  featureType: string;
-  basePrice: number;
-  isCountable: boolean;
-}
+type ExampleFeature = typeof sso | typeof events;
 
 const summary = (feature: ExampleFeature) => ({
   id: feature.id,
@@ -55,14 +48,7 @@ const detail = (feature: ExampleFeature) => ({
   isCountable: feature.isCountable,
 });
 /** A feature as the share answer's Cuprice-compatible planFeatures carry it. */
-const cupriceFeature = ({
-  id,
-  name,
-  description,
-  featureType,
-  basePrice,
-  countableData,
-}: typeof events | typeof sso) => ({
+const cupriceFeature = ({ id, name, description, featureType, basePrice, countableData }: ExampleFeature) => ({
   id,
   name,
   description,
