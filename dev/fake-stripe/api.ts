@@ -17,19 +17,8 @@ function defaultFailureMessage(status: number): string {
   return 'Request failed (injected by the fake Stripe).';
 }
 
-export interface Api {
-  /** Every /v1 request, in order, including failed, injected-failure and hanging ones. */
-  requests: RecordedRequest[];
-  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
-  failNext(error: FakeFailure, times: number): void;
-  hangNext(times: number): void;
-  reset(): void;
-  /** Ends the requests left hanging. */
-  dropHanging(): void;
-}
-
 /** The /v1 API: records each request, plays injected failures and hangs, then authenticates and routes. */
-export function createApi(store: Store): Api {
+export function createApi(store: Store) {
   const requests: RecordedRequest[] = [];
   const idempotency = new IdempotencyStore();
   const failures: FakeFailure[] = [];
@@ -129,10 +118,10 @@ export function createApi(store: Store): Api {
   return {
     requests,
     handle,
-    failNext(error, times) {
+    failNext(error: FakeFailure, times: number) {
       for (let i = 0; i < times; i++) failures.push({ ...error });
     },
-    hangNext(times) {
+    hangNext(times: number) {
       hangs += times;
     },
     reset() {
