@@ -5,14 +5,14 @@ import { type ConfigOf, number, oneOf, parseEnv, RuntimeEnv, text } from '#share
  * ports and the data directory, which no deployed function has.
  */
 
-const port = (fallback: number) =>
+const port = (fallback: number, { min = 1, notNumber = 'must be a port number' } = {}) =>
   number({
-    notNumber: 'must be a port number',
+    notNumber,
     notWhole: 'must be a whole number',
-    min: 1,
-    below: 'must be between 1 and 65535',
+    min,
+    below: `must be between ${min} and 65535`,
     max: 65535,
-    over: 'must be between 1 and 65535',
+    over: `must be between ${min} and 65535`,
     fallback,
   });
 
@@ -24,15 +24,7 @@ const LocalEnv = {
   DYNAMODB_PORT: port(8000),
   DATA_DIR: text('.data', 'must be a directory path or :memory:'),
   // Without STRIPE_API_BASE, `npm start` runs the project's fake Stripe on this port (0: any free one).
-  FAKE_STRIPE_PORT: number({
-    notNumber: 'must be a port number, or 0 for any free port',
-    notWhole: 'must be a whole number',
-    min: 0,
-    below: 'must be between 0 and 65535',
-    max: 65535,
-    over: 'must be between 0 and 65535',
-    fallback: 12111,
-  }),
+  FAKE_STRIPE_PORT: port(12111, { min: 0, notNumber: 'must be a port number, or 0 for any free port' }),
 };
 
 export type LocalConfig = ConfigOf<typeof LocalEnv>;
