@@ -63,15 +63,8 @@ export function localCredentialPath({ dataDir, port }: { dataDir: string; port: 
 export interface LocalCredentialFile {
   path: string;
   credential: LocalDynamoCredential;
-  created: boolean;
   /** Deletes an in-memory run's file; a persistent one stays with its data. */
   discard(): void;
-}
-
-function writeCredential(path: string, credential: LocalDynamoCredential): void {
-  // 'wx': never through a file (or link) that is already there.
-  writeFileSync(path, `${JSON.stringify(credential)}\n`, { mode: 0o600, flag: 'wx' });
-  chmodSync(path, 0o600);
 }
 
 /** Creates the credential on first start (or every start in memory) and reuses it after. */
@@ -85,11 +78,13 @@ export function ensureLocalCredential({ dataDir, port }: { dataDir: string; port
     // In memory a file left by a killed run is stale: its database is gone.
     if (memory) rmSync(path, { force: true });
     const credential = newLocalCredential();
-    writeCredential(path, credential);
-    return { path, credential, created: true, discard: () => (memory ? rmSync(path, { force: true }) : undefined) };
+    // 'wx': never through a file (or link) that is already there.
+    writeFileSync(path, `${JSON.stringify(credential)}\n`, { mode: 0o600, flag: 'wx' });
+    chmodSync(path, 0o600);
+    return { path, credential, discard: () => (memory ? rmSync(path, { force: true }) : undefined) };
   }
   chmodSync(path, 0o600);
-  return { path, credential: readLocalDynamoCredential(path), created: false, discard: () => undefined };
+  return { path, credential: readLocalDynamoCredential(path), discard: () => undefined };
 }
 
 /**
