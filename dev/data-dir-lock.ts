@@ -31,10 +31,11 @@ export interface DataDirLock {
   notice: string | undefined;
 }
 
-export class DataDirInUseError extends Error {
+/** DynamoDB Local cannot start: its data directory, port or Java is not there for it. */
+export class DynamoLocalError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'DataDirInUseError';
+    this.name = 'DynamoLocalError';
   }
 }
 
@@ -86,7 +87,7 @@ async function stopLeftover(pid: number): Promise<void> {
     }
     if (await waitGone(pid, STOP_WAIT_MS)) return;
   }
-  throw new DataDirInUseError(`DynamoDB Local (pid ${pid}) left running by an earlier start does not stop.`);
+  throw new DynamoLocalError(`DynamoDB Local (pid ${pid}) left running by an earlier start does not stop.`);
 }
 
 function readHolder(file: string): Holder | undefined {
@@ -101,7 +102,7 @@ function readHolder(file: string): Holder | undefined {
 
 /**
  * Takes `dataDir` (an absolute path) for this process: stops a leftover Java of a start that
- * is gone, and throws DataDirInUseError while another live process holds it.
+ * is gone, and throws DynamoLocalError while another live process holds it.
  */
 export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
   const file = join(dataDir, PID_FILE);
@@ -119,7 +120,7 @@ export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
     const ours = holder?.java && java && servesDataDir(java, dataDir) ? holder.java : undefined;
     const ownerRuns = holder !== undefined && holder.owner !== process.pid && processInfo(holder.owner) !== undefined;
     if (holder && ownerRuns && (holder.java === null || (ours !== undefined && java?.ppid === holder.owner))) {
-      throw new DataDirInUseError(
+      throw new DynamoLocalError(
         `DATA_DIR ${dataDir} is in use by another process (pid ${holder.owner}) that runs DynamoDB Local on it: stop that one first (Ctrl-C in its terminal), or set DATA_DIR to another directory.`,
       );
     }

@@ -6,7 +6,7 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient, type LocalDynamoCredential } from '#db/client.ts';
-import { DataDirInUseError, type DataDirLock, lockDataDir } from './data-dir-lock.ts';
+import { DynamoLocalError, lockDataDir } from './data-dir-lock.ts';
 import { ensureLocalCredential, privateDir } from './local-credential.ts';
 
 export interface DynamoLocal {
@@ -21,12 +21,7 @@ export interface DynamoLocal {
   stop(): Promise<void>;
 }
 
-export class DynamoLocalError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'DynamoLocalError';
-  }
-}
+export { DynamoLocalError } from './data-dir-lock.ts';
 
 function assertJava(): void {
   const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
@@ -88,9 +83,6 @@ export function dynamoLocalJar(): { jar: string; libraryPath: string; cwd: strin
  */
 const CORS_ORIGIN = 'http://cors-disabled.invalid';
 
-/** The JVM's own defaults. */
-const JAVA_OPTIONS: readonly string[] = [];
-
 /**
  * DynamoDB Local's own command line has no bind address: its Jetty listens on every
  * interface. dev/loopback/LoopbackDynamoDBLocal.java (compiled, with --release 17, beside its
@@ -113,17 +105,18 @@ const LOOPBACK_LAUNCHER = fileURLToPath(new URL('./loopback/', import.meta.url))
 export async function startDynamoLocal({
   port,
   dataDir,
-  javaOptions = JAVA_OPTIONS,
+  javaOptions = [],
 }: {
   port: number;
   dataDir: string;
-  /** JVM flags before the class path (the bench compares some). */
+  /** JVM flags before the class path (the bench compares some); none: the JVM's own defaults. */
   javaOptions?: readonly string[];
 }): Promise<DynamoLocal> {
   assertJava();
   const path = dataDir === ':memory:' ? null : resolve(dataDir);
   // The directory before the port: a leftover of an earlier start on it may hold the port.
-  const lock = path ? await takeDataDir(path) : undefined;
+  if (path) privateDir(path);
+  const lock = path ? await lockDataDir(path) : undefined;
   try {
     await assertPortFree(port);
   } catch (error) {
@@ -131,8 +124,6 @@ export async function startDynamoLocal({
     throw error;
   }
   const credentialFile = ensureLocalCredential({ dataDir, port });
-  const { credential } = credentialFile;
-  const notice = lock?.notice;
 
   const { jar, libraryPath, cwd } = dynamoLocalJar();
   const classPath = [LOOPBACK_LAUNCHER, jar].join(delimiter);
@@ -156,12 +147,11 @@ export async function startDynamoLocal({
   });
   if (child.pid !== undefined) lock?.recordJava(child.pid);
   let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
+  const keepOutput = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4000);
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-4000);
-  });
+  };
+  child.stdout?.on('data', keepOutput);
+  child.stderr?.on('data', keepOutput);
   let exited = false;
   child.once('exit', () => {
     exited = true;
@@ -177,7 +167,7 @@ export async function startDynamoLocal({
   process.once('exit', killChild);
 
   const endpoint = `http://127.0.0.1:${port}`;
-  const { region, ...credentials } = credential;
+  const { region, ...credentials } = credentialFile.credential;
   const client = createDocumentClient({ endpoint, region, credentials });
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -197,9 +187,9 @@ export async function startDynamoLocal({
 
   return {
     endpoint,
-    credential,
+    credential: credentialFile.credential,
     credentialFile: credentialFile.path,
-    notice,
+    notice: lock?.notice,
     pid: child.pid,
     stop: async () => {
       process.removeListener('exit', killChild);
@@ -211,13 +201,4 @@ export async function startDynamoLocal({
       });
     },
   };
-}
-
-async function takeDataDir(path: string): Promise<DataDirLock> {
-  privateDir(path);
-  try {
-    return await lockDataDir(path);
-  } catch (error) {
-    throw error instanceof DataDirInUseError ? new DynamoLocalError(error.message) : error;
-  }
 }
