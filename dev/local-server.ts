@@ -6,6 +6,7 @@ import { limits } from '#contract/limits.ts';
 import { type Clock, type Ports, systemClock } from '#domain/ports.ts';
 import { groupActions } from '#functions/action-registry.ts';
 import { fallbackGroup, routes } from '#functions/routes.ts';
+import type { DefinedGroup } from '#http/action.ts';
 import { withSharedHeaders } from '#http/answer-middlewares.ts';
 import { errorBody, errorResult, payloadTooLarge } from '#http/errors.ts';
 import { createGroupHandler, type LambdaHandler } from '#http/group-handler.ts';
@@ -33,16 +34,11 @@ const router = createRouter(routes);
  * group, as API Gateway does).
  */
 function groupHandlers(app: App<Ports>): Record<Group, LambdaHandler> {
-  return {
-    share: createGroupHandler(groupActions.share, app, routes),
-    payments: createGroupHandler(groupActions.payments, app),
-    projects: createGroupHandler(groupActions.projects, app),
-    features: createGroupHandler(groupActions.features, app),
-    plans: createGroupHandler(groupActions.plans, app),
-    docs: createGroupHandler(groupActions.docs, app),
-    webhooks: createGroupHandler(groupActions.webhooks, app),
-    customers: createGroupHandler(groupActions.customers, app),
-  };
+  const handlers = Object.values(groupActions).map((defined: DefinedGroup) => [
+    defined.group,
+    createGroupHandler(defined, app, defined.group === fallbackGroup ? routes : undefined),
+  ]);
+  return Object.fromEntries(handlers);
 }
 
 /** The ports every local process builds alike: Stripe as configured, the system clock, sweeps and migrations in process. */
@@ -198,11 +194,7 @@ async function handle(
   for (const [name, value] of Object.entries(stringHeaders(result.headers))) res.setHeader(name, value);
   if (result.cookies?.length) res.setHeader('set-cookie', result.cookies);
   res.statusCode = result.statusCode;
-  if (result.body === undefined) {
-    res.end();
-    return;
-  }
-  res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+  res.end(result.body !== undefined && result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
 /** How long close() lets requests in flight finish before it closes their connections. */
