@@ -7,6 +7,8 @@ import type { Keyring } from '#domain/ports.ts';
 import { updateProject } from '#domain/projects/projects.ts';
 import { createWebhookEndpoint } from './webhook-endpoint.ts';
 
+type ConnectOptions = { keyring: Keyring; stripeApiBase: string; publicBaseUrl: string };
+
 export interface ConnectedWebhooks {
   /** Projects whose webhook endpoint the fake Stripe now has. */
   connected: number;
@@ -24,11 +26,7 @@ export interface ConnectedWebhooks {
  * `npm run seed` (the demo project), at the next start, or by a POST to the fake's
  * /v1/webhook_endpoints as with Stripe.
  */
-export async function connectLocalWebhooks(options: {
-  keyring: Keyring;
-  stripeApiBase: string;
-  publicBaseUrl: string;
-}): Promise<ConnectedWebhooks> {
+export async function connectLocalWebhooks(options: ConnectOptions): Promise<ConnectedWebhooks> {
   const result: ConnectedWebhooks = { connected: 0, failed: [] };
   for (const project of await projectsWithPaymentKeys()) {
     try {
@@ -41,10 +39,7 @@ export async function connectLocalWebhooks(options: {
   return result;
 }
 
-async function connectProject(
-  project: ProjectItem,
-  { keyring, stripeApiBase, publicBaseUrl }: { keyring: Keyring; stripeApiBase: string; publicBaseUrl: string },
-): Promise<void> {
+async function connectProject(project: ProjectItem, { keyring, stripeApiBase, publicBaseUrl }: ConnectOptions) {
   const secretKey = await openPaymentKey(keyring, project);
   const secret = await createWebhookEndpoint(stripeApiBase, secretKey, webhookUrl(publicBaseUrl, project.shareId));
   const stored = project.webhookSecretSealed ? await openWebhookSecret(keyring, project).catch(() => '') : '';
