@@ -13,8 +13,6 @@ import {
 } from '#domain/webhooks-out/delivery.ts';
 import { log } from '#shared/logger.ts';
 
-/** Attempts this process runs to one endpoint at once: the endpoint's slots (delivery.ts), queued here rather than refused. */
-const PER_ENDPOINT = ENDPOINT_CONCURRENCY;
 /** How long a dispatch or attempt that failed (DynamoDB Local busy, say) waits before it runs again. */
 const RETRY_MS = 1_000;
 /** A timer waits at most this long (Node's limit, about 24.8 days); a later wake-up checks and waits again. */
@@ -111,7 +109,8 @@ export class LocalWebhooksOut implements DeliveryQueue {
 
   private attempt(ref: DeliveryRef): void {
     const endpoint = `${ref.projectId}/${ref.endpointId}`;
-    if ((this.active.get(endpoint) ?? 0) >= PER_ENDPOINT) {
+    // An endpoint's slots (delivery.ts) bound this process's attempts too: the rest wait here, not refused.
+    if ((this.active.get(endpoint) ?? 0) >= ENDPOINT_CONCURRENCY) {
       this.waiting.set(endpoint, [...(this.waiting.get(endpoint) ?? []), ref]);
       return;
     }
