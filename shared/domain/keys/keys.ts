@@ -36,18 +36,9 @@ export const NewKeyInput = lazySchema(() =>
   }),
 );
 
-export interface CreatedKey {
-  key: string;
-  id: string;
-  ownerId: string;
-  permission: Permission;
-  name: string;
-  createdAt: string;
-}
-
 const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
-export async function createApiKey(input: z.input<ReturnType<typeof NewKeyInput>>): Promise<CreatedKey> {
+export async function createApiKey(input: z.input<ReturnType<typeof NewKeyInput>>) {
   const { ownerId, permission, name: label = '' } = parse(NewKeyInput, input, 'key options');
   const createdAt = new Date().toISOString();
   for (;;) {
@@ -67,15 +58,7 @@ export async function createApiKey(input: z.input<ReturnType<typeof NewKeyInput>
   }
 }
 
-export interface KeySummary {
-  id: string;
-  name: string;
-  permission: Permission;
-  createdAt: string;
-  revokedAt: string | null;
-}
-
-const toSummary = (item: ApiKeyItem): KeySummary => ({
+const toSummary = (item: ApiKeyItem) => ({
   id: item.keyId,
   name: item.name,
   permission: item.permission,
@@ -83,12 +66,12 @@ const toSummary = (item: ApiKeyItem): KeySummary => ({
   revokedAt: item.revokedAt ?? null,
 });
 
-export async function listApiKeys(ownerId: string): Promise<KeySummary[]> {
+export async function listApiKeys(ownerId: string) {
   const items = await listApiKeyItems(ownerId);
   return items.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map(toSummary);
 }
 
-export async function revokeApiKey(keyId: string): Promise<KeySummary & { ownerId: string }> {
+export async function revokeApiKey(keyId: string) {
   const notFound = new NotFoundError(`No API key has id "${keyId}".`);
   if (!/^[a-z0-9]{12}$/.test(keyId)) throw notFound;
   const revoked = await revokeApiKeyItem(keyId, new Date().toISOString());
@@ -96,10 +79,7 @@ export async function revokeApiKey(keyId: string): Promise<KeySummary & { ownerI
   return { ...toSummary(revoked), ownerId: revoked.ownerId };
 }
 
-interface CacheEntry {
-  record: ApiKeyItem | undefined;
-  expiresAt: number;
-}
+const MAX_CACHED_KEYS = 1000;
 
 export type Authenticator = (presentedKey: string) => Promise<Principal>;
 
@@ -108,14 +88,8 @@ export type Authenticator = (presentedKey: string) => Promise<Principal>;
  * key ids are random, so one that is unknown now stays unknown) are cached for `ttlMs`,
  * so a warm container adds no DynamoDB request; a revocation takes effect within `ttlMs`.
  */
-export function createAuthenticator({
-  ttlMs,
-  maxEntries = 1000,
-}: {
-  ttlMs: number;
-  maxEntries?: number;
-}): Authenticator {
-  const cache = new Map<string, CacheEntry>();
+export function createAuthenticator({ ttlMs }: { ttlMs: number }): Authenticator {
+  const cache = new Map<string, { record: ApiKeyItem | undefined; expiresAt: number }>();
 
   async function lookup(keyId: string): Promise<ApiKeyItem | undefined> {
     const now = Date.now();
@@ -123,7 +97,7 @@ export function createAuthenticator({
     if (cached && cached.expiresAt > now) return cached.record;
     const record = await getApiKey(keyId);
     if (ttlMs > 0) {
-      if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
+      if (cache.size >= MAX_CACHED_KEYS) cache.delete(cache.keys().next().value as string);
       cache.set(keyId, { record, expiresAt: now + ttlMs });
     }
     return record;
