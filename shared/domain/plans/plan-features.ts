@@ -1,6 +1,6 @@
 import { allocateIds } from '#db/ids.ts';
 import { insertAssignments, writeAssignment } from '#db/plans.ts';
-import type { FeatureItem, ProjectKey } from '#db/types.ts';
+import type { FeatureItem, PlanAssignment, ProjectKey } from '#db/types.ts';
 import { changeEntries, childChange } from '../changes.ts';
 import { featureNotFound, NotFoundError, planNotFound, projectNotFound } from '../errors.ts';
 import { loadPlan, readRevisionGuard } from '../projects/load.ts';
@@ -32,83 +32,70 @@ export async function addPlanFeatures(
   requested: FeatureRefInput[],
   writer: Writer,
 ): Promise<AddPlanFeaturesView> {
-  return untilWritten('plan', writer, () => addOnce(key, planId, requested, writer));
-}
-
-async function addOnce(
-  key: ProjectKey,
-  planId: number,
-  requested: FeatureRefInput[],
-  writer: Writer,
-): Promise<AddPlanFeaturesView | 'stale'> {
-  const { scope, projectId, features, featureDeletes, assignments, plan } = await loadPlan(key, planId);
-  const refs = uniqueRefs(requested);
-  resolveFeatures(features, refs);
-  const assigned = new Set(assignments.map((a) => a.feature.featureId));
-  const toAdd = refs.filter((ref) => !assigned.has(ref.featureId));
-  const ids = await allocateIds('planFeature', toAdd.length);
-  const createdAt = new Date().toISOString();
-  const adding = toAdd.map((ref, i) => ({
-    featureId: ref.featureId,
-    multiplier: ref.multiplier,
-    planFeatureId: ids[i] as number,
-  }));
-  const records = changeEntries(
-    projectId,
-    writer,
-    adding.map((a) => ({
-      resource: { type: 'planFeature' as const, id: a.planFeatureId },
-      before: null,
-      after: { planId, ...a, createdAt },
-    })),
-  );
-  const byId = new Map(features.map((f) => [f.featureId, f]));
-  const joined = [
-    ...assignments,
-    ...adding.map((a) => ({ feature: byId.get(a.featureId) as FeatureItem, assignment: a })),
-  ];
-  const step = pricedStep(
-    projectId,
-    plan,
-    contentOfRead(plan, assignments),
-    contentOfRead(
-      plan,
-      joined.filter((a) => a.feature !== undefined),
-    ),
-    createdAt,
-  );
-  const result = await insertAssignments(scope, planId, featureDeletes, adding, records, createdAt, step);
-  if (result === 'stale') return result;
-  if (result === 'project_gone') throw projectNotFound(key.slug);
-  if (result === 'plan_missing') throw planNotFound(planId);
-  if ('missingFeatureId' in result) throw featureNotFound(result.missingFeatureId);
-  // Every current assignment, also those a concurrent request added.
-  const after = await loadPlan(key, planId);
-  return {
-    added: result.added.length,
-    skipped: refs.length - toAdd.length + result.alreadyAssigned.length,
-    features: after.assignments.map(toPlanFeatureDetailView),
-  };
+  return untilWritten('plan', writer, async () => {
+    const { scope, projectId, features, featureDeletes, assignments, plan } = await loadPlan(key, planId);
+    const refs = uniqueRefs(requested);
+    const byId = resolveFeatures(features, refs);
+    const assigned = new Set(assignments.map((a) => a.feature.featureId));
+    const toAdd = refs.filter((ref) => !assigned.has(ref.featureId));
+    const ids = await allocateIds('planFeature', toAdd.length);
+    const createdAt = new Date().toISOString();
+    const adding = toAdd.map((ref, i) => ({
+      featureId: ref.featureId,
+      multiplier: ref.multiplier,
+      planFeatureId: ids[i] as number,
+    }));
+    const records = changeEntries(
+      projectId,
+      writer,
+      adding.map((a) => ({
+        resource: { type: 'planFeature' as const, id: a.planFeatureId },
+        before: null,
+        after: { planId, ...a, createdAt },
+      })),
+    );
+    const joined = [
+      ...assignments,
+      ...adding.map((a) => ({ feature: byId.get(a.featureId) as FeatureItem, assignment: a })),
+    ];
+    const step = pricedStep(projectId, plan, contentOfRead(plan, assignments), contentOfRead(plan, joined), createdAt);
+    const result = await insertAssignments(scope, planId, featureDeletes, adding, records, createdAt, step);
+    if (result === 'stale') return result;
+    if (result === 'project_gone') throw projectNotFound(key.slug);
+    if (result === 'plan_missing') throw planNotFound(planId);
+    if ('missingFeatureId' in result) throw featureNotFound(result.missingFeatureId);
+    // Every current assignment, also those a concurrent request added.
+    const after = await loadPlan(key, planId);
+    return {
+      added: result.added.length,
+      skipped: refs.length - toAdd.length + result.alreadyAssigned.length,
+      features: after.assignments.map(toPlanFeatureDetailView),
+    };
+  });
 }
 
 /**
- * The assignment as the plan's part finds it, with the guard of a write with If-Match (read
- * before it); 404 for a missing project, plan or assignment.
+ * The assignment as the plan's part finds it, checked against If-Match (with the guard read
+ * before it), and `write` to set its multiplier (null: remove it) with its change-log entry and
+ * the plan's version step; 404 for a missing project, plan or assignment.
  */
 async function readAssignment(key: ProjectKey, planId: number, featureId: number, writer: Writer) {
   const guard = await readRevisionGuard(key, writer.ifMatch);
   const { scope, projectId, assignments, plan } = await loadPlan(key, planId);
   const current = assignments.find((a) => a.feature.featureId === featureId);
   if (!current) throw notAssigned(planId, featureId);
-  // The version step of setting this assignment's multiplier (null: removing it).
-  const stepFor = (multiplier: number | null) => {
-    const after = assignments.flatMap((a) =>
-      a !== current ? [a] : multiplier === null ? [] : [{ ...a, assignment: { ...a.assignment, multiplier } }],
-    );
+  checkIfMatch(writer.ifMatch, toPlanFeatureDetailView(current));
+  const resource = { type: 'planFeature', id: current.assignment.planFeatureId } as const;
+  const write = async (after: PlanAssignment | null) => {
+    const entry = childChange(projectId, writer, resource, current.assignment, after);
+    const joined = assignments.flatMap((a) => (a !== current ? [a] : after ? [{ ...a, assignment: after }] : []));
     const at = new Date().toISOString();
-    return pricedStep(projectId, plan, contentOfRead(plan, assignments), contentOfRead(plan, after), at);
+    const step = pricedStep(projectId, plan, contentOfRead(plan, assignments), contentOfRead(plan, joined), at);
+    const outcome = await writeAssignment(scope, current.assignment, after?.multiplier ?? null, entry, guard, step);
+    if (outcome === 'project_gone') throw projectNotFound(key.slug);
+    return outcome;
   };
-  return { guard, projectId, current, scope, stepFor };
+  return { current, write };
 }
 
 /** With If-Match, only while it names the assignment as it is (with its feature's details). */
@@ -120,15 +107,10 @@ export async function updatePlanFeature(
   writer: Writer,
 ): Promise<PlanFeatureDetailView> {
   return untilWritten('plan feature', writer, async () => {
-    const { guard, projectId, current, scope, stepFor } = await readAssignment(key, planId, featureId, writer);
-    checkIfMatch(writer.ifMatch, toPlanFeatureDetailView(current));
+    const { current, write } = await readAssignment(key, planId, featureId, writer);
     if (current.assignment.multiplier === multiplier) return toPlanFeatureDetailView(current);
-    const after = { ...current.assignment, multiplier };
-    const resource = { type: 'planFeature', id: after.planFeatureId } as const;
-    const entry = childChange(projectId, writer, resource, current.assignment, after);
-    const outcome = await writeAssignment(scope, current.assignment, multiplier, entry, guard, stepFor(multiplier));
-    if (outcome === 'project_gone') throw projectNotFound(key.slug);
-    return outcome === 'written' ? toPlanFeatureDetailView({ assignment: after, feature: current.feature }) : 'stale';
+    const assignment = { ...current.assignment, multiplier };
+    return (await write(assignment)) === 'written' ? toPlanFeatureDetailView({ ...current, assignment }) : 'stale';
   });
 }
 
@@ -139,13 +121,7 @@ export async function removePlanFeature(
   featureId: number,
   writer: Writer,
 ): Promise<void> {
-  await untilWritten('plan feature', writer, async () => {
-    const { guard, projectId, current, scope, stepFor } = await readAssignment(key, planId, featureId, writer);
-    checkIfMatch(writer.ifMatch, toPlanFeatureDetailView(current));
-    const resource = { type: 'planFeature', id: current.assignment.planFeatureId } as const;
-    const entry = childChange(projectId, writer, resource, current.assignment, null);
-    const outcome = await writeAssignment(scope, current.assignment, null, entry, guard, stepFor(null));
-    if (outcome === 'project_gone') throw projectNotFound(key.slug);
-    return outcome;
-  });
+  await untilWritten('plan feature', writer, async () =>
+    (await readAssignment(key, planId, featureId, writer)).write(null),
+  );
 }
