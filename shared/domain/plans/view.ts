@@ -27,17 +27,16 @@ export function assignmentsByPlan(
   return byPlan;
 }
 
+/** A feature as a plan's assignments show it. */
+const featureSummary = ({ featureId, name, featureType, basePrice }: FeatureItem) => ({
+  id: featureId,
+  name,
+  featureType,
+  basePrice,
+});
+
 export function toPlanFeatureView({ assignment, feature }: Assignment): PlanFeatureView {
-  return {
-    id: assignment.planFeatureId,
-    multiplier: assignment.multiplier,
-    feature: {
-      id: feature.featureId,
-      name: feature.name,
-      featureType: feature.featureType,
-      basePrice: feature.basePrice,
-    },
-  };
+  return { id: assignment.planFeatureId, multiplier: assignment.multiplier, feature: featureSummary(feature) };
 }
 
 export function toPlanFeatureDetailView({ assignment, feature }: Assignment): PlanFeatureDetailView {
@@ -70,15 +69,7 @@ export function toPlanView(plan: Omit<PlanItem, 'assigned'>, assignments: Assign
  * assignment (the same JSON as toPlanView's, with one object per assignment instead of three).
  */
 export function planViews(partition: ProjectPartition): PlanView[] {
-  const summaries = new Map<number, PlanFeatureView['feature']>();
-  for (const feature of partition.features) {
-    summaries.set(feature.featureId, {
-      id: feature.featureId,
-      name: feature.name,
-      featureType: feature.featureType,
-      basePrice: feature.basePrice,
-    });
-  }
+  const summaries = new Map(partition.features.map((feature) => [feature.featureId, featureSummary(feature)]));
   const byPlan = new Map<number, PlanFeatureView[]>();
   for (const assignment of partition.planFeatures) {
     const feature = summaries.get(assignment.featureId);
