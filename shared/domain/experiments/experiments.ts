@@ -9,6 +9,7 @@ import { allocateIds } from '#db/ids.ts';
 import type { ProjectKey, ProjectPartition } from '#db/types.ts';
 import { changeEntry } from '../changes.ts';
 import { ConflictError, LimitExceededError, NotFoundError, planNotFound, projectNotFound } from '../errors.ts';
+import { definedOnly } from '../fields.ts';
 import { loadProject } from '../projects/load.ts';
 import type { Writer } from '../versions.ts';
 import { variantsOf } from './assignment.ts';
@@ -21,9 +22,6 @@ import {
 } from './schemas.ts';
 
 /** Pricing experiments of a project (lifecycle.md §5): drafts are edited, started once, stopped once. */
-
-export const experimentNotFound = (id: number | string) =>
-  new NotFoundError(`Experiment ${String(id).slice(0, 30)} not found.`);
 
 export function experimentView(item: ExperimentItem): ExperimentView {
   return {
@@ -46,9 +44,9 @@ const scopeOf = ({ project }: ProjectPartition) => ({
   shareId: project.shareId,
 });
 
-function findExperiment(partition: ProjectPartition, experimentId: number): ExperimentItem {
+export function findExperiment(partition: ProjectPartition, experimentId: number): ExperimentItem {
   const experiment = partition.experiments.find((e) => e.experimentId === experimentId);
-  if (!experiment) throw experimentNotFound(experimentId);
+  if (!experiment) throw new NotFoundError(`Experiment ${String(experimentId).slice(0, 30)} not found.`);
   return experiment;
 }
 
@@ -62,11 +60,7 @@ function checkPlans(partition: ProjectPartition, variants: VariantInput[]): void
 
 /** Stored without the fields a variant left out, so a read shows exactly what was set. */
 const storedVariants = (variants: VariantInput[]) =>
-  variants.map(({ key, weight, plans }) => ({
-    key,
-    weight,
-    plans: plans.map((plan) => Object.fromEntries(Object.entries(plan).filter(([, v]) => v !== undefined))),
-  })) as VariantInput[];
+  variants.map(({ key, weight, plans }) => ({ key, weight, plans: plans.map(definedOnly) })) as VariantInput[];
 
 const sortedById = (items: ExperimentItem[]) => [...items].sort((a, b) => a.experimentId - b.experimentId);
 
@@ -96,8 +90,7 @@ export async function createExperiment(key: ProjectKey, body: CreateExperimentBo
     createdAt: now,
     updatedAt: now,
   };
-  const { projectId } = partition.project;
-  const change = changeEntry(projectId, writer, { type: 'experiment', id: experimentId }, null, loggedFields(item));
+  const change = experimentChange(partition.project.projectId, writer, null, item);
   if ((await insertExperiment(scopeOf(partition), item, change)) === 'project_gone') throw projectNotFound(key.slug);
   return experimentView(item);
 }
@@ -129,15 +122,11 @@ export async function updateExperiment(
   return experimentView(after);
 }
 
-/** The change-log entry of an edit, a start or a stop: the experiment before and after. */
-const experimentChange = (projectId: number, writer: Writer, before: ExperimentItem, after: ExperimentItem) =>
-  changeEntry(
-    projectId,
-    writer,
-    { type: 'experiment', id: before.experimentId },
-    loggedFields(before),
-    loggedFields(after),
-  );
+/** The change-log entry of a create, an edit, a start or a stop: the experiment before (null: none) and after. */
+function experimentChange(projectId: number, writer: Writer, before: ExperimentItem | null, after: ExperimentItem) {
+  const resource = { type: 'experiment', id: after.experimentId } as const;
+  return changeEntry(projectId, writer, resource, before && loggedFields(before), loggedFields(after));
+}
 
 /** Starts a draft; a second running experiment in the project, or a non-draft, is a 409. */
 export async function startExperiment(key: ProjectKey, experimentId: number, writer: Writer) {
@@ -177,5 +166,3 @@ export async function stopExperiment(key: ProjectKey, experimentId: number, writ
   if (outcome !== 'stopped') throw new ConflictError(`Experiment ${experimentId} is no longer running.`);
   return experimentView(after);
 }
-
-export { findExperiment };
