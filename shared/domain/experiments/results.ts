@@ -23,16 +23,12 @@ export async function getResults(key: ProjectKey, experimentId: number): Promise
   for (const tally of tallies) {
     const total = totals.get(tally.variant);
     if (!total) continue;
-    total.visitors += tally.visitors ?? 0;
-    total.checkouts += tally.checkouts ?? 0;
-    total.subscriptions += tally.subscriptions ?? 0;
-    total.mrr += tally.mrr ?? 0;
+    for (const count of ['visitors', 'checkouts', 'subscriptions', 'mrr'] as const) total[count] += tally[count] ?? 0;
   }
-  const variants = keys.map((k) => {
-    const t = totals.get(k) as { visitors: number; checkouts: number; subscriptions: number; mrr: number };
+  const variants = [...totals].map(([variant, t]) => {
     const [low, high] = wilsonInterval(t.subscriptions, t.visitors);
     return {
-      key: k,
+      key: variant,
       visitors: t.visitors,
       checkouts: t.checkouts,
       subscriptions: t.subscriptions,
