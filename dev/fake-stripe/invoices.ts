@@ -76,23 +76,13 @@ export function createPreview(store: Store, account: string, params: Params) {
   const end = item.current_period_end;
   const left = end > start ? Math.max(0, Math.min(1, (end - at) / (end - start))) : 0;
   const product = subscription.description ?? 'subscription';
+  const proration = (amount: number, time: string) =>
+    line(subscription, amount, `${time} time on ${product} after ${day(at)}`, true, { start: at, end });
   const lines = [];
   if (behavior !== 'none' && price.unit_amount !== item.price.unit_amount) {
     lines.push(
-      line(
-        subscription,
-        -Math.round(item.price.unit_amount * item.quantity * left),
-        `Unused time on ${product} after ${day(at)}`,
-        true,
-        { start: at, end },
-      ),
-      line(
-        subscription,
-        Math.round(price.unit_amount * item.quantity * left),
-        `Remaining time on ${product} after ${day(at)}`,
-        true,
-        { start: at, end },
-      ),
+      proration(-Math.round(item.price.unit_amount * item.quantity * left), 'Unused'),
+      proration(Math.round(price.unit_amount * item.quantity * left), 'Remaining'),
     );
   }
   const span = end - start;
