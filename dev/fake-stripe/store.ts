@@ -3,7 +3,7 @@ import type { Params } from './form.ts';
 import { now, randomId } from './ids.ts';
 import { sessionInput } from './session-input.ts';
 import type { FakeLineItem, FakePortalSession, FakeSession, FakeSubscription, Interval } from './types.ts';
-import { createWebhooks, type Webhooks } from './webhooks.ts';
+import { createWebhooks } from './webhooks.ts';
 
 // The fake's state: Checkout Sessions, the subscriptions paid ones create, and how both
 // are rendered on the wire.
@@ -46,7 +46,7 @@ export interface Store {
   createSession(account: string, params: Params): Params;
   complete(sessionId: string, options?: { email?: string }): FakeSession;
   /** Webhook endpoints and the events the store's changes send them. */
-  webhooks: Webhooks;
+  webhooks: ReturnType<typeof createWebhooks>;
   /** Billing portal sessions by id (dev/fake-stripe/portal.ts). */
   portalSessions: Map<string, FakePortalSession>;
   /** Where a portal session's page is. */

@@ -32,21 +32,8 @@ export function signPayload(payload: string, secret: string, timestamp = now()):
   return `t=${timestamp},v1=${v1}`;
 }
 
-export interface Webhooks {
-  endpoints: Map<string, FakeWebhookEndpoint>;
-  deliveries: FakeDelivery[];
-  create(account: string, params: Params): FakeWebhookEndpoint;
-  list(account: string): Params;
-  remove(account: string, id: string): Params;
-  /** Sends an event of the account to each of its endpoints that takes the type. */
-  emit(account: string, type: string, object: unknown): void;
-  /** Resolves once every delivery started so far has succeeded or given up. */
-  settled(): Promise<void>;
-  clear(): void;
-}
-
 /** `retryDelaysMs`: the waits between attempts (Stripe's are hours; a local run wants seconds). */
-export function createWebhooks(retryDelaysMs: readonly number[] = [200, 1000, 3000]): Webhooks {
+export function createWebhooks(retryDelaysMs: readonly number[] = [200, 1000, 3000]) {
   const endpoints = new Map<string, FakeWebhookEndpoint>();
   const deliveries: FakeDelivery[] = [];
   const inFlight = new Set<Promise<void>>();
@@ -98,7 +85,7 @@ export function createWebhooks(retryDelaysMs: readonly number[] = [200, 1000, 30
   return {
     endpoints,
     deliveries,
-    create(account, params) {
+    create(account: string, params: Params): FakeWebhookEndpoint {
       rejectUnknown(params, ['url', 'enabled_events', 'description', 'api_version', 'metadata'], '');
       const url = absoluteUrl(params.url, 'url', true) ?? '';
       const events = (list(params.enabled_events, 'enabled_events') ?? []).map(
@@ -124,19 +111,20 @@ export function createWebhooks(retryDelaysMs: readonly number[] = [200, 1000, 30
       endpoints.set(endpoint.id, endpoint);
       return endpoint;
     },
-    list(account) {
+    list(account: string) {
       const data = [...endpoints.values()]
         .filter((e) => e.internal.account === account)
         .map(({ secret: _secret, internal: _internal, ...rest }) => rest);
       return { object: 'list', data, has_more: false, url: '/v1/webhook_endpoints' };
     },
-    remove(account, id) {
+    remove(account: string, id: string) {
       const endpoint = endpoints.get(id);
       if (!endpoint || endpoint.internal.account !== account) throw noSuch('webhook_endpoint', id, 'id');
       endpoints.delete(id);
       return { id, object: 'webhook_endpoint', deleted: true };
     },
-    emit(account, type, object) {
+    /** Sends an event of the account to each of its endpoints that takes the type. */
+    emit(account: string, type: string, object: unknown) {
       const event = {
         id: randomId('evt_'),
         object: 'event',
@@ -157,6 +145,7 @@ export function createWebhooks(retryDelaysMs: readonly number[] = [200, 1000, 30
         void next.finally(() => inFlight.delete(next));
       }
     },
+    /** Resolves once every delivery started so far has succeeded or given up. */
     async settled() {
       while (inFlight.size > 0) await Promise.all([...inFlight]);
     },
