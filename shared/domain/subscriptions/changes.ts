@@ -202,11 +202,7 @@ export async function cancelPlan(
 }
 
 /** Takes back a cancel at period end: 409 when none is set. */
-export async function resumePlan(
-  ports: ChangePorts,
-  partition: ProjectPartition,
-  customerId: string,
-): Promise<CustomerItem> {
+export async function resumePlan(ports: ChangePorts, partition: ProjectPartition, customerId: string) {
   const { project } = partition;
   return claimed(
     project,

@@ -18,12 +18,7 @@ const DAY_MS = 86_400_000;
 export const utcMonth = (at: number) => new Date(at).toISOString().slice(0, 7);
 
 /** What a valid event needs besides its shape, by its feature's aggregation method. */
-function eventProblem(
-  event: UsageEventBody,
-  feature: FeatureItem | undefined,
-  at: number,
-  now: number,
-): { field: string; message: string } | undefined {
+function eventProblem(event: UsageEventBody, feature: FeatureItem | undefined, at: number, now: number) {
   if (!feature) return { field: 'featureId', message: `feature ${event.featureId} not found in this project` };
   if (!feature.isCountable) {
     return { field: 'featureId', message: `feature ${event.featureId} is not countable: it takes no usage events` };
@@ -99,12 +94,7 @@ function groupBatch(events: EventsBody['events'], features: readonly FeatureItem
  * Usage events: each event id counts once (in the last 35 days), whatever is resent, cut
  * short or sent at once by several senders; shared/db/usage-write.ts says how.
  */
-export async function recordEvents(
-  key: ProjectKey,
-  body: EventsBody,
-  options: RecordOptions,
-  now = Date.now(),
-): Promise<EventsResultView> {
+export async function recordEvents(key: ProjectKey, body: EventsBody, options: RecordOptions, now = Date.now()) {
   return onCachedProject(key, options.cacheTtlMs, (partition) => recordInto(key, partition, body, options, now));
 }
 

@@ -1,4 +1,4 @@
-import type { PlanStep, PricedStep } from '#db/plan-versions.ts';
+import type { PricedStep } from '#db/plan-versions.ts';
 import type { FeatureItem, PlanItem, ProjectPartition } from '#db/types.ts';
 import { assignmentsByPlan } from '../plans/view.ts';
 import { outboxEvent } from '../webhooks-out/events.ts';
@@ -44,12 +44,7 @@ export function pricedStep(
  * The steps of a write to a feature (`after`; null: its delete) for every plan that has it and
  * whose priced content it changes. Each plan's step is conditioned on the version read here.
  */
-export function featureSteps(
-  partition: ProjectPartition,
-  featureId: number,
-  after: FeatureItem | null,
-  at: string,
-): PlanStep[] {
+export function featureSteps(partition: ProjectPartition, featureId: number, after: FeatureItem | null, at: string) {
   const { projectId } = partition.project;
   const byPlan = assignmentsByPlan(partition);
   return partition.plans.flatMap((plan) => {

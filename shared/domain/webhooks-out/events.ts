@@ -52,10 +52,7 @@ const compared = ['planId', 'planVersion', 'status', 'seats', 'billingInterval',
  * `canceled` when it ends one (only that one event either way), `updated` when it changes
  * the plan, version, status, seats, interval or cancel flag of a live one.
  */
-export function subscriptionEventType(
-  before: SubscriptionFields | null,
-  after: SubscriptionFields | null,
-): WebhookEventType | undefined {
+export function subscriptionEventType(before: SubscriptionFields | null, after: SubscriptionFields | null) {
   if (!live(before)) return live(after) ? 'subscription.created' : undefined;
   if (!live(after)) return 'subscription.canceled';
   return compared.some((field) => before[field] !== after[field]) ? 'subscription.updated' : undefined;
