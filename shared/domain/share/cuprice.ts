@@ -31,16 +31,14 @@ const entryBytes = (id: number, multiplier: number) => ENTRY_KEYS_BYTES + String
  * details), so a pricing page written for Cuprice renders from this service. `plans` are the
  * visible ones in id order, so `order` is the index.
  *
- * Every plan repeats the details of each feature it assigns, so at the limits the full form
- * is several times the rest of the answer. `plans` and `features` are the contract and this
- * part must never make the answer fail: it carries the full form when the whole answer fits
- * `answerBytesMax` (by default `limits.answerBytesMax`) as Lambda serialises it, else the light form (each feature's
- * `id`, `name`, `featureType` and `basePrice`: what a plan card shows) when that fits, else
- * no `pricingPlans` at all. The choice depends on the data alone, never on the request's
- * Accept-Encoding, so every coding carries the same content under the same tag. It is
- * decided from the size of the rest of the answer and of each feature's details, counted
- * once per feature; the form that would not fit is never built. One details object per
- * feature is shared by every plan that assigns it.
+ * Every plan repeats the details of each feature it assigns, so at the limits the full form is
+ * several times the rest of the answer. `plans` and `features` are the contract and this part
+ * must never make the answer fail: it carries the full form when the whole answer fits
+ * `answerBytesMax` as Lambda serialises it, else the light form (each feature's `id`, `name`,
+ * `featureType` and `basePrice`: what a plan card shows) when that fits, else no
+ * `pricingPlans`. The choice depends on the data alone, never on the request's
+ * Accept-Encoding, so every coding carries the same content under the same tag. It is decided
+ * from sizes counted once per feature, so the form that would not fit is never built.
  */
 export function withCupricePlans(
   base: Omit<ShareView, 'pricingPlans'>,
