@@ -4,7 +4,7 @@ import type { ProjectKey } from '#db/types.ts';
 import { getDelivery, putOutboxItem, readDeliveries, type WebhookDeliveryItem } from '#db/webhook-deliveries.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { type PageQuery, pagedList } from '../pages.ts';
-import { findEndpoint, loadProjectItem } from './endpoints.ts';
+import { findEndpoint } from './endpoints.ts';
 import { deliveryIdOf, eventIdOf, newEventId } from './event-ids.ts';
 
 /** An endpoint's deliveries (lifecycle.md §4), newest first, paged by the one cursor scheme. */
@@ -28,8 +28,7 @@ export const deliveryView = (item: WebhookDeliveryItem) => ({
 
 export async function listDeliveries(key: ProjectKey, endpointId: number, query: PageQuery) {
   const start = pages.start(query);
-  const project = await loadProjectItem(key);
-  await findEndpoint(project.projectId, endpointId);
+  const { project } = await findEndpoint(key, endpointId);
   const now = Math.floor(Date.now() / 1000);
   const page = await pages.fill(
     start,
@@ -47,8 +46,7 @@ export async function listDeliveries(key: ProjectKey, endpointId: number, query:
  * included, so a resend there is refused rather than accepted and silently dropped.
  */
 export async function retryDelivery(key: ProjectKey, endpointId: number, deliveryId: string): Promise<void> {
-  const project = await loadProjectItem(key);
-  const endpoint = await findEndpoint(project.projectId, endpointId);
+  const { project, endpoint } = await findEndpoint(key, endpointId);
   const eventId = eventIdOf(deliveryId);
   const delivery = eventId && (await getDelivery(project.projectId, endpointId, eventId));
   if (!delivery) throw deliveryNotFound(deliveryId);

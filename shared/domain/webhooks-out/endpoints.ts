@@ -36,7 +36,7 @@ const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 export const webhookEndpointNotFound = (id: number | string) =>
   new NotFoundError(`Webhook endpoint ${String(id).slice(0, 30)} not found.`);
 
-export async function loadProjectItem(key: ProjectKey): Promise<ProjectItem> {
+async function loadProjectItem(key: ProjectKey): Promise<ProjectItem> {
   const project = slugPattern.test(key.slug) ? await getProjectItem(key) : undefined;
   if (!project) throw projectNotFound(key.slug);
   return project;
@@ -62,10 +62,12 @@ function endpointChange(writer: Writer, before: WebhookEndpointItem | null, afte
   return changeEntry(projectId, writer, { type: 'webhookEndpoint', id: endpointId }, logged(before), logged(after));
 }
 
-export async function findEndpoint(projectId: number, endpointId: number): Promise<WebhookEndpointItem> {
-  const endpoint = (await listEndpointItems(projectId)).find((item) => item.endpointId === endpointId);
+/** The project and one of its endpoints: 404 when either is missing. */
+export async function findEndpoint(key: ProjectKey, endpointId: number) {
+  const project = await loadProjectItem(key);
+  const endpoint = (await listEndpointItems(project.projectId)).find((item) => item.endpointId === endpointId);
   if (!endpoint) throw webhookEndpointNotFound(endpointId);
-  return endpoint;
+  return { project, endpoint };
 }
 
 export async function listWebhookEndpoints(key: ProjectKey) {
@@ -116,16 +118,14 @@ export async function createWebhookEndpoint(
 }
 
 export async function deleteWebhookEndpoint(key: ProjectKey, endpointId: number, writer: Writer): Promise<void> {
-  const project = await loadProjectItem(key);
-  const endpoint = await findEndpoint(project.projectId, endpointId);
+  const { project, endpoint } = await findEndpoint(key, endpointId);
   if ((await removeEndpoint(scopeOf(project), endpoint, [endpointChange(writer, endpoint, null)])) === 'gone')
     throw webhookEndpointNotFound(endpointId);
 }
 
 /** A new secret: from now on every attempt, resends of older events included, is signed with it only. */
 export async function rotateWebhookSecret(keyring: Keyring, key: ProjectKey, endpointId: number, writer: Writer) {
-  const project = await loadProjectItem(key);
-  const endpoint = await findEndpoint(project.projectId, endpointId);
+  const { project, endpoint } = await findEndpoint(key, endpointId);
   const secret = newSecret();
   const sealed = await keyring.seal(secret, secretContext(project.projectId, endpointId));
   const change = endpointChange(writer, endpoint, endpoint);
