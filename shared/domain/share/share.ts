@@ -20,11 +20,10 @@ export const isShareIdShaped = (value: string) => shareIdPattern.test(value);
  * (a receipt for a past purchase) says otherwise.
  */
 export async function loadSharedProject(shareId: string, { includeInactive = false } = {}): Promise<ProjectPartition> {
-  const notFound = new NotFoundError(`No ${includeInactive ? '' : 'active '}pricing page has this share id.`);
-  if (!isShareIdShaped(shareId)) throw notFound;
-  const partition = await readSharePartition(shareId);
-  if (!partition) throw notFound;
-  if (!partition.project.isActive && !includeInactive) throw notFound;
+  const partition = isShareIdShaped(shareId) ? await readSharePartition(shareId) : undefined;
+  if (!partition || (!partition.project.isActive && !includeInactive)) {
+    throw new NotFoundError(`No ${includeInactive ? '' : 'active '}pricing page has this share id.`);
+  }
   return partition;
 }
 
