@@ -1,4 +1,4 @@
-import type { AggregationRules, MeteredEvent } from '#db/usage.ts';
+import type { AggregationRules } from '#db/usage.ts';
 
 /**
  * A sum is kept to this many decimal places: DynamoDB adds exactly but refuses a result of
@@ -13,11 +13,7 @@ export const aggregationRules: AggregationRules = {
     method === 'count' ? events.length : roundedSum(events.reduce((total, e) => total + (e.value ?? 0), 0)),
   max: (events) => Math.max(...events.map((e) => e.value ?? Number.NEGATIVE_INFINITY)),
   // The greatest timestamp wins; on a tie, the later received.
-  latest: (events) => {
-    let last = events[0] as MeteredEvent;
-    for (const event of events) if (event.at >= last.at) last = event;
-    return last;
-  },
+  latest: (events) => events.reduce((last, event) => (event.at >= last.at ? event : last)),
 };
 
 /** A sum as the aggregate keeps it. */
