@@ -112,15 +112,9 @@ export class ApiStack extends Stack {
 
     this.functions = Object.fromEntries(
       groups.map((group) => {
-        const fn = new ServiceFunction(this, `${pascal(group)}Function`, {
-          group,
-          settings,
-          projectRoot: props.projectRoot,
-          bundleAwsSdk: props.bundleAwsSdk,
-        });
+        const fn = new ServiceFunction(this, `${pascal(group)}Function`, { ...props, group });
         // Grants and environment from the group's spec (shared/function-specs.ts), nothing else.
-        const { table, indexes, paymentKeys, paymentRecords, ports } = groupSpecs[group];
-        fn.bindTable(props.table, table, indexes, paymentRecords);
+        const { paymentKeys, ports } = groupSpecs[group];
         if (paymentKeys !== 'none') fn.bindPaymentKeys(props.paymentKey, paymentKeys);
         if ((ports as readonly string[]).some((port) => port === 'sweeps' || port === 'migrations'))
           fn.bindSweepQueue(props.sweepQueue);

@@ -13,7 +13,7 @@ import {
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { type IndexName, paymentRecordsKeyPrefix } from '../shared/db/table.ts';
+import { paymentRecordsKeyPrefix } from '../shared/db/table.ts';
 import { functionSpecs, type GroupAsset, type GroupSpec, type Worker } from '../shared/function-specs.ts';
 import type { Group } from '../shared/routes.ts';
 import { writeWidget } from '../widget/build.ts';
@@ -83,6 +83,7 @@ export interface ServiceFunctionProps {
   projectRoot: string;
   /** true: @aws-sdk/* is bundled; false (deployed): the Lambda runtime's SDK v3 (infra/bundling.ts). */
   bundleAwsSdk: boolean;
+  table: ITable;
 }
 
 /**
@@ -136,6 +137,7 @@ export class ServiceFunction extends Construct {
       reason:
         'Node 22 (NODEJS_22_X) is the runtime this service is built, bundled (target node22) and tested for; a newer runtime is a deliberate upgrade, not a synth-time default.',
     });
+    this.bindTable(props.table, spec);
   }
 
   /**
@@ -143,18 +145,12 @@ export class ServiceFunction extends Construct {
    * spec's indexes: no more. Spelled out rather than `table.grantReadData`, whose `index/*`
    * and Scan, stream and DescribeTable actions this code never uses.
    */
-  bindTable(
-    table: ITable,
-    access: GroupSpec['table'],
-    indexes: readonly IndexName[],
-    paymentRecords: GroupSpec['paymentRecords'] = 'none',
-  ): this {
+  private bindTable(table: ITable, { table: access, indexes, paymentRecords }: GroupSpec): void {
     this.fn.addEnvironment('TABLE_NAME', table.tableName);
     if (paymentRecords !== 'none') this.allow(paymentRecordActions, [table.tableArn], paymentRecordsCondition);
     if (access !== 'none') this.allow(tableActionsFor(access), [table.tableArn]);
     const indexArns = indexes.map((index) => `${table.tableArn}/index/${index}`);
     if (indexArns.length > 0) this.allow(tableActions.index, indexArns);
-    return this;
   }
 
   /**

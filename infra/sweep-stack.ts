@@ -55,13 +55,8 @@ export class SweepStack extends Stack {
       deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: SWEEP_MAX_RECEIVES },
     });
 
-    this.sweeper = new ServiceFunction(this, 'SweeperFunction', {
-      group: 'sweeper',
-      settings,
-      projectRoot: props.projectRoot,
-      bundleAwsSdk: props.bundleAwsSdk,
-    });
-    this.sweeper.bindTable(props.table, spec.table, spec.indexes).bindSweepQueue(this.queue);
+    this.sweeper = new ServiceFunction(this, 'SweeperFunction', { ...props, group: 'sweeper' });
+    this.sweeper.bindSweepQueue(this.queue);
     this.sweeper.bindPaymentKeys(props.paymentKey, spec.paymentKeys);
     // One sweep per invocation, so the time budget is that sweep's alone.
     this.sweeper.fn.addEventSource(new SqsEventSource(this.queue, { batchSize: 1 }));

@@ -74,13 +74,7 @@ export class WebhooksStack extends Stack {
       deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: DELIVERY_MAX_RECEIVES },
     });
 
-    this.worker = new ServiceFunction(this, 'WebhooksOutFunction', {
-      group: 'webhooksOut',
-      settings,
-      projectRoot: props.projectRoot,
-      bundleAwsSdk: props.bundleAwsSdk,
-    });
-    this.worker.bindTable(props.table, spec.table, spec.indexes);
+    this.worker = new ServiceFunction(this, 'WebhooksOutFunction', { ...props, group: 'webhooksOut' });
     this.worker.bindPaymentKeys(props.paymentKey, spec.paymentKeys);
     this.worker.fn.addEnvironment('WEBHOOK_QUEUE_URL', this.queue.queueUrl);
     this.queue.grantSendMessages(this.worker.fn);
