@@ -28,7 +28,8 @@ const visitorOf = (shareId: string, headers: Record<string, string | undefined>,
   authorization: headers.authorization,
   clientAddress,
 });
-const tokenHeaders = ['Content-Type', 'Authorization'];
+/** A widget's POST with its customer token. */
+const tokenPreflight = (operationId: string) => preflight(operationId, ['POST'], ['Content-Type', 'Authorization']);
 
 interface TokenHolderRequest<I> {
   body: { shareId: string } & I;
@@ -175,12 +176,9 @@ export const subscriptionActions = [
   }),
   // CORS preflights: the widget calls these from its customers' origins, with the token.
   route('OPTIONS /api/share/{shareId}/customer', preflight('tokenCustomerPreflight', ['GET'], ['Authorization'])),
-  route(
-    'OPTIONS /api/payments/subscription/preview',
-    preflight('subscriptionPreviewPreflight', ['POST'], tokenHeaders),
-  ),
-  route('OPTIONS /api/payments/subscription', preflight('subscriptionChangePreflight', ['POST'], tokenHeaders)),
-  route('OPTIONS /api/payments/subscription/cancel', preflight('subscriptionCancelPreflight', ['POST'], tokenHeaders)),
-  route('OPTIONS /api/payments/subscription/resume', preflight('subscriptionResumePreflight', ['POST'], tokenHeaders)),
-  route('OPTIONS /api/payments/portal', preflight('portalPreflight', ['POST'], tokenHeaders)),
+  route('OPTIONS /api/payments/subscription/preview', tokenPreflight('subscriptionPreviewPreflight')),
+  route('OPTIONS /api/payments/subscription', tokenPreflight('subscriptionChangePreflight')),
+  route('OPTIONS /api/payments/subscription/cancel', tokenPreflight('subscriptionCancelPreflight')),
+  route('OPTIONS /api/payments/subscription/resume', tokenPreflight('subscriptionResumePreflight')),
+  route('OPTIONS /api/payments/portal', tokenPreflight('portalPreflight')),
 ];
