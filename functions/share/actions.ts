@@ -13,7 +13,6 @@ import { demoPage } from './demo-page.ts';
 import { shareRoutes } from './routes.ts';
 import { widgetAsset } from './widget-asset.ts';
 
-const API_NAME = 'Pricing plan service API';
 const HealthView = lazySchema(() => z.strictObject({ status: z.enum(['ok', 'unavailable']) }));
 
 /** Short enough that an edit shows on the pricing page within half a minute. */
@@ -83,7 +82,7 @@ export const share = defineGroup(shareRoutes, [
       summary: "The API's name and where its OpenAPI document is",
       responses: { 200: () => z.strictObject({ name: z.string(), docs: z.string() }) },
     },
-    run: async () => ok({ name: API_NAME, docs: '/openapi.json' }),
+    run: async () => ok({ name: 'Pricing plan service API', docs: '/openapi.json' }),
   }),
   route('GET /health', {
     doc: {
