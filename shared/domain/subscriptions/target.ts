@@ -120,11 +120,7 @@ export async function changeTarget(
 }
 
 /** The subscription once the change is made: at once, or pending until its period ends. */
-export function changedSubscription(
-  subscription: StoredSubscription,
-  target: ChangeTarget,
-  nowMs: number,
-): StoredSubscription {
+export function changedSubscription(subscription: StoredSubscription, target: ChangeTarget, nowMs: number) {
   const eventCreated = Math.max(subscription.eventCreated, Math.floor(nowMs / 1000));
   const base = { ...subscription, eventCreated, eventType: LOCAL_CHANGE };
   if (target.free && subscription.source === 'stripe') return { ...base, cancelAtPeriodEnd: true };

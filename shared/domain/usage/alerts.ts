@@ -42,11 +42,7 @@ export function crossed(limit: number | null, before: number, after: number): Us
  * The stored usage, around `usage`, in which a write adding `added` crosses no threshold:
  * `[lo, hi)` (null: unbounded). Undefined when from `usage` the write crosses one.
  */
-export function quietRange(
-  limit: number | null,
-  usage: number,
-  added: number,
-): { lo: number | null; hi: number | null } | undefined {
+export function quietRange(limit: number | null, usage: number, added: number) {
   if (!alerting(limit, usage)) return { lo: null, hi: null };
   let lo: number | null = null;
   let hi: number | null = null;
