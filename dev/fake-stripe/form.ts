@@ -16,7 +16,6 @@ function getOwn(target: Params, key: string): unknown {
   return Object.hasOwn(target, key) ? target[key] : undefined;
 }
 
-// ---------------------------------------------------------------------------------------
 // Form decoding, as Stripe's (Rack's) parser does it: `a[b][0][c]=v` into nested hashes,
 // with hashes whose keys are exactly 0..n-1 turned into arrays.
 
