@@ -37,7 +37,7 @@ export async function seedDemo({
     return JSON.parse(text) as T;
   };
 
-  const project = await api<{ slug: string; shareId: string }>('POST', '/projects', {
+  const { slug, shareId } = await api<{ slug: string; shareId: string }>('POST', '/projects', {
     name: 'Acme Analytics',
     description: 'Product analytics for small teams',
     pricingPageDescription: 'Start free, upgrade when your team grows. Cancel any time.',
@@ -45,7 +45,6 @@ export async function seedDemo({
     annualDiscount: 0.2,
     annualDiscountEnabled: true,
   });
-  const { slug, shareId } = project;
   const demoUrl = `${baseUrl}/demo/${shareId}`;
 
   const feature = (body: Record<string, unknown>) => api<{ id: number }>('POST', `/projects/${slug}/features`, body);

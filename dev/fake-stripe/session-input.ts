@@ -167,8 +167,7 @@ interface SessionInput {
 
 export function sessionInput(params: Params): SessionInput {
   rejectUnknown(params, CREATE_PARAMS, '');
-  const modeText = text(params.mode, 'mode', true) ?? '';
-  const mode = oneOf(modeText, ['payment', 'setup', 'subscription'], 'mode');
+  const mode = oneOf(text(params.mode, 'mode', true) ?? '', ['payment', 'setup', 'subscription'], 'mode');
   const successUrl = absoluteUrl(params.success_url, 'success_url', true) ?? '';
   const cancelUrl = absoluteUrl(params.cancel_url, 'cancel_url', false) ?? null;
 
