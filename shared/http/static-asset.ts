@@ -5,12 +5,7 @@ import { etagOf, ifNoneMatchHits } from './etag.ts';
 import type { HttpResult } from './responses.ts';
 
 /** A file served as is, read once per process, with its gzip form and one ETag per form. */
-export interface StaticAsset {
-  text: string;
-  gzipped: Buffer;
-  etag: string;
-  gzipEtag: string;
-}
+export type StaticAsset = ReturnType<typeof staticAsset>;
 
 export function loadStaticAsset(file: string): StaticAsset {
   let text: string;
@@ -25,7 +20,7 @@ export function loadStaticAsset(file: string): StaticAsset {
 /** A text that comes gzipped (built ahead, e.g. the OpenAPI document): served as these bytes and inflated once. */
 export const gzippedStaticAsset = (gzipped: Buffer) => staticAsset(gunzipSync(gzipped).toString('utf8'), gzipped);
 
-function staticAsset(text: string, gzipped: Buffer): StaticAsset {
+function staticAsset(text: string, gzipped: Buffer) {
   const etag = etagOf(text);
   return { text, gzipped, etag, gzipEtag: codedTag(etag, 'gzip') };
 }
