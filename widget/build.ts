@@ -6,9 +6,6 @@ import { type BuildOptions, build, buildSync } from 'esbuild';
 
 const root = dirname(fileURLToPath(import.meta.url));
 
-/** Where `npm start` and the tests put the built widget (gitignored); a Lambda gets its own copy. */
-export const widgetOutFile = join(root, 'dist', 'widget.js');
-
 /**
  * widget.js: one minified classic script (an IIFE, so `document.currentScript` tells it its
  * own URL), for browsers with custom elements and shadow DOM. The share Lambda serves it
@@ -31,29 +28,21 @@ export async function buildWidget(): Promise<string> {
   return result.outputFiles[0]?.text ?? '';
 }
 
-/** For the CDK app, which synthesizes synchronously. */
-export function buildWidgetSync(): string {
-  return buildSync(options).outputFiles[0]?.text ?? '';
-}
-
-/** Builds widget.js into `file`; synchronous, as the CDK app's bundling hook needs. */
-export function writeWidget(file = widgetOutFile): string {
+/**
+ * Builds widget.js into `file` (by default where `npm start` puts it, gitignored; the tests and
+ * each Lambda get their own copy); synchronous, as the CDK app's bundling hook needs.
+ */
+export function writeWidget(file = join(root, 'dist', 'widget.js')): string {
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, buildWidgetSync());
+  writeFileSync(file, buildSync(options).outputFiles[0]?.text ?? '');
   return file;
 }
 
 /** The issue's budget for what a visitor downloads. */
 export const WIDGET_GZIP_BUDGET = 15 * 1024;
 
-export interface WidgetSize {
-  raw: number;
-  gzip: number;
-  brotli: number;
-}
-
-export async function widgetSize(code?: string): Promise<WidgetSize> {
-  const text = Buffer.from(code ?? (await buildWidget()));
+export async function widgetSize() {
+  const text = Buffer.from(await buildWidget());
   return {
     raw: text.byteLength,
     gzip: gzipSync(text, { level: 9 }).byteLength,
