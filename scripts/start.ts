@@ -7,7 +7,7 @@ import { type FakeStripe, startFakeStripe } from '#dev/fake-stripe/index.ts';
 import { type LocalConfig, localConfig } from '#dev/local-config.ts';
 import { CLOSE_GRACE_MS, localPorts, startLocalServer } from '#dev/local-server.ts';
 import { connectLocalWebhooks } from '#dev/local-webhooks.ts';
-import type { CustomerTokenKeys, Keyring } from '#domain/ports.ts';
+import type { Keyring } from '#domain/ports.ts';
 import { compose } from '#shared/composition.ts';
 import { ConfigError } from '#shared/config.ts';
 import { keyringFor, localKeyring } from '#shared/secrets/keyring.ts';
@@ -120,46 +120,31 @@ async function connectWebhooks(fake: FakeStripe, keyring: Keyring, publicBaseUrl
  * under DATA_DIR (created on first start, mode 600), or a fresh key in memory when the data
  * is in memory too. Returns how, for the start-up line.
  */
-async function setUpPaymentKeys(
-  config: LocalConfig,
-): Promise<{ keyring: Keyring; tokenKeys: CustomerTokenKeys; description: string }> {
-  if (config.PAYMENT_KMS_KEY_ID) {
-    return {
-      keyring: keyringFor(config),
-      tokenKeys: tokenKeysFor(config),
-      description: `with KMS key ${config.PAYMENT_KMS_KEY_ID}`,
-    };
+async function setUpPaymentKeys(config: LocalConfig) {
+  let keyed = config;
+  if (!config.PAYMENT_KMS_KEY_ID && !config.PAYMENT_KEY_FILE) {
+    if (config.DATA_DIR === ':memory:') {
+      const master = randomBytes(32);
+      return {
+        keyring: localKeyring(master),
+        tokenKeys: config.CUSTOMER_TOKEN_KEYS ? tokenKeysFor(config) : localTokenKeys(master),
+        description: 'with a key kept in memory',
+      };
+    }
+    const file = await ensureLocalKeyFile(config.DATA_DIR);
+    if (file.warning) console.warn(file.warning);
+    keyed = { ...config, PAYMENT_KEY_FILE: file.path };
   }
-  if (config.PAYMENT_KEY_FILE) {
-    return {
-      keyring: keyringFor(config),
-      tokenKeys: tokenKeysFor(config),
-      description: `with the key in ${config.PAYMENT_KEY_FILE}`,
-    };
-  }
-  if (config.DATA_DIR === ':memory:') {
-    const master = randomBytes(32);
-    return {
-      keyring: localKeyring(master),
-      tokenKeys: config.CUSTOMER_TOKEN_KEYS ? tokenKeysFor(config) : localTokenKeys(master),
-      description: 'with a key kept in memory',
-    };
-  }
-  const file = await ensureLocalKeyFile(config.DATA_DIR);
-  if (file.warning) console.warn(file.warning);
-  const withFile = { ...config, PAYMENT_KEY_FILE: file.path };
   return {
-    keyring: keyringFor(withFile),
-    tokenKeys: tokenKeysFor(withFile),
-    description: `with the key in ${file.path}`,
+    keyring: keyringFor(keyed),
+    tokenKeys: tokenKeysFor(keyed),
+    description: keyed.PAYMENT_KMS_KEY_ID
+      ? `with KMS key ${keyed.PAYMENT_KMS_KEY_ID}`
+      : `with the key in ${keyed.PAYMENT_KEY_FILE}`,
   };
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof DynamoLocalError) {
-    console.error(error.message);
-  } else {
-    console.error(error);
-  }
+  console.error(error instanceof ConfigError || error instanceof DynamoLocalError ? error.message : error);
   process.exit(1);
 });
