@@ -30,12 +30,7 @@ async function send<T>(
   } catch {
     return { ok: false, kind: 'network', status: 0, message: NETWORK_MESSAGE };
   }
-  let body: unknown;
-  try {
-    body = await response.json();
-  } catch {
-    body = undefined;
-  }
+  const body: unknown = await response.json().catch(() => undefined);
   if (response.ok && accept(body)) return { ok: true, value: body, headers: response.headers };
   if (response.ok || response.status >= 500) {
     return { ok: false, kind: 'network', status: response.status, message: errorMessage(body) ?? NETWORK_MESSAGE };
