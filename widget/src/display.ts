@@ -33,15 +33,7 @@ export interface CustomChoice {
 export function customAmount(choices: CustomChoice[], interval: BillingInterval, data: ShareData): number {
   const monthly = choices.reduce(
     (sum, { feature, quantity }) =>
-      sum +
-      featureMonthlyPrice(
-        {
-          basePrice: feature.basePrice,
-          isCountable: feature.isCountable,
-          countPrice: feature.countableData?.countPrice ?? 0,
-        },
-        quantity,
-      ),
+      sum + featureMonthlyPrice({ ...feature, countPrice: feature.countableData?.countPrice ?? 0 }, quantity),
     0,
   );
   return chargedAmount(monthly, interval, data);
