@@ -122,17 +122,18 @@ export async function inBatches<R>(count: number, fn: (i: number) => Promise<R>,
 }
 
 export function printTable(rows: Row[]): void {
-  const header = ['endpoint', 'dynamo req/call', 'p50 ms', 'p95 ms', 'bytes'];
-  const cells = rows.map((r) => [
-    r.label,
-    range(r.requestsMin, r.requestsMax),
-    r.p50.toFixed(2),
-    r.p95.toFixed(2),
-    r.size,
-  ]);
+  printColumns(
+    ['endpoint', 'dynamo req/call', 'p50 ms', 'p95 ms', 'bytes'],
+    rows.map((r) => [r.label, range(r.requestsMin, r.requestsMax), r.p50.toFixed(2), r.p95.toFixed(2), r.size]),
+  );
+}
+
+/** `cells` under `header`, each column as wide as its widest cell; the first `left` left-aligned, the rest right. */
+export function printColumns(header: string[], cells: string[][], left = 1): void {
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] as string).length)));
-  const line = (c: string[]) => c.map((v, i) => (i === 0 ? v.padEnd(widths[i] ?? 0) : v.padStart(widths[i] ?? 0)));
-  console.log(line(header).join(' | '));
+  const line = (c: string[]) =>
+    c.map((v, i) => (i < left ? v.padEnd(widths[i] ?? 0) : v.padStart(widths[i] ?? 0))).join(' | ');
+  console.log(line(header));
   console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
-  for (const c of cells) console.log(line(c).join(' | '));
+  for (const c of cells) console.log(line(c));
 }

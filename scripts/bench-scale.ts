@@ -3,7 +3,7 @@ import { entriesOf } from '#db/plan-assignments.ts';
 import { db } from '#db/service.ts';
 import { planDefaults } from '#domain/plans/schemas.ts';
 import { totalDynamoRequests } from '#shared/request-context.ts';
-import { apiCaller, inBatches, range, summarize, warmKey } from './bench-harness.ts';
+import { apiCaller, inBatches, printColumns, type Row, range, summarize, warmKey } from './bench-harness.ts';
 
 /**
  * The scale table of `npm run bench`: one project of 200 features grown from 1,000 to 20,000
@@ -23,12 +23,6 @@ const STEPS = [
   { assignments: 20_000, plans: 100, through: 'table' },
 ] as const;
 const DEFAULT_ITERATIONS = 20;
-
-interface Cell {
-  requests: string;
-  requestsMax: number;
-  p50: number;
-}
 
 type Column = 'project' | 'share' | 'features' | 'planFeatures' | 'putPlan' | 'putFeature' | 'postPlan';
 const columns: Record<Column, string> = {
@@ -74,8 +68,7 @@ export async function printScaleTable(serverUrl: string, ownerId: string): Promi
       requests.push(totalDynamoRequests() - before);
       await after?.(result);
     }
-    const row = summarize(path, latencies, requests, '');
-    return { requests: range(row.requestsMin, row.requestsMax), requestsMax: row.requestsMax, p50: row.p50 };
+    return summarize(path, latencies, requests, '');
   };
 
   const started = performance.now();
@@ -121,7 +114,7 @@ export async function printScaleTable(serverUrl: string, ownerId: string): Promi
     planIds.push(...ids);
   }
 
-  const table: { assignments: number; cells: Partial<Record<Column, Cell>> }[] = [];
+  const table: { assignments: number; cells: Partial<Record<Column, Row>> }[] = [];
   for (const step of STEPS) {
     const missing = step.plans - planIds.length;
     if (step.through === 'API') {
@@ -135,7 +128,7 @@ export async function printScaleTable(serverUrl: string, ownerId: string): Promi
     const first = planIds[0] as number;
     const last = planIds.at(-1) as number;
     let flip = 0;
-    const cells: Partial<Record<Column, Cell>> = {
+    const cells: Partial<Record<Column, Row>> = {
       project: await measure('GET', base, 200, () => undefined),
       share: await measure('GET', `/api/share/${project.shareId}`, 200, () => undefined),
       features: await measure('GET', `${base}/features`, 200, () => undefined),
@@ -163,17 +156,13 @@ export async function printScaleTable(serverUrl: string, ownerId: string): Promi
     assignments.toLocaleString('en-US'),
     ...(Object.keys(columns) as Column[]).map((c) => {
       const cell = cells[c];
-      return cell ? `${cell.requests}, ${cell.p50.toFixed(1)} ms` : 'at the plan limit';
+      return cell ? `${range(cell.requestsMin, cell.requestsMax)}, ${cell.p50.toFixed(1)} ms` : 'at the plan limit';
     }),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-  const line = (cells: string[]) => cells.map((v, i) => v.padEnd(widths[i] ?? 0)).join(' | ');
   console.log(
     `\nScale: ${FEATURES} features, every feature in every plan; 1,000 and 5,000 built through the API, 10,000 and 20,000 written to the table; DynamoDB requests per call (pages for GET project and GET share), p50 of ${iterations} calls (${((performance.now() - started) / 1000).toFixed(0)} s)`,
   );
-  console.log(line(header));
-  console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
-  for (const row of rows) console.log(line(row));
+  printColumns(header, rows, header.length);
 
   // The part reads: requests at the largest size within 1.5× of the smallest's (p50 printed, not judged: the machine is shared).
   const small = table[0]?.cells;

@@ -5,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { functionBuildOptions, initBudgetOf } from '../infra/bundling.ts';
 import { groupNames } from '../shared/function-specs.ts';
+import { printColumns } from './bench-harness.ts';
 
 /**
  * `npm run cold-start`: how long a fresh Node takes to import each deployed function's bundle
@@ -129,26 +130,19 @@ const ratioOf = (bundle: Bundle) => median(bundle.ratios);
 
 function print(bundles: Bundle[]) {
   const header = ['bundle', 'variant', 'init size', 'lazy', 'wall p50', 'CPU p50', 'CPU ratio', 'target', 'ceiling'];
-  const cells = bundles.map((b) => {
-    return [
-      b.name,
-      b.variant,
-      `${(b.initBytes / 1024).toFixed(0)} KB`,
-      `${(b.lazyBytes / 1024).toFixed(0)} KB`,
-      `${median(b.wall).toFixed(1)} ms`,
-      `${median(b.cpu).toFixed(1)} ms`,
-      `${ratioOf(b).toFixed(2)}×`,
-      ...(b.name === BASELINE || b.variant !== 'SDK bundled'
-        ? ['', '']
-        : [`${initBudgetOf(b.name, 'target').toFixed(1)}×`, `${initBudgetOf(b.name, 'ceiling').toFixed(1)}×`]),
-    ];
-  });
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] as string).length)));
-  const line = (c: string[]) =>
-    c.map((v, i) => (i < 2 ? v.padEnd(widths[i] ?? 0) : v.padStart(widths[i] ?? 0))).join(' | ');
-  console.log(line(header));
-  console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
-  for (const c of cells) console.log(line(c));
+  const cells = bundles.map((b) => [
+    b.name,
+    b.variant,
+    `${(b.initBytes / 1024).toFixed(0)} KB`,
+    `${(b.lazyBytes / 1024).toFixed(0)} KB`,
+    `${median(b.wall).toFixed(1)} ms`,
+    `${median(b.cpu).toFixed(1)} ms`,
+    `${ratioOf(b).toFixed(2)}×`,
+    ...(b.name === BASELINE || b.variant !== 'SDK bundled'
+      ? ['', '']
+      : [`${initBudgetOf(b.name, 'target').toFixed(1)}×`, `${initBudgetOf(b.name, 'ceiling').toFixed(1)}×`]),
+  ]);
+  printColumns(header, cells, 2);
 }
 
 async function main(): Promise<number> {
