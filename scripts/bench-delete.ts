@@ -7,7 +7,6 @@ import { LocalSweeper } from '#dev/local-sweeper.ts';
 import { featureDefaults } from '#domain/features/schemas.ts';
 import { createApiKey } from '#domain/keys/keys.ts';
 import { planDefaults } from '#domain/plans/schemas.ts';
-import type { SweepQueue } from '#domain/ports.ts';
 import { totalDynamoRequests } from '#shared/request-context.ts';
 import { startBenchStack } from './bench-stack.ts';
 
@@ -21,20 +20,13 @@ const FEATURES = limits.featuresPerProject;
 const PLANS = limits.plansPerProject;
 const TABLE_NAME = 'pricing-bench-delete';
 
-/** Holds the hand-over so the DELETE is timed alone; the sweep then runs on its own clock. */
-class Held implements SweepQueue {
-  readonly ids: number[] = [];
-  async enqueue(projectId: number) {
-    this.ids.push(projectId);
-  }
-}
-
 async function main(): Promise<void> {
-  const held = new Held();
+  // The sweep queue holds the hand-over, so the DELETE is timed alone; the sweep then runs on its own clock.
+  const held: number[] = [];
   const { server, stop } = await startBenchStack({
     table: TABLE_NAME,
     dataDir: ':memory:',
-    ports: { sweeps: () => held },
+    ports: { sweeps: () => ({ enqueue: async (projectId) => void held.push(projectId) }) },
   });
   try {
     const { key } = await createApiKey({ ownerId: 'bench', permission: 'read_write' });
@@ -58,15 +50,6 @@ async function main(): Promise<void> {
         })),
       )
       .go({ concurrency: 8 });
-    // As the service stores them: each plan's assignments in its item.
-    const assignments = ids(PLANS).flatMap((planId) =>
-      ids(FEATURES).map((featureId) => ({
-        planId,
-        featureId,
-        planFeatureId: planId * 1000 + featureId,
-        multiplier: 1,
-      })),
-    );
     await plan
       .put(
         ids(PLANS).map((planId) => ({
@@ -75,8 +58,9 @@ async function main(): Promise<void> {
           ...text,
           ...planDefaults,
           planId,
+          // As the service stores them: each plan's assignments in its item.
           assigned: entriesOf(
-            assignments.filter((a) => a.planId === planId),
+            ids(FEATURES).map((featureId) => ({ featureId, planFeatureId: planId * 1000 + featureId, multiplier: 1 })),
             now,
           ),
         })),
@@ -96,7 +80,7 @@ async function main(): Promise<void> {
     const sweeper = new LocalSweeper();
     const sweepBefore = totalDynamoRequests();
     const sweepStart = performance.now();
-    for (const id of held.ids) await sweeper.enqueue(id);
+    for (const id of held) await sweeper.enqueue(id);
     await sweeper.idle();
     const sweepMs = performance.now() - sweepStart;
     const sweepRequests = totalDynamoRequests() - sweepBefore;
@@ -104,7 +88,7 @@ async function main(): Promise<void> {
     const { data } = await db().collections.share({ shareId: project.shareId }).go({ pages: 'all' });
     const remaining = Object.values(data).reduce((n, list) => n + (list as unknown[]).length, 0);
 
-    console.log(`Project at the limits: ${FEATURES} features, ${PLANS} plans, ${assignments.length} assignments.`);
+    console.log(`Project at the limits: ${FEATURES} features, ${PLANS} plans, ${FEATURES * PLANS} assignments.`);
     console.log(
       `DELETE answered ${deleted.status} in ${deleteMs.toFixed(0)} ms, ${deleteRequests} DynamoDB requests; GET after it: ${read.status}.`,
     );
