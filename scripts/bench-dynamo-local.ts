@@ -45,7 +45,7 @@ const CASES: Case[] = [
   { kind: 'batch', items: 25, clients: 4 },
 ];
 
-async function measure(mode: string): Promise<string[]> {
+async function measure(mode: string): Promise<void> {
   const dir = mode === 'file' ? mkdtempSync(join(tmpdir(), 'dynamo-raw-')) : ':memory:';
   const dynamo = await startDynamoLocal({ port: await freePort(), dataDir: dir, javaOptions: JAVA_OPTS });
   const { region, ...credentials } = dynamo.credential;
@@ -55,7 +55,6 @@ async function measure(mode: string): Promise<string[]> {
     await rawWrites(client, TABLE, RAW_TRANSACT, 2); // JIT warm-up
     // The first mode only: the local server's configuration is read once per process.
     if (USAGE_RUNS > 0 && mode === MODES[0]) await usageBeside(dynamo, client, mode);
-    const lines: string[] = [];
     for (const c of CASES) {
       const { rate, cpuMsPerThousand } = await rawWrites(client, TABLE, c, SECONDS, dynamo.pid);
       const label = c.kind === 'transact' ? `TransactWriteItems × ${c.items} cond. Puts` : 'BatchWriteItem × 25 Puts';
@@ -64,11 +63,10 @@ async function measure(mode: string): Promise<string[]> {
         label.padEnd(32),
         String(c.clients).padStart(7),
         Math.round(rate).toString().padStart(7),
+        Math.round(cpuMsPerThousand).toString().padStart(15),
       ];
-      lines.push([...cells, Math.round(cpuMsPerThousand).toString().padStart(15)].join(' | '));
-      console.log(lines.at(-1));
+      console.log(cells.join(' | '));
     }
-    return lines;
   } finally {
     client.destroy();
     await dynamo.stop();

@@ -9,9 +9,8 @@ import { BatchWriteCommand, type DynamoDBDocumentClient, TransactWriteCommand } 
  * Puts, from `clients` loops writing back to back.
  */
 
-export type Kind = 'transact' | 'batch';
 export interface Case {
-  kind: Kind;
+  kind: 'transact' | 'batch';
   items: number;
   clients: number;
 }

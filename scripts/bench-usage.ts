@@ -218,9 +218,11 @@ export async function entitlementReads(
   const keys = entitlementKeys(options.projectId, customerId, utcMonth(Date.now()), options.features);
   const size = `${options.features.length} features`;
   const row = (label: string, work: () => Promise<unknown>) => timed(label, size, iterations, work);
-  const rounds: Row[][] = [[], [], []];
+  const bareRounds: Row[] = [];
+  const inProcessRounds: Row[] = [];
+  const httpRounds: Row[] = [];
   for (let round = 0; round < 3; round++) {
-    rounds[0]?.push(
+    bareRounds.push(
       await row(`baseline: BatchGetItem of the same ${keys.length} keys`, async () => {
         const output = await client.send(
           new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }),
@@ -228,27 +230,23 @@ export async function entitlementReads(
         if ((output.Responses?.[table]?.length ?? 0) === 0) throw new BenchError('bare read: no item');
       }),
     );
-    rounds[1]?.push(
+    inProcessRounds.push(
       await row('entitlements, in process (use case, warm cache)', () =>
         getEntitlements(projectKey, customerId, { cacheTtlMs: options.cacheTtlMs }),
       ),
     );
-    rounds[2]?.push(
+    httpRounds.push(
       await row('GET …/customers/{customerId}/entitlements (HTTP)', async () => {
         const { status } = await apiRequest(path, key, 'GET');
         if (status !== 200) throw new BenchError(`entitlements: ${status}`);
       }),
     );
   }
-  const [bare, inProcess, http] = rounds.map((list) => [...list].sort((a, b) => a.p50 - b.p50)[1] as Row) as [
-    Row,
-    Row,
-    Row,
-  ];
+  const median = (list: Row[]) => [...list].sort((a, b) => a.p50 - b.p50)[1] as Row;
+  const inProcess = median(inProcessRounds);
   // The ratio of each round (its three rows ran back to back), then the median round's.
-  const bareRounds = rounds[0] as Row[];
   const ratio = (of: Row[]) =>
     (of.map((row, i) => row.p50 / (bareRounds[i] as Row).p50).sort((a, b) => a - b)[1] as number).toFixed(2);
-  const note = `in process p50 ${ratio(rounds[1] ?? [])}× the bare BatchGetItem of the same keys (target ≤ 1.25×), ${inProcess.requestsMax} request(s); over HTTP ${ratio(rounds[2] ?? [])}× (median of 3 rounds)`;
-  return { rows: [inProcess, bare, http], note };
+  const note = `in process p50 ${ratio(inProcessRounds)}× the bare BatchGetItem of the same keys (target ≤ 1.25×), ${inProcess.requestsMax} request(s); over HTTP ${ratio(httpRounds)}× (median of 3 rounds)`;
+  return { rows: [inProcess, median(bareRounds), median(httpRounds)], note };
 }

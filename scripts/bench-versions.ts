@@ -11,7 +11,7 @@ export async function versionRows(options: {
   iterations: number;
   customers: number;
 }): Promise<{ rows: Row[]; notes: string[] }> {
-  const { serverUrl, key, iterations } = options;
+  const { serverUrl, key, iterations, customers } = options;
   const call = apiCaller(serverUrl, () => key);
   const project = await call('POST', '/api/v1/projects', 201, { name: 'Versions bench' });
   const base = `/api/v1/projects/${project.slug}`;
@@ -46,7 +46,6 @@ export async function versionRows(options: {
     ),
   );
 
-  const { customers } = options;
   await inBatches(
     customers,
     (i) => call('PUT', `${base}/customers/m-${String(i).padStart(6, '0')}`, 200, { planId: plan.id }),
