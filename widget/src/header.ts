@@ -4,25 +4,23 @@ import { h, uniqueId } from './dom.ts';
 import type { ShareData } from './types.ts';
 import type { View } from './view.ts';
 
-const textAlign = (value: string) => (value === 'left' || value === 'right' ? value : 'center');
+/** `element` aligned as the theme says: left, right, or centred for anything else. */
+function aligned(element: HTMLElement, value: string): HTMLElement {
+  element.style.textAlign = value === 'left' || value === 'right' ? value : 'center';
+  return element;
+}
 
 export function header(data: ShareData): HTMLElement | null {
   const theme = data.themeSettings;
   const showName = theme.showProjectName && data.name;
   const showDescription = theme.showPricingHeader && data.pricingPageDescription;
   if (!showName && !showDescription) return null;
-  const header = h('header', { class: 'header', part: 'header' });
-  if (showName) {
-    const title = h('h2', {}, data.name);
-    title.style.textAlign = textAlign(theme.headerAlign);
-    header.append(title);
-  }
-  if (showDescription) {
-    const description = h('p', {}, data.pricingPageDescription);
-    description.style.textAlign = textAlign(theme.descriptionAlign);
-    header.append(description);
-  }
-  return header;
+  return h(
+    'header',
+    { class: 'header', part: 'header' },
+    showName ? aligned(h('h2', {}, data.name), theme.headerAlign) : null,
+    showDescription ? aligned(h('p', {}, data.pricingPageDescription), theme.descriptionAlign) : null,
+  );
 }
 
 /**

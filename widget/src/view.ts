@@ -29,14 +29,11 @@ export interface View {
   checkout(button: HTMLElement, error: HTMLElement, body: PlanCheckout | CustomCheckout): Promise<void>;
 }
 
-export interface PriceElement {
-  /** The price block: the price (part "price") and, in annual mode, the yearly charge beneath. */
-  element: HTMLElement;
-  show(text: PriceText): void;
-}
-
-/** A price read aloud as one phrase, shown as an amount and a period. */
-export function priceElement(): PriceElement {
+/**
+ * The price block (`element`): the price (part "price"), read aloud as one phrase and shown as
+ * an amount and a period, and in annual mode the yearly charge beneath.
+ */
+export function priceElement() {
   const amount = h('span', { class: 'amount' });
   const period = h('span', { class: 'period' });
   const spoken = h('span', { class: 'sr-only' });
@@ -49,7 +46,7 @@ export function priceElement(): PriceElement {
   );
   return {
     element,
-    show(text) {
+    show(text: PriceText) {
       amount.textContent = text.amount;
       period.textContent = text.period;
       spoken.textContent = text.spoken;
