@@ -13,17 +13,15 @@ import { describeSustained, sustainedUsage, usageProject } from './bench-usage.t
 
 /**
  * `npm run bench:dynamo-local`: the raw write ceiling of the embedded DynamoDB Local on this
- * machine, as items/s, without the service: TransactWriteItems of N conditional Puts (the
- * shape of a usage batch's dedupe entries) and BatchWriteItem of 25 Puts, from 1 and 4
- * concurrent clients, in memory (what `npm run bench` uses) and file-backed (`npm start`'s
- * DATA_DIR). Each case runs for BENCH_SECONDS (default 4) after one warm-up second.
- * `BENCH_DYNAMO_MODES=memory` (or `file`) runs one mode only; `BENCH_JAVA_OPTS` passes JVM
- * flags (space-separated). In the first mode (memory; `BENCH_DYNAMO_MODES=file` for
- * `npm start`'s), it first runs the usage bench's sustained load (BENCH_USAGE_SENDERS senders,
- * default 4, × batches of 1,000 events through the local server, as `npm run bench`)
- * BENCH_USAGE_RUNS times (default 2), each beside a raw 100-item transaction run, so both are
- * measured in the same minutes on a shared machine. Beside items/s, the Java process's CPU time per 1,000 items: the
- * machine is shared, so items/s moves with the neighbours' load; CPU per item much less.
+ * machine, without the service: items/s, and the Java process's CPU per 1,000 items (on a
+ * shared machine items/s moves with the neighbours' load, CPU per item much less), of
+ * TransactWriteItems of N conditional Puts (a usage batch's dedupe entries) and BatchWriteItem
+ * of 25 Puts from 1 and 4 clients, in memory and file-backed (`npm start`'s DATA_DIR), each
+ * case for BENCH_SECONDS (default 4) after a JIT warm-up. `BENCH_DYNAMO_MODES=memory` (or
+ * `file`) runs one mode; `BENCH_JAVA_OPTS` passes JVM flags (space-separated). The first mode
+ * begins with the usage bench's sustained load through the local server (BENCH_USAGE_SENDERS
+ * senders, default 4) BENCH_USAGE_RUNS times (default 2), each beside a raw 100-item
+ * transaction run, so both are measured in the same minutes.
  */
 
 const TABLE = 'pricing-raw';
