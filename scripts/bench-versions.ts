@@ -1,16 +1,11 @@
-import { apiCaller, inBatches, type Row, timed } from './bench-harness.ts';
+import { apiCaller, type BenchOn, inBatches, type Row, timed } from './bench-harness.ts';
 
 /**
  * Plan versions (lifecycle.md §1): a priced write beside a presentation write of the same plan
  * (the version step rides in the write's own transaction: no request more), a grandfathered
  * customer's warm entitlement read (still one request), and a migration's throughput.
  */
-export async function versionRows(options: {
-  serverUrl: string;
-  key: string;
-  iterations: number;
-  customers: number;
-}): Promise<{ rows: Row[]; notes: string[] }> {
+export async function versionRows(options: BenchOn & { customers: number }): Promise<{ rows: Row[]; notes: string[] }> {
   const { serverUrl, key, iterations, customers } = options;
   const call = apiCaller(serverUrl, () => key);
   const project = await call('POST', '/api/v1/projects', 201, { name: 'Versions bench' });

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { grantPlan } from '#domain/customers/customers.ts';
 import { currentRequestContext, runInRequestContext, totalDynamoRequests } from '#shared/request-context.ts';
-import { apiCaller, type Row, summarize } from './bench-harness.ts';
+import { apiCaller, type BenchOn, type Row, summarize } from './bench-harness.ts';
 
 /**
  * Webhooks out (lifecycle.md §4): what an outbox item adds to the change that writes it (a
@@ -32,12 +32,7 @@ async function timedAlone(label: string, size: string, iterations: number, work:
   }
   return summarize(label, latencies, requests, size);
 }
-export async function webhookRows(options: {
-  serverUrl: string;
-  key: string;
-  ownerId: string;
-  iterations: number;
-}): Promise<{ rows: Row[]; notes: string[] }> {
+export async function webhookRows(options: BenchOn): Promise<{ rows: Row[]; notes: string[] }> {
   const { serverUrl, key, ownerId, iterations } = options;
   const call = apiCaller(serverUrl, () => key);
   const project = await call('POST', '/api/v1/projects', 201, { name: 'Webhooks bench' });

@@ -91,9 +91,8 @@ async function main(): Promise<number> {
     const call = apiCaller(server.url, key.key);
     const on = { client, table: TABLE_NAME, serverUrl: server.url, ownerId: OWNER_ID, iterations, cacheTtlMs };
     const consume = () => consumeRows({ ...on, key: key.key() });
-    const webhooks = () => webhookRows({ serverUrl: server.url, key: key.key(), ownerId: OWNER_ID, iterations });
+    const webhooks = () => webhookRows({ ...on, key: key.key() });
     if (only === 'webhooks') {
-      // The rows whose writes carry webhook events: usage, consume and the webhooks' own.
       const usage = await usageRows({ ...on, key: key.key(), dynamoPid: stack.dynamo.pid });
       const consumed = await consume();
       const hooks = await webhooks();
@@ -166,7 +165,7 @@ async function main(): Promise<number> {
     rows.push(...compressionRows(await share.text(), iterations));
     const usage = await usageRows({ ...on, key: writeKey, dynamoPid: stack.dynamo.pid });
     const consumed = await consume();
-    const versions = await versionRows({ serverUrl: server.url, key: writeKey, iterations, customers: 1_000 });
+    const versions = await versionRows({ ...on, key: writeKey, customers: 1_000 });
     const hooks = await webhooks();
     rows.push(...usage.rows, ...consumed.rows, ...versions.rows, ...hooks.rows);
 
