@@ -38,10 +38,7 @@ export async function seedBenchProject(call: Call, iterations: number) {
     )
   ).map((p) => p.id);
   const seeded = await call('GET', base, 200);
-  const assignments = (seeded.pricingPlans as { planFeatures: unknown[] }[]).reduce(
-    (sum, plan) => sum + plan.planFeatures.length,
-    0,
-  );
+  const assignments = seeded.pricingPlans.flatMap((plan: { planFeatures: unknown[] }) => plan.planFeatures).length;
   if (seeded.features.length !== FEATURES || seeded.pricingPlans.length !== PLANS || assignments !== FEATURES * PLANS)
     throw new BenchError(
       `Seed check failed: ${seeded.features.length} features, ${seeded.pricingPlans.length} plans, ${assignments} plan features (expected ${FEATURES}, ${PLANS}, ${FEATURES * PLANS}).`,
