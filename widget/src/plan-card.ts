@@ -31,8 +31,7 @@ export function planCard(plan: SharedPlan, view: View): HTMLElement {
   if (plan.description) card.append(h('p', { class: 'description' }, plan.description));
 
   const price = priceElement();
-  const trial = h('p', { class: 'note trial' }, trialText(plan.freemiumDay, format));
-  price.element.append(trial);
+  price.element.append(h('p', { class: 'note trial' }, trialText(plan.freemiumDay, format)));
   card.append(price.element);
 
   let seats = current ? (view.session?.customer.seats ?? 1) : 1;
@@ -143,9 +142,7 @@ function featureList(plan: SharedPlan, view: View, wide: boolean): HTMLElement {
     );
     view.on(more, 'click', () => {
       const open = more.getAttribute('aria-expanded') !== 'true';
-      items.forEach((item, index) => {
-        item.hidden = !open && index >= FEATURES_SHOWN;
-      });
+      for (const [index, item] of items.entries()) item.hidden = !open && index >= FEATURES_SHOWN;
       more.setAttribute('aria-expanded', String(open));
       more.textContent = open ? t('showFewer') : t('showAll', { n: format.number(items.length) });
     });
