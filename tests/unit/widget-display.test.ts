@@ -13,7 +13,8 @@ import {
   priceText,
   trialText,
 } from '../../widget/src/display.ts';
-import { englishMessages, type MessageKey, supportedLanguages, translator } from '../../widget/src/i18n.ts';
+import { type MessageKey, supportedLanguages, translator } from '../../widget/src/i18n.ts';
+import { en as englishMessages } from '../../widget/src/messages-en.ts';
 import { themeProperties } from '../../widget/src/theme.ts';
 import type { ShareData, SharedFeature, SharedPlan, Theme } from '../../widget/src/types.ts';
 
