@@ -5,9 +5,8 @@ import { type Row, summarize } from './bench-harness.ts';
 /**
  * The CPU of coding the share answer (docs/decisions.md, "Compressed answers"): the bench
  * project's, and one at the limits whose every text is at its cap in random words of random
- * letters (less compressible than any prose; the integration test's repeated letters
- * compress a thousandfold and say little of the CPU or the size). Each row times `compress` alone, the step the
- * pipeline adds to an answer.
+ * letters (less compressible than any prose; repeated letters would say little of the CPU or
+ * the size). Each row times `compress` alone, the step the pipeline adds to an answer.
  */
 
 /** Random lowercase words, `chars` characters long, from a seeded generator (the same text every run). */
