@@ -1,19 +1,12 @@
 import { type CustomCheckout, type PlanCheckout, startCheckout } from './api.ts';
 
-export interface Checkout {
-  start(base: string, button: HTMLElement, error: HTMLElement, body: PlanCheckout | CustomCheckout): Promise<void>;
-  /** The busy button back to itself. */
-  settle(): void;
-  /** The table was drawn again or replaced by a message: the busy button is gone. */
-  forget(): void;
-}
-
 /**
  * One checkout at a time in this widget; the button shows progress until the browser leaves.
  * `settled` runs when a busy button is back to itself (the shown prices are then refreshed).
  */
-export function checkoutFlow(settled: () => void, words: () => { opening: string; network: string }): Checkout {
+export function checkoutFlow(settled: () => void, words: () => { opening: string; network: string }) {
   let pending: { button: HTMLElement; label: string } | undefined;
+  /** The busy button back to itself. */
   const settle = () => {
     if (!pending) return;
     const { button, label } = pending;
@@ -24,7 +17,7 @@ export function checkoutFlow(settled: () => void, words: () => { opening: string
     settled();
   };
   return {
-    async start(base, button, error, body) {
+    async start(base: string, button: HTMLElement, error: HTMLElement, body: PlanCheckout | CustomCheckout) {
       if (pending || button.getAttribute('aria-disabled') === 'true') return;
       pending = { button, label: button.textContent ?? '' };
       button.setAttribute('aria-busy', 'true');
@@ -41,6 +34,7 @@ export function checkoutFlow(settled: () => void, words: () => { opening: string
       error.textContent = outcome.status === 0 ? words().network : outcome.message;
     },
     settle,
+    /** The table was drawn again or replaced by a message: the busy button is gone. */
     forget() {
       pending = undefined;
     },
