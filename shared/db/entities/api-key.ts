@@ -24,6 +24,5 @@ export const apiKeyEntity = defineEntity({
   },
 });
 
-export type ApiKeyEntity = ReturnType<typeof apiKeyEntity>;
-export type ApiKeyItem = EntityItem<ApiKeyEntity>;
-export type NewApiKeyItem = CreateEntityItem<ApiKeyEntity>;
+export type ApiKeyItem = EntityItem<ReturnType<typeof apiKeyEntity>>;
+export type NewApiKeyItem = CreateEntityItem<ReturnType<typeof apiKeyEntity>>;

@@ -43,6 +43,5 @@ export const changeEntryEntity = defineEntity({
   },
 });
 
-export type ChangeEntryEntity = ReturnType<typeof changeEntryEntity>;
-export type ChangeEntryItem = EntityItem<ChangeEntryEntity>;
-export type NewChangeEntryItem = CreateEntityItem<ChangeEntryEntity>;
+export type ChangeEntryItem = EntityItem<ReturnType<typeof changeEntryEntity>>;
+export type NewChangeEntryItem = CreateEntityItem<ReturnType<typeof changeEntryEntity>>;

@@ -37,6 +37,5 @@ export const customerEntity = defineEntity({
   },
 });
 
-export type CustomerEntity = ReturnType<typeof customerEntity>;
-export type CustomerItem = EntityItem<CustomerEntity>;
-export type NewCustomerItem = CreateEntityItem<CustomerEntity>;
+export type CustomerItem = EntityItem<ReturnType<typeof customerEntity>>;
+export type NewCustomerItem = CreateEntityItem<ReturnType<typeof customerEntity>>;

@@ -95,7 +95,6 @@ export const experimentTallyEntity = defineEntity({
   },
 });
 
-export type ExperimentEntity = ReturnType<typeof experimentEntity>;
-export type ExperimentItem = EntityItem<ExperimentEntity>;
-export type NewExperimentItem = CreateEntityItem<ExperimentEntity>;
+export type ExperimentItem = EntityItem<ReturnType<typeof experimentEntity>>;
+export type NewExperimentItem = CreateEntityItem<ReturnType<typeof experimentEntity>>;
 export type ExperimentTallyItem = EntityItem<ReturnType<typeof experimentTallyEntity>>;

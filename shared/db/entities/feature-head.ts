@@ -25,5 +25,4 @@ export const featureHeadEntity = defineEntity({
   indexes: projectScopeIndexes([]),
 });
 
-export type FeatureHeadEntity = ReturnType<typeof featureHeadEntity>;
-export type FeatureHeadItem = EntityItem<FeatureHeadEntity>;
+export type FeatureHeadItem = EntityItem<ReturnType<typeof featureHeadEntity>>;

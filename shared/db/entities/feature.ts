@@ -26,6 +26,5 @@ export const featureEntity = defineEntity({
   indexes: projectScopeIndexes(['featureId']),
 });
 
-export type FeatureEntity = ReturnType<typeof featureEntity>;
-export type FeatureItem = EntityItem<FeatureEntity>;
-export type NewFeatureItem = CreateEntityItem<FeatureEntity>;
+export type FeatureItem = EntityItem<ReturnType<typeof featureEntity>>;
+export type NewFeatureItem = CreateEntityItem<ReturnType<typeof featureEntity>>;

@@ -31,5 +31,4 @@ export const idempotencyRecordEntity = defineEntity({
   },
 });
 
-export type IdempotencyRecordEntity = ReturnType<typeof idempotencyRecordEntity>;
-export type IdempotencyRecordItem = EntityItem<IdempotencyRecordEntity>;
+export type IdempotencyRecordItem = EntityItem<ReturnType<typeof idempotencyRecordEntity>>;

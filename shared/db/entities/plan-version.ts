@@ -30,6 +30,5 @@ export const planVersionEntity = defineEntity({
   },
 });
 
-export type PlanVersionEntity = ReturnType<typeof planVersionEntity>;
-export type PlanVersionItem = EntityItem<PlanVersionEntity>;
-export type NewPlanVersionItem = CreateEntityItem<PlanVersionEntity>;
+export type PlanVersionItem = EntityItem<ReturnType<typeof planVersionEntity>>;
+export type NewPlanVersionItem = CreateEntityItem<ReturnType<typeof planVersionEntity>>;

@@ -31,5 +31,4 @@ export const projectSweepEntity = defineEntity({
   },
 });
 
-export type ProjectSweepEntity = ReturnType<typeof projectSweepEntity>;
-export type ProjectSweepItem = EntityItem<ProjectSweepEntity>;
+export type ProjectSweepItem = EntityItem<ReturnType<typeof projectSweepEntity>>;

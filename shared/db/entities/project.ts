@@ -72,6 +72,5 @@ export const projectEntity = defineEntity({
   },
 });
 
-export type ProjectEntity = ReturnType<typeof projectEntity>;
-export type ProjectItem = EntityItem<ProjectEntity>;
-export type NewProjectItem = CreateEntityItem<ProjectEntity>;
+export type ProjectItem = EntityItem<ReturnType<typeof projectEntity>>;
+export type NewProjectItem = CreateEntityItem<ReturnType<typeof projectEntity>>;
