@@ -1,13 +1,10 @@
-import { ifConditionFails, itemOr } from './errors.ts';
+import { ifConditionFails } from './errors.ts';
 import { db } from './service.ts';
 import type { ApiKeyItem, NewApiKeyItem } from './types.ts';
 
 export async function insertApiKey(item: NewApiKeyItem): Promise<'created' | 'id_taken'> {
-  const created = db().entities.apiKey.create(item).go();
-  return ifConditionFails(
-    created.then(() => 'created' as const),
-    'id_taken',
-  );
+  const created = await ifConditionFails(db().entities.apiKey.create(item).go(), 'id_taken');
+  return created === 'id_taken' ? created : 'created';
 }
 
 export async function getApiKey(keyId: string): Promise<ApiKeyItem | undefined> {
@@ -29,7 +26,7 @@ export async function revokeApiKey(keyId: string, revokedAt: string): Promise<Ap
     .entities.apiKey.patch({ keyId })
     .set({ revokedAt })
     .where(({ revokedAt: revoked }, { notExists }) => notExists(revoked));
-  const revoked = await itemOr(patch.go({ response: 'all_new' }), 'already_revoked');
-  if (revoked !== 'already_revoked') return revoked;
+  const revoked = await ifConditionFails(patch.go({ response: 'all_new' }), 'already_revoked');
+  if (revoked !== 'already_revoked') return revoked.data;
   return (await getApiKey(keyId)) ?? 'not_found';
 }

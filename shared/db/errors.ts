@@ -20,13 +20,3 @@ export async function ifConditionFails<T, const Tag extends string>(write: Promi
     throw error;
   }
 }
-
-/**
- * Awaits a conditional write that answers with an item (a create, or a patch with
- * `response: 'all_new'`): the item, or `tag` when the condition failed.
- */
-export const itemOr = <T, const Tag extends string>(write: Promise<{ data: T }>, tag: Tag): Promise<T | Tag> =>
-  ifConditionFails(
-    write.then(({ data }) => data),
-    tag,
-  );

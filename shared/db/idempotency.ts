@@ -27,10 +27,7 @@ export async function claimIdempotencyKey(claim: IdempotencyClaim, now: number):
         `${notExists(fingerprint)} OR ${lt(expiresAt, Math.floor(now / 1000))} OR (${eq(state, 'running')} AND ${lt(lockedUntil, now)})`,
     )
     .go({ response: 'none' });
-  return ifConditionFails(
-    write.then(() => 'claimed' as const),
-    'held',
-  );
+  return (await ifConditionFails(write, 'held')) === 'held' ? 'held' : 'claimed';
 }
 
 export async function readIdempotencyRecord(ownerId: string, key: string): Promise<IdempotencyRecordItem | undefined> {
@@ -51,10 +48,7 @@ export async function completeIdempotencyKey(
     .set({ state: 'done', response, expiresAt })
     .where(({ token: held }, { eq }) => eq(held, token))
     .go({ response: 'none' });
-  return ifConditionFails(
-    write.then(() => 'kept' as const),
-    'lost',
-  );
+  return (await ifConditionFails(write, 'lost')) === 'lost' ? 'lost' : 'kept';
 }
 
 /** Lets the key go (an answer that is not kept), if this request still holds it. */

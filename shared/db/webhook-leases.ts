@@ -1,7 +1,7 @@
 // An endpoint's delivery slots (shared/db/entities/webhooks-out.ts, webhookLease).
 
 import { randomUUID } from 'node:crypto';
-import { isConditionalCheckFailed } from './errors.ts';
+import { ifConditionFails } from './errors.ts';
 import { db } from './service.ts';
 
 type EndpointRef = { projectId: number; endpointId: number };
@@ -20,33 +20,26 @@ export async function takeDeliverySlot(
   for (let i = 0; i < slots; i++) {
     const slot = (first + i) % slots;
     const now = Date.now();
-    try {
-      await db()
-        .entities.webhookLease.put({
-          ...endpoint,
-          slot,
-          holder,
-          until: now + leaseMs,
-          expiresAt: Math.ceil((now + leaseMs) / 1000) + 3600,
-        })
-        .where(({ until }, { notExists, lt }) => `${notExists(until)} OR ${lt(until, now)}`)
-        .go();
-      return { slot, holder };
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
+    const put = db()
+      .entities.webhookLease.put({
+        ...endpoint,
+        slot,
+        holder,
+        until: now + leaseMs,
+        expiresAt: Math.ceil((now + leaseMs) / 1000) + 3600,
+      })
+      .where(({ until }, { notExists, lt }) => `${notExists(until)} OR ${lt(until, now)}`)
+      .go();
+    if ((await ifConditionFails(put, 'held')) !== 'held') return { slot, holder };
   }
   return undefined;
 }
 
 /** Gives the slot back, unless its lease ran out and another attempt holds it now. */
 export async function freeDeliverySlot(endpoint: EndpointRef, lease: { slot: number; holder: string }) {
-  try {
-    await db()
-      .entities.webhookLease.delete({ ...endpoint, slot: lease.slot })
-      .where(({ holder }, { eq }) => eq(holder, lease.holder))
-      .go();
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
-  }
+  const release = db()
+    .entities.webhookLease.delete({ ...endpoint, slot: lease.slot })
+    .where(({ holder }, { eq }) => eq(holder, lease.holder))
+    .go();
+  await ifConditionFails(release, 'lost');
 }
