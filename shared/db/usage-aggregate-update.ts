@@ -43,11 +43,6 @@ export function aggregateUpdate(
   });
   const withLimit = (condition: string | undefined) =>
     sameLimit === undefined ? condition : condition ? `(${condition}) AND (${sameLimit})` : sameLimit;
-  const base = {
-    TableName: table,
-    Key: usageKeys.aggregate(projectId, customerId, month, { featureId, method }),
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-  };
   const names = {
     '#month': 'month',
     '#method': 'method',
@@ -56,6 +51,17 @@ export function aggregateUpdate(
     '#amount': 'amount',
     ...(limited ? { '#alertLimit': 'alertLimit' } : {}),
   };
+  const updateOf = (expression: string, condition: string | undefined, values: object, moreNames = {}) => ({
+    Update: {
+      TableName: table,
+      Key: usageKeys.aggregate(projectId, customerId, month, { featureId, method }),
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+      UpdateExpression: expression,
+      ...(condition ? { ConditionExpression: condition } : {}),
+      ExpressionAttributeNames: { ...names, ...moreNames },
+      ExpressionAttributeValues: { ...identity, ...values },
+    },
+  });
   let add: number;
   if (method === 'count' || method === 'sum') add = rules.added(method, live);
   else if (method === 'unique_count') add = newProperties;
@@ -64,16 +70,9 @@ export function aggregateUpdate(
     if (chunk.known.stored?.amount !== undefined && chunk.known.stored.amount >= max) return undefined;
     const plan = alert?.(max, 'max');
     const raises = 'attribute_not_exists(#amount) OR #amount < :amount';
+    const condition = withLimit(plan?.condition ? `(${raises}) AND (${plan.condition})` : raises);
     return {
-      update: {
-        Update: {
-          ...base,
-          UpdateExpression: `SET #amount = :amount, ${set}`,
-          ConditionExpression: withLimit(plan?.condition ? `(${raises}) AND (${plan.condition})` : raises),
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ...identity, ...plan?.values, ':amount': max },
-        },
-      },
+      update: updateOf(`SET #amount = :amount, ${set}`, condition, { ...plan?.values, ':amount': max }),
       ...(plan ? { plan } : {}),
     };
   } else {
@@ -81,32 +80,22 @@ export function aggregateUpdate(
     if (chunk.known.stored?.at !== undefined && chunk.known.stored.at > last.at) return undefined;
     const plan = alert?.(last.value ?? 0, 'latest');
     return {
-      update: {
-        Update: {
-          ...base,
-          UpdateExpression: `SET #amount = :amount, #at = :at, ${set}`,
-          ConditionExpression: withLimit('attribute_not_exists(#at) OR #at <= :at'),
-          ExpressionAttributeNames: { ...names, '#at': 'at' },
-          ExpressionAttributeValues: { ...identity, ':amount': last.value ?? 0, ':at': last.at },
-        },
-      },
+      update: updateOf(
+        `SET #amount = :amount, #at = :at, ${set}`,
+        withLimit('attribute_not_exists(#at) OR #at <= :at'),
+        { ':amount': last.value ?? 0, ':at': last.at },
+        { '#at': 'at' },
+      ),
       ...(plan?.items.length ? { plan } : {}),
     };
   }
   if (add === 0 && method === 'unique_count') return undefined;
   const plan = alert?.(add, 'add');
   return {
-    update: {
-      Update: {
-        ...base,
-        UpdateExpression: `SET ${set} ADD #amount :amount`,
-        ...(withLimit(plan?.condition || undefined)
-          ? { ConditionExpression: withLimit(plan?.condition || undefined) }
-          : {}),
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ...identity, ...plan?.values, ':amount': add },
-      },
-    },
+    update: updateOf(`SET ${set} ADD #amount :amount`, withLimit(plan?.condition || undefined), {
+      ...plan?.values,
+      ':amount': add,
+    }),
     ...(plan ? { plan } : {}),
   };
 }
