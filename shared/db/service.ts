@@ -219,10 +219,13 @@ function createService(documentClient: DynamoDBDocumentClient, table: string): P
   };
 }
 
-let service: PricingService | undefined;
-let client: DynamoDBDocumentClient | undefined;
-let lowLevelClient: DynamoDBClient | undefined;
-let tableName: string | undefined;
+interface Connection {
+  service: PricingService;
+  client: DynamoDBDocumentClient;
+  lowLevel: DynamoDBClient;
+  table: string;
+}
+let connection: Connection | undefined;
 
 type DatabaseConfig = Pick<
   RuntimeConfig,
@@ -231,17 +234,13 @@ type DatabaseConfig = Pick<
 
 /** Called by the composition root: from then on db() is the Service on this configuration. */
 export function connectDatabase(config: DatabaseConfig): void {
-  lowLevelClient = createDynamoClient(dynamoOptions(config));
-  client = documentClientOn(lowLevelClient);
-  tableName = config.TABLE_NAME;
-  service = createService(client, tableName);
+  const lowLevel = createDynamoClient(dynamoOptions(config));
+  const client = documentClientOn(lowLevel);
+  connection = { service: createService(client, config.TABLE_NAME), client, lowLevel, table: config.TABLE_NAME };
 }
 
 /** The one Service, reused while warm; without a composition root, on the environment's configuration. */
-export function db(): PricingService {
-  if (!service) connectDatabase(runtimeConfig());
-  return service as PricingService;
-}
+export const db = (): PricingService => rawTable().service;
 
 /**
  * The Service's own client and table, for the few writes whose expressions ElectroDB cannot
@@ -249,11 +248,7 @@ export function db(): PricingService {
  * client under it (same configuration and middleware), for the warm reads that convert
  * DynamoDB's AttributeValues themselves (shared/db/raw-query.ts, shared/db/items.ts).
  */
-export function rawTable(): { client: DynamoDBDocumentClient; lowLevel: DynamoDBClient; table: string } {
-  db();
-  return {
-    client: client as DynamoDBDocumentClient,
-    lowLevel: lowLevelClient as DynamoDBClient,
-    table: tableName as string,
-  };
+export function rawTable(): Connection {
+  if (!connection) connectDatabase(runtimeConfig());
+  return connection as Connection;
 }
