@@ -1,17 +1,13 @@
 import { createConversions } from 'electrodb';
 import { deleteEveryPage } from './batch.ts';
 import { db } from './service.ts';
-import { type TransactionEntities, writeTransaction } from './transactions.ts';
+import { writeTransaction } from './transactions.ts';
 import type { CustomerItem, ProjectKey } from './types.ts';
 import { type NewWebhookEventItem, putEvent } from './webhook-deliveries.ts';
 
 /** Keys and cursors from composite attributes, without I/O (built at the first listing). */
 const customerConversions = () => createConversions(db().entities.customer);
 let conversions: ReturnType<typeof customerConversions> | undefined;
-const conversionsOf = () => {
-  conversions ??= customerConversions();
-  return conversions;
-};
 
 /** A project's customer by id (one GetItem), or undefined. */
 export async function getCustomerItem(
@@ -33,7 +29,8 @@ export async function listCustomerItems(
   after: string | undefined,
   count: number,
 ): Promise<{ items: CustomerItem[]; more: boolean }> {
-  const cursor = after === undefined ? null : conversionsOf().fromComposite.toCursor({ projectId, customerId: after });
+  conversions ??= customerConversions();
+  const cursor = after === undefined ? null : conversions.fromComposite.toCursor({ projectId, customerId: after });
   const { data, cursor: next } = await db()
     .entities.customer.query.byProject({ projectId })
     .go({ limit: count, cursor });
@@ -55,30 +52,21 @@ export async function saveCustomerItem(
   events: NewWebhookEventItem[] = [],
 ): Promise<SaveCustomerOutcome> {
   const outcome = await writeTransaction((entities) => [
-    ...customerWrite(entities, project, item, expectedVersion),
+    entities.project
+      .check(project)
+      .where(({ projectId }, { exists }) => exists(projectId))
+      .commit(),
+    entities.customer
+      .put({ ...item, version: (expectedVersion ?? 0) + 1 })
+      .where(({ version }, { eq, notExists }) =>
+        expectedVersion === undefined ? notExists(version) : eq(version, expectedVersion),
+      )
+      .commit(),
     ...events.map((event) => putEvent(entities, event)),
   ]);
   if (outcome.committed) return 'saved';
   return outcome.reasons[0]?.code === 'ConditionalCheckFailed' ? 'project_gone' : 'stale';
 }
-
-const customerWrite = (
-  { project: projects, customer }: TransactionEntities,
-  project: ProjectKey,
-  item: Omit<CustomerItem, 'version'>,
-  expectedVersion: number | undefined,
-) => [
-  projects
-    .check(project)
-    .where(({ projectId }, { exists }) => exists(projectId))
-    .commit(),
-  customer
-    .put({ ...item, version: (expectedVersion ?? 0) + 1 })
-    .where(({ version }, { eq, notExists }) =>
-      expectedVersion === undefined ? notExists(version) : eq(version, expectedVersion),
-    )
-    .commit(),
-];
 
 /**
  * Deletes the customer read at `version` with its `customer.deleted` event in one

@@ -116,28 +116,23 @@ function planUpdateParams(
 ) {
   const { shareId, ...key } = scope;
   const step = priced ? pricedClauses(priced) : undefined;
-  const update = {
-    set: [...(own.set ?? []), ...(step?.set ?? [])],
-    remove: own.remove,
-    condition: [...own.condition, ...(step?.condition ?? [])],
-  };
-  const names = { ...ownNames, ...step?.names };
-  const values = { ...ownValues, ...step?.values };
-  const clauses = update.set?.length ? [`SET ${update.set.join(', ')}`] : [];
-  if (update.remove?.length) clauses.push(`REMOVE ${update.remove.join(', ')}`);
+  const set = [...(own.set ?? []), ...(step?.set ?? [])];
+  const clauses = set.length ? [`SET ${set.join(', ')}`] : [];
+  if (own.remove?.length) clauses.push(`REMOVE ${own.remove.join(', ')}`);
+  const condition = [...own.condition, ...(step?.condition ?? [])];
   return {
     Update: {
       ...planItemKey(key, planId),
       UpdateExpression: clauses.join(' '),
-      ConditionExpression: ['attribute_exists(#assigned)', '#shareId = :shareId', ...update.condition].join(' AND '),
-      ExpressionAttributeNames: { '#assigned': 'assigned', '#shareId': 'shareId', ...names },
-      ExpressionAttributeValues: { ':shareId': shareId, ...values },
+      ConditionExpression: ['attribute_exists(#assigned)', '#shareId = :shareId', ...condition].join(' AND '),
+      ExpressionAttributeNames: { '#assigned': 'assigned', '#shareId': 'shareId', ...ownNames, ...step?.names },
+      ExpressionAttributeValues: { ':shareId': shareId, ...ownValues, ...step?.values },
     },
   };
 }
 
 /** The plan item's table and key, as ElectroDB builds them. */
-const planItemKey = (key: ProjectKey, planId: number) =>
+export const planItemKey = (key: ProjectKey, planId: number) =>
   db()
     .entities.plan.get({ ...key, planId })
     .params() as { Key: { pk: string; sk: string }; TableName: string };

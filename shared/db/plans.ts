@@ -6,6 +6,7 @@ import {
   addEntries,
   assignmentsIn,
   entriesOf,
+  entryOf,
   featuresUnchanged,
   type MissingFeature,
   type NewAssignment,
@@ -137,7 +138,7 @@ export async function insertAssignments(
       // Only the entries as this call wrote them: one another request has changed since (or
       // removed, and maybe assigned again) stays, with this call's change-log entry for it,
       // so the log still replays to what is stored.
-      const ours = new Map(added.map((a) => [a.featureId, { i: a.planFeatureId, m: a.multiplier, c: createdAt }]));
+      const ours = new Map(added.map((a) => [a.featureId, entryOf(a, createdAt)]));
       const removed = new Set(await removeEntries(scope, planId, featureIds, ours));
       await removeChanges(added.flatMap((a) => (removed.has(a.featureId) ? (recordOf.get(a) ?? []) : [])));
     }

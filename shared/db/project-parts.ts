@@ -3,7 +3,7 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { FeatureHeadItem } from './entities/feature-head.ts';
 import { collectionItems, itemsOf } from './items.ts';
-import { assignmentsIn } from './plan-assignments.ts';
+import { assignmentsIn, planItemKey } from './plan-assignments.ts';
 import { queryAll, queryTemplate } from './raw-query.ts';
 import { db, rawTable } from './service.ts';
 import type { FeatureItem, PlanAssignment, PlanItem, ProjectKey } from './types.ts';
@@ -51,15 +51,11 @@ export async function readFeatureList(key: ProjectKey): Promise<FeatureList | un
  * GetItem, read by the item reader of the whole-project reads (shared/db/items.ts).
  */
 export async function readPlan(key: ProjectKey, planId: number): Promise<PlanItem | undefined> {
-  const { plan } = db().entities;
-  const { Key, TableName } = plan.get({ ...key, planId }).params() as {
-    Key: { pk: string; sk: string };
-    TableName: string;
-  };
+  const { Key, TableName } = planItemKey(key, planId);
   const { Item } = await rawTable().lowLevel.send(
     new GetItemCommand({ TableName, Key: { pk: { S: Key.pk }, sk: { S: Key.sk } }, ConsistentRead: true }),
   );
-  return Item ? itemsOf(plan, [Item])[0] : undefined;
+  return Item ? itemsOf(db().entities.plan, [Item])[0] : undefined;
 }
 
 export interface PlanPart {

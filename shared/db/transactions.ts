@@ -103,12 +103,6 @@ export async function sendTransaction(items: TransactItem[]): Promise<Transactio
   }
 }
 
-/** The positions of the actions whose condition failed, in order (none when committed). */
-function failedConditions(outcome: TransactionOutcome, from = 0): number[] {
-  if (outcome.committed) return [];
-  return outcome.reasons.flatMap((r, i) => (i >= from && r.code === 'ConditionalCheckFailed' ? [i - from] : []));
-}
-
 /**
  * A transaction's check that the project is there with this share id: for a write that must not outlive the project yet changes nothing of it (a
  * counted write patches the project item on the same condition instead). A delete takes
@@ -189,5 +183,5 @@ export async function countedWrite({
     if (revision !== undefined && project.revision !== revision) return 'stale';
     return 'limit_reached';
   }
-  return { failedAt: failedConditions(outcome, 1) };
+  return { failedAt: outcome.reasons.flatMap((r, i) => (i > 0 && r.code === 'ConditionalCheckFailed' ? [i - 1] : [])) };
 }
