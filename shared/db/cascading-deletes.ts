@@ -51,8 +51,6 @@ export async function deleteWithAssignments<P extends AssignmentParent>(
   const project = await getProjectItem(key);
   if (!project) return 'project_gone';
   const scope = { ...key, shareId: project.shareId };
-  const ours = { shareId: project.shareId };
-  const read = recorded ? { version: recorded.version } : undefined;
   const outcome = await countedWrite({
     scope,
     counter: 'planId' in parent ? 'planCount' : 'featureCount',
@@ -67,14 +65,14 @@ export async function deleteWithAssignments<P extends AssignmentParent>(
               .delete({ ...key, planId: parent.planId })
               .where(
                 ({ planId, shareId, version }, operations) =>
-                  `${operations.exists(planId)} AND ${operations.eq(shareId, ours.shareId)}${read ? ` AND ${operations.eq(version, read.version)}` : ''}`,
+                  `${operations.exists(planId)} AND ${operations.eq(shareId, scope.shareId)}${recorded ? ` AND ${operations.eq(version, recorded.version)}` : ''}`,
               )
               .commit()
           : feature
               .delete({ ...key, featureId: parent.featureId })
               .where(
                 ({ featureId, shareId, version }, operations) =>
-                  `${operations.exists(featureId)} AND ${operations.eq(shareId, ours.shareId)}${read ? ` AND ${operations.eq(version, read.version)}` : ''}`,
+                  `${operations.exists(featureId)} AND ${operations.eq(shareId, scope.shareId)}${recorded ? ` AND ${operations.eq(version, recorded.version)}` : ''}`,
               )
               .commit(),
         // No assignment of the feature commits after this (plan-assignments.ts, featuresUnchanged).

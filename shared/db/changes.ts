@@ -30,9 +30,7 @@ export function newChangeIds(count: number): number[] {
 /** Gives `entries` new ids in place (their write was cancelled by an id another writer took). */
 export function renumberChanges(entries: NewChangeEntryItem[]): void {
   const ids = newChangeIds(entries.length);
-  entries.forEach((entry, i) => {
-    entry.changeId = ids[i] as number;
-  });
+  for (const [i, entry] of entries.entries()) entry.changeId = ids[i] as number;
 }
 
 /**

@@ -210,12 +210,8 @@ function buildReader<E extends AnyEntity>(entity: E): ItemReader<E> {
 
 /** The reader of an entity's items, built once per entity. */
 export function itemReader<E extends AnyEntity>(entity: E): ItemReader<E> {
-  let reader = readers.get(entity);
-  if (!reader) {
-    reader = buildReader(entity);
-    readers.set(entity, reader);
-  }
-  return reader as ItemReader<E>;
+  if (!readers.has(entity)) readers.set(entity, buildReader(entity));
+  return readers.get(entity) as ItemReader<E>;
 }
 
 /** Whether a stored item is the entity's (ElectroDB's own test: its name and version markers). */

@@ -69,20 +69,15 @@ export async function retireProject(
   for (let attempt = 0; attempt < MAX_RETIRE_ATTEMPTS; attempt++) {
     const project = await getProjectItem(key);
     if (!project) return 'not_found';
-    const sweep = {
-      projectId: project.projectId,
-      ownerId: project.ownerId,
-      slug: project.slug,
-      shareId: project.shareId,
-      deletedAt: new Date().toISOString(),
-    };
+    const { projectId, ownerId, slug, shareId } = project;
+    const sweep = { projectId, ownerId, slug, shareId, deletedAt: new Date().toISOString() };
     const outcome = await writeTransaction(({ project: projects, projectSweep, featureHead }) => [
       projects
         .delete(key)
         .where((attributes, operations) =>
           revision === undefined
-            ? operations.eq(attributes.shareId, project.shareId)
-            : `${operations.eq(attributes.shareId, project.shareId)} AND ${operations.eq(attributes.revision, revision)}`,
+            ? operations.eq(attributes.shareId, shareId)
+            : `${operations.eq(attributes.shareId, shareId)} AND ${operations.eq(attributes.revision, revision)}`,
         )
         .commit(),
       projectSweep.create(sweep).commit(),

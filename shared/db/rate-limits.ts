@@ -184,8 +184,7 @@ export async function admitCall(
   let second = first;
   if (result !== 'admitted') {
     // A wrong guess, a late clock reading or a full window: at most one more write, at the time now.
-    const nowMs = now();
-    second = Math.floor(nowMs / 1000);
+    second = Math.floor(now() / 1000);
     const retry = secondAttempt(key, result.refused, second, spec);
     if (retry) result = await attempt(retry);
   }
