@@ -4,15 +4,8 @@ import { db } from './service.ts';
 
 export type { IdempotencyRecordItem };
 
-export interface IdempotencyClaim {
-  ownerId: string;
-  key: string;
-  routeKey: string;
-  fingerprint: string;
-  token: string;
-  lockedUntil: number;
-  expiresAt: number;
-}
+/** A claim is the record while its request runs: no state (it is running) and no answer yet. */
+export type IdempotencyClaim = Omit<IdempotencyRecordItem, 'state' | 'response'>;
 
 /**
  * Claims a key for one request, in one conditional write: it succeeds when the key is new,

@@ -131,8 +131,7 @@ export async function writeConsume(
       .add({ amount })
       .set({ expiresAt: aggregateExpiry(month), alertLimit: decidedLimit });
     const pin: LimitPin = { decidedLimit, replaces: assumed.alertLimit ?? undefined };
-    const sameLimit = (attribute: unknown, ops: { notExists(a: unknown): string; eq(a: unknown, v: number): string }) =>
-      `(${sameLimitCondition(pin, attribute, ops) as string})`;
+    const sameLimit = (attribute: unknown, ops: RangeOps) => `(${sameLimitCondition(pin, attribute, ops) as string})`;
     const max = 'max' in condition ? condition.max : null;
     const within = 'max' in condition ? condition.within : undefined;
     const room = ({ amount: stored, alertLimit }: { amount: unknown; alertLimit: unknown }, ops: RangeOps) =>
