@@ -70,8 +70,8 @@ export function createDynamoClient({ endpoint, region, credentials }: DynamoOpti
     ...(credentials ? { credentials } : {}),
     maxAttempts: 4,
   });
-  // The SDK's logger middleware copies every output for a logger we never give it, a
-  // share of every warm read's CPU (docs/decisions.md, "Warm reads"). Our request log line carries what we need.
+  // The SDK's logger middleware copies every output, CPU on every warm read, for a logger we
+  // never give it: our request log line carries what we need.
   client.middlewareStack.remove('loggerMiddleware');
   // One count per logical API call (retries are not counted again): the number `npm run
   // bench` reports and the request log line carries.

@@ -1,12 +1,10 @@
 // Stored items read straight from a Query's low-level output (DynamoDB's AttributeValues), as
 // the DocumentClient and ElectroDB's own parse would give them, without either's per-item
-// machinery, which dominates a warm read's CPU on large pages: the DocumentClient's generic
-// conversion builds every item one attribute at a time (objects V8 then keeps as dictionaries)
-// to be read a second time (`npm run bench` measures it; docs/decisions.md, "Warm reads"). The
-// readers are derived from each entity's own schema, so an attribute added to an entity is read
-// without an edit here; an attribute this module does not mirror exactly (a getter, a renamed
-// field, a hidden one, a list or a set) makes the entity fall back to the DocumentClient's
-// conversion and ElectroDB's parse. tests/unit/items.test.ts holds them equal.
+// machinery, which dominates a warm read's CPU on large pages (the DocumentClient builds every
+// item one attribute at a time, objects V8 then keeps as dictionaries). The readers follow each
+// entity's own schema, so an added attribute needs no edit here; one this module does not
+// mirror exactly (a getter, a renamed field, a hidden one, a list or a set) makes the entity
+// fall back to ElectroDB's parse. tests/unit/items.test.ts holds them equal.
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
 import { convertToNative, unmarshall } from '@aws-sdk/util-dynamodb';
@@ -54,9 +52,8 @@ type Native = NativeAttributeValue;
 /**
  * An attribute of any type (a plan's stored assignments: a map of maps of numbers and strings)
  * as the DocumentClient converts it: maps, strings, booleans and safe numbers read directly,
- * anything else (a list, a set, a NULL, a number past 2^53, a binary) by its own conversion.
- * The DocumentClient's goes through Object.entries and a type switch for every value, about
- * as much CPU as the rest of a warm read of a full plan.
+ * anything else (a list, a set, a NULL, a number past 2^53, a binary) by its own conversion,
+ * which runs Object.entries and a type switch for every value.
  */
 export const anything: Read = (value) => {
   if (value.N !== undefined) return number(value);
@@ -140,8 +137,8 @@ function sameKeys(names: string[], keys: string[]): boolean {
 
 /**
  * The item as one object literal of the attributes it holds, in its own order (keys and markers
- * dropped): V8 builds a literal from a ready-made layout, several times faster than adding the
- * attributes one by one, and the result is a fast-mode object the answer's views read quickly.
+ * dropped): V8 builds a literal from a ready-made layout faster than it adds attributes one by
+ * one, and the result is a fast-mode object the answer's views read quickly.
  * A string attribute's usual form is read inline. The generated code names only the entity's
  * own attribute names, never a value or a key from the table.
  */

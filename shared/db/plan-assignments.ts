@@ -55,11 +55,9 @@ const assignmentOf = (
 /**
  * For the whole-project reads (GET project, plans and share, checkout, entitlements): every
  * plan item's stored map read straight from DynamoDB's AttributeValues into the assignments
- * it holds, and the plan items handed on without it. No answer of those reads uses a plan's
- * map itself, and reading it into a map first and into assignments then made every entry
- * twice (most of what a warm read of a 1,000-assignment project spent beyond a bare Query).
- * Values are read as the item reader reads them (shared/db/items.ts); an entry of another
- * shape is read whole first, as assignmentsIn would see it.
+ * it holds (no answer uses the map itself, so no entry is built twice), and the plan items
+ * handed on without it. Values are read as the item reader reads them (shared/db/items.ts);
+ * an entry of another shape is read whole first, as assignmentsIn would see it.
  */
 export function takeStoredAssignments(items: StoredItem[]): { items: StoredItem[]; assignments: PlanAssignment[] } {
   const assignments: PlanAssignment[] = [];

@@ -38,17 +38,11 @@ const whole =
     return 'done';
   };
 export const outsidePartitionSweeps: OutsideSweep[] = [
-  // The project's customers and subscriptions, in their own partition (billing).
   whole(sweepCustomers),
-  // Its change log, in its own partition too.
   whole(sweepChanges),
-  // Its usage: aggregates and unique markers beside the customers, event ids in their shards.
   whole(sweepUsage),
-  // Its plans' stored versions, beside the customers.
   whole(sweepPlanVersions),
-  // Its webhook endpoints, deliveries and events not dispatched yet, in their own partition.
   whole(sweepWebhooksOut),
-  // Its experiments' visitor markers and tallies, in their shards.
   whole(sweepExperimentCounts),
 ];
 

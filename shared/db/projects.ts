@@ -55,9 +55,8 @@ function readerOf(collection: 'projectData' | 'share'): (items: StoredItem[]) =>
 
 /**
  * The collections' Queries as ElectroDB's `collections.projectData(key).go()` and
- * `collections.share(key).go()` send them, and their items read as those return them
- * (shared/db/items.ts, without ElectroDB's per-item parse: most of a warm read's CPU beyond
- * the SDK's own).
+ * `collections.share(key).go()` send them, their items read as those return them but without
+ * ElectroDB's per-item parse (shared/db/items.ts).
  */
 const projectDataQuery = queryTemplate(['ownerId', 'slug'], (service, key) =>
   service.collections.projectData(key).params({ consistent: true }),

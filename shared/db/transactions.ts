@@ -32,9 +32,8 @@ const TRANSACTION_ATTEMPTS = 9;
  * Runs a write transaction. ElectroDB resolves (does not throw) when DynamoDB cancels one,
  * so the outcome is returned for the caller to read reason by reason. Cancellations caused
  * only by concurrent transactions on the same items (TransactionConflict) are retried with
- * backoff; a failed condition is the caller's to interpret. Conflicts (or throttling)
- * that outlast the retries are a StorageBusyError (a 503 with Retry-After): the
- * transaction stored nothing, so the request may be sent again.
+ * backoff; a failed condition is the caller's to interpret. Conflicts (or throttling) that
+ * outlast the retries are a StorageBusyError (a 503 with Retry-After): nothing was stored.
  *
  * `changes`, the write's change-log entries, are put after the builder's actions; when only
  * their condition fails (another writer of the project took an id in the same millisecond)
@@ -104,10 +103,10 @@ export async function sendTransaction(items: TransactItem[]): Promise<Transactio
 }
 
 /**
- * A transaction's check that the project is there with this share id: for a write that must not outlive the project yet changes nothing of it (a
- * counted write patches the project item on the same condition instead). A delete takes
- * the project item out in its own transaction, so such a write commits before it or not at
- * all, and the project's sweep never meets an item created behind it.
+ * A transaction's check that the project is there with this share id, for a write that must
+ * not outlive the project yet changes nothing of it (a counted write patches the project item
+ * on the same condition instead). A delete takes the project item out in its own transaction,
+ * so such a write commits before it or not at all: the sweep never meets an item behind it.
  */
 export const projectIsLive = ({ project }: TransactionEntities, { shareId, ...key }: ProjectScope) =>
   project
@@ -126,10 +125,7 @@ export interface CountedWrite {
   delta?: 1 | -1;
   /** The per-project limit a create must stay under; deletes have none. */
   max?: number;
-  /**
-   * The project's revision the caller read: the write commits only while
-   * it is still that ('stale' otherwise). How `If-Match` is made atomic.
-   */
+  /** The project's revision the caller read (If-Match): the write commits only while it is still that. */
   revision?: number | undefined;
   /** The child item writes; `failedAt` counts positions in this list. */
   actions: (entities: TransactionEntities) => Actions;
@@ -146,9 +142,9 @@ export interface CountedWrite {
  *   If-Match) fails when anything in the project changed since;
  * - puts the write's change-log entry (`changes`), so an entry never lacks its write.
  * The project patch is refused once the project is deleted (its item is gone) or its slug
- * belongs to a newer project (another share id), which is what keeps the project sweep from
- * racing new children. Which condition failed comes
- * back as a tag: 'project_gone', 'stale', 'limit_reached', or the positions of the failed actions.
+ * belongs to a newer project (another share id), which keeps the sweep from racing new
+ * children. Which condition failed comes back as 'project_gone', 'stale', 'limit_reached', or
+ * the positions of the failed actions.
  */
 export async function countedWrite({
   scope,

@@ -3,13 +3,12 @@ import { defineEntity, entityModel } from './model.ts';
 import { idAttribute, projectScopeAttributes, projectScopeIndexes } from './project-scope.ts';
 
 /**
- * The head of a project's feature list: one small item per project, present exactly while
- * the project is (written and deleted in the project's own transactions), carrying the
- * project's share id. Its sort key
- * (`$projectData#featureHead_1`) sorts just before the features (`$projectData#feature_1#…`),
- * so one Query of that key range reads the features and learns, in the same request, that
- * the project is there and which items are its own (a deleted project's items wait for
- * their sweep in the same partition, with another share id).
+ * The head of a project's feature list: one small item per project, present exactly while the
+ * project is (written and deleted in the project's own transactions), carrying the project's
+ * share id. Its sort key (`$projectData#featureHead_1`) sorts just before the features
+ * (`$projectData#feature_1#…`), so one Query of that key range reads the features and learns,
+ * in the same request, that the project is there and which items are its own (a deleted
+ * project's items wait for their sweep in the same partition, with another share id).
  */
 export const featureHeadEntity = defineEntity({
   model: entityModel('featureHead'),
