@@ -1,5 +1,6 @@
 // Storage's "not now": what the domain may answer with 503 and Retry-After instead of a 500.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isNamed } from './errors.ts';
 
 /** What DynamoDB answers when it cannot take a write now (its SDK has retried the throttling ones already). */
 const THROTTLING = new Set([
@@ -28,11 +29,7 @@ export class StorageBusyError extends Error {
 }
 
 /** A throttling error of DynamoDB, thrown by the SDK or wrapped by ElectroDB (on `cause`). */
-export function isThrottled(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const cause = (error as Error & { cause?: unknown }).cause;
-  return THROTTLING.has(error.name) || (cause instanceof Error && THROTTLING.has(cause.name));
-}
+export const isThrottled = (error: unknown) => isNamed(error, THROTTLING);
 
 /** Every reason is a conflict, throttling or none (the items that were fine): trying again may commit. */
 export const onlyTransient = (codes: readonly (string | undefined)[]) =>

@@ -1,12 +1,12 @@
-/** ElectroDB wraps SDK errors; the SDK's own error name sits on `cause`. */
-export function isConditionalCheckFailed(error: unknown): boolean {
+/** Whether an SDK error has one of `names`: ElectroDB wraps them, with the SDK's own on `cause`. */
+export function isNamed(error: unknown, names: ReadonlySet<string>): boolean {
   if (!(error instanceof Error)) return false;
   const cause = (error as Error & { cause?: unknown }).cause;
-  return (
-    error.name === 'ConditionalCheckFailedException' ||
-    (cause instanceof Error && cause.name === 'ConditionalCheckFailedException')
-  );
+  return names.has(error.name) || (cause instanceof Error && names.has(cause.name));
 }
+
+const CONDITIONAL_CHECK_FAILED = new Set(['ConditionalCheckFailedException']);
+export const isConditionalCheckFailed = (error: unknown) => isNamed(error, CONDITIONAL_CHECK_FAILED);
 
 /**
  * Awaits one conditional write. A failed condition is an expected outcome, not an error,
