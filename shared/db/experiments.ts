@@ -159,13 +159,11 @@ export async function readTallies(
   experimentId: number,
   variants: string[],
 ): Promise<ExperimentTallyItem[]> {
+  const { experimentTally } = db().entities;
   const keys = tallyKeys(projectId, experimentId, variants);
-  const { data, unprocessed } = await db().entities.experimentTally.get(keys).go({ consistent: true });
-  if (unprocessed.length > 0) {
-    const rest = await db().entities.experimentTally.get(unprocessed).go({ consistent: true });
-    return [...data, ...rest.data];
-  }
-  return data;
+  const { data, unprocessed } = await experimentTally.get(keys).go({ consistent: true });
+  if (unprocessed.length === 0) return data;
+  return [...data, ...(await experimentTally.get(unprocessed).go({ consistent: true })).data];
 }
 
 /**

@@ -125,8 +125,7 @@ export async function insertAssignments(
         // A priced write came first: the version step was read from a plan that is no more.
         if (step && stored.pricedVersion !== step.read) return 'stale';
         const has = new Set(assignmentsIn(stored).map((a) => a.featureId));
-        const taken = pending.filter((a) => has.has(a.featureId));
-        alreadyAssigned.push(...taken);
+        alreadyAssigned.push(...pending.filter((a) => has.has(a.featureId)));
         pending = pending.filter((a) => !has.has(a.featureId));
       }
     }
