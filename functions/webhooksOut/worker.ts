@@ -64,14 +64,13 @@ export function createWebhooksOutWorker(ports: WebhooksOutPorts) {
         const body: unknown = JSON.parse(message.body);
         const due = DueMessage().safeParse(body);
         const parsed = DeliveryMessage().safeParse(body);
-        // A message this code never wrote: nothing to deliver.
-        if (!due.success && !parsed.success) return;
         try {
           if (due.success) {
             const { dueAt } = await settleDue(due.data.due);
             if (dueAt !== undefined) await ports.queue.wakeAt(due.data.due, dueAt, newEventId());
             return;
           }
+          // A message this code never wrote: nothing to deliver.
           if (!parsed.success) return;
           const outcome = await attemptDelivery(ports, parsed.data);
           if (outcome.done) return;
