@@ -31,11 +31,9 @@ class OpenCache {
   set(key: string, value: string): void {
     this.#entries.delete(key);
     this.#entries.set(key, { value, expiresAt: Date.now() + OPEN_CACHE_TTL_MS });
-    while (this.#entries.size > OPEN_CACHE_MAX) {
-      const oldest = this.#entries.keys().next();
-      if (oldest.done) break;
-      this.#entries.delete(oldest.value);
-    }
+    // Entries come in one at a time, so one at most goes: the least recently used.
+    const [oldest] = this.#entries.keys();
+    if (this.#entries.size > OPEN_CACHE_MAX && oldest !== undefined) this.#entries.delete(oldest);
   }
 }
 
