@@ -30,17 +30,14 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
     .some((tag) => tag === '*' || tag === etag);
 }
 
-/** If-Match compares strongly: a weak tag never matches; "*" matches any current version. */
-export function ifMatchHits(header: string, etag: string): boolean {
-  return header
-    .split(',')
-    .map((tag) => tag.trim())
-    .some((tag) => tag === '*' || tag === etag);
-}
-
-/** Throws 412 unless `ifMatch` is absent or names the current representation. */
+/**
+ * Throws 412 unless `ifMatch` is absent or names the current representation. If-Match compares
+ * strongly: a weak tag never matches; "*" matches any current version.
+ */
 export function checkIfMatch(ifMatch: string | undefined, current: unknown): void {
-  if (ifMatch !== undefined && !ifMatchHits(ifMatch, etagOf(current))) throw new PreconditionFailedError();
+  if (ifMatch === undefined) return;
+  const etag = etagOf(current);
+  if (!ifMatch.split(',').some((tag) => tag.trim() === '*' || tag.trim() === etag)) throw new PreconditionFailedError();
 }
 
 /** Who writes, and on which condition: the key's id (for the change log) and its If-Match. */
