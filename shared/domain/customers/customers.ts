@@ -13,7 +13,7 @@ import { isCustomerId } from './customer-id.ts';
 import { computeEntitlements, isAllowed } from './entitlements.ts';
 import { heldPlan, settled } from './held-plan.ts';
 import { loadProjectCached } from './project-cache.ts';
-import type { CustomerView, EntitlementsView, EntitlementView, GrantInput } from './schemas.ts';
+import type { CustomerView, EntitlementView, GrantInput } from './schemas.ts';
 import { changeCustomer, storedSubscription, toCustomerView } from './store.ts';
 
 /** How the customer reads use the project cache (shared/domain/customers/project-cache.ts). */
@@ -154,11 +154,7 @@ async function entitlementsOf(key: ProjectKey, customerId: string, options: Read
 }
 
 /** Every feature's entitlement: one DynamoDB request with the project cached, two cold. */
-export async function getEntitlements(
-  key: ProjectKey,
-  customerId: string,
-  options: ReadOptions,
-): Promise<EntitlementsView> {
+export async function getEntitlements(key: ProjectKey, customerId: string, options: ReadOptions) {
   return (await entitlementsOf(key, customerId, options)).view;
 }
 

@@ -77,7 +77,7 @@ export async function changeCustomer<Skip extends string>(
     const due = waitingChange(after, nowMs);
     if (due && due.key !== waitingChange(before, nowMs)?.key) events.push(dueEvent(project, customerId, due.at));
     const saved = await saveCustomerItem({ ownerId, slug }, item, current?.version, events);
-    if (saved === 'saved') return { outcome: 'saved', item: { ...item, version: (current?.version ?? 0) + 1 } };
+    if (saved === 'saved') return { outcome: 'saved', item: { ...item, version } };
     if (saved === 'project_gone') return { outcome: 'project_gone', item: current };
     return 'stale';
   });
