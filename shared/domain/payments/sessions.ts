@@ -11,13 +11,8 @@ const seconds = (clock: Clock) => Math.floor(clock.now() / 1000);
 
 /** Remembers a session this project's checkout created, so its receipt can be read. */
 export async function rememberCheckoutSession(clock: Clock, projectId: number, sessionId: string): Promise<void> {
-  const now = clock.now();
-  await recordCheckoutSession(
-    projectId,
-    sessionId,
-    new Date(now).toISOString(),
-    seconds(clock) + RECEIPT_DAYS * 86_400,
-  );
+  const at = new Date(clock.now()).toISOString();
+  await recordCheckoutSession(projectId, sessionId, at, seconds(clock) + RECEIPT_DAYS * 86_400);
 }
 
 /** Whether this project's checkout created the session (within RECEIPT_DAYS). */
