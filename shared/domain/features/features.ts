@@ -45,13 +45,6 @@ export async function createFeature(key: ProjectKey, input: CreateFeatureInput, 
   return toFeatureView(item);
 }
 
-/**
- * A feature's representation is its own item, so a write with If-Match needs no project
- * revision guard: the write's condition on the item's version makes the check and the write
- * one step, and writes elsewhere in the project (which move the revision) cannot keep it from
- * committing.
- */
-
 /** The caller's feature, as loadFeatures finds it: 404 for a missing project or feature. */
 async function readFeature(key: ProjectKey, featureId: number) {
   const { features, ...rest } = await loadFeatures(key);
@@ -60,10 +53,15 @@ async function readFeature(key: ProjectKey, featureId: number) {
   return { ...rest, feature };
 }
 
-/** Partial update: only fields present change. With If-Match, only while it names the feature as it is. */
 /** The feature fields that change what a plan grants (lifecycle.md §1). */
 const pricedFeatureFields = new Set(['isCountable', 'featureType', 'usageCount', 'condition']);
 
+/**
+ * Partial update: only fields present change. With If-Match, only while it names the feature as
+ * it is; no project revision guard (nor on a delete): the feature is its own item, so the write's
+ * condition on its version makes the check and the write one step, and writes elsewhere in the
+ * project cannot keep it from committing.
+ */
 export async function updateFeature(
   key: ProjectKey,
   featureId: number,
