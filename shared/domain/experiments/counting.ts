@@ -37,15 +37,8 @@ export async function countCheckout(
   variant: string,
   sessionId: string,
 ): Promise<void> {
-  await countOnce(
-    partition.project.projectId,
-    shardOf(`checkout:${sessionId}`, TALLY_SHARDS),
-    experimentId,
-    'checkout',
-    sessionId,
-    variant,
-    { checkouts: 1 },
-  );
+  const shard = shardOf(`checkout:${sessionId}`, TALLY_SHARDS);
+  await countOnce(partition.project.projectId, shard, experimentId, 'checkout', sessionId, variant, { checkouts: 1 });
 }
 
 /**
@@ -60,13 +53,7 @@ export async function countPaidSubscription(
   stripeSubscriptionId: string,
   monthly: number,
 ): Promise<void> {
-  await countOnce(
-    projectId,
-    shardOf(`subscription:${stripeSubscriptionId}`, TALLY_SHARDS),
-    experimentId,
-    'subscription',
-    stripeSubscriptionId,
-    variant,
-    { subscriptions: 1, mrr: Number(monthly.toFixed(6)) },
-  );
+  const shard = shardOf(`subscription:${stripeSubscriptionId}`, TALLY_SHARDS);
+  const add = { subscriptions: 1, mrr: Number(monthly.toFixed(6)) };
+  await countOnce(projectId, shard, experimentId, 'subscription', stripeSubscriptionId, variant, add);
 }
