@@ -14,13 +14,11 @@ import { lazySchema } from './validation.ts';
  */
 
 /**
- * Every node of a css-tree tree, `node` first, then its fields in order, each a node or a List of
- * nodes, depth first: the visit `walk(node, enter)` of css-tree's walker makes (its `structure`
- * lists a node's fields in the order the parser writes them). Ours, because the walker's entry
- * point brings every node type's structure and generator into the projects function's bundle,
- * which its cold-start budget has no room for. tests/unit/custom-css.test.ts checks the two visit
- * the same nodes in the same order; recursive like css-tree's, so nesting too deep for the stack
- * is still a RangeError (caught below).
+ * Visits `node`, then its fields in order (each a node or a List of nodes), depth first: the visit
+ * css-tree's `walk(node, enter)` makes, as tests/unit/custom-css.test.ts checks. Ours, because the
+ * walker's entry point brings every node type's structure and generator into the projects
+ * function's bundle, past its cold-start budget. Recursive like css-tree's, so nesting too deep
+ * for the stack is still a RangeError (caught below).
  */
 export function walk(node: CssNode, enter: (node: CssNode) => void): void {
   enter(node);
@@ -208,13 +206,10 @@ export function customCssProblems(css: string): string[] {
 }
 
 /**
- * css-tree (3.2.1) keeps one token buffer for every parse in the process and, while it balances
- * the brackets of a text of length L, reads the token type stored at index L: left there by an
- * earlier, longer parse. When that stale token opens a block, the balance goes wrong and some
- * malformed texts then never finish parsing (one save of `.card{background:f() f() …}`, then
- * `(@import)@supports)…` hung a warm function until its timeout: tests/unit/custom-css.test.ts).
- * Parsing L semicolons first (L one-character tokens, no block) leaves the end-of-input token at
- * index L, which opens nothing; linear in the length, so cheap beside the parse itself.
+ * css-tree keeps one token buffer for every parse in the process and, balancing the brackets of a
+ * text of length L, reads the token type at index L, left there by an earlier, longer parse: one
+ * that opens a block can keep a malformed text from ever finishing (tests/unit/custom-css.test.ts).
+ * Parsing L semicolons first (linear, so cheap) leaves the end-of-input token there, opening nothing.
  */
 function clearStaleToken(length: number): void {
   parse(';'.repeat(length), { onParseError: () => {} });
