@@ -1,7 +1,6 @@
-import type { SchedulerClient } from '@aws-sdk/client-scheduler';
-import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DeliveryQueue, DeliveryRef, DueRef } from '#domain/webhooks-out/delivery.ts';
 import { ConfigError, type RuntimeConfig } from '#shared/config.ts';
+import { atFirstUse } from '#shared/first-use.ts';
 
 /** SendMessageBatch takes at most 10 messages. */
 const BATCH = 10;
@@ -26,7 +25,12 @@ export const scheduleAt = (atMs: number) => `at(${new Date(Math.ceil(atMs / 1000
  * message on the delivery queue at its time and then deletes itself.
  */
 function schedulerFor(config: WakeConfig) {
-  let ready: Promise<{ sdk: typeof import('@aws-sdk/client-scheduler'); client: SchedulerClient }> | undefined;
+  const ready = atFirstUse(() =>
+    import('@aws-sdk/client-scheduler').then((sdk) => ({
+      sdk,
+      client: new sdk.SchedulerClient({ region: config.AWS_REGION }),
+    })),
+  );
   return async (message: string, atMs: number, id: string) => {
     const { WEBHOOK_QUEUE_ARN: queueArn, WEBHOOK_SCHEDULE_GROUP: group, WEBHOOK_SCHEDULER_ROLE_ARN: roleArn } = config;
     if (!queueArn || !group || !roleArn) {
@@ -34,11 +38,7 @@ function schedulerFor(config: WakeConfig) {
         'Invalid configuration: a wake-up needs WEBHOOK_QUEUE_ARN, WEBHOOK_SCHEDULE_GROUP and WEBHOOK_SCHEDULER_ROLE_ARN',
       );
     }
-    ready ??= import('@aws-sdk/client-scheduler').then((sdk) => ({
-      sdk,
-      client: new sdk.SchedulerClient({ region: config.AWS_REGION }),
-    }));
-    const { sdk, client } = await ready;
+    const { sdk, client } = await ready();
     try {
       await client.send(
         new sdk.CreateScheduleCommand({
@@ -74,14 +74,10 @@ export function sqsDeliveryQueueFor(config: Pick<RuntimeConfig, 'WEBHOOK_QUEUE_U
   const queueUrl = config.WEBHOOK_QUEUE_URL;
   if (!queueUrl)
     throw new ConfigError('Invalid configuration: webhook delivery needs WEBHOOK_QUEUE_URL (an SQS queue)');
-  let ready: Promise<{ sdk: typeof import('@aws-sdk/client-sqs'); client: SQSClient }> | undefined;
-  const sqs = () => {
-    ready ??= import('@aws-sdk/client-sqs').then((sdk) => ({
-      sdk,
-      client: new sdk.SQSClient({ region: config.AWS_REGION }),
-    }));
-    return ready;
-  };
+  // Loaded at first use, and again after a failed load, as every SDK client here is.
+  const sqs = atFirstUse(() =>
+    import('@aws-sdk/client-sqs').then((sdk) => ({ sdk, client: new sdk.SQSClient({ region: config.AWS_REGION }) })),
+  );
   const schedule = schedulerFor(config);
   return {
     async enqueue(refs: DeliveryRef[], delaySeconds = 0) {
