@@ -40,6 +40,8 @@ export async function readCustomerWithUsage(
 type AggregateKey = { projectId: number; customerId: string; month: string; featureId: number; method: string };
 type UniqueKey = { projectId: number; customerId: string; month: string; featureId: number; property: string };
 type AlertKey = { projectId: number; customerId: string; month: string; featureId: number; threshold: string };
+const aggregateKey = ['projectId', 'customerId', 'month', 'featureId', 'method'] as const;
+const uniqueKey = ['projectId', 'customerId', 'month', 'featureId', 'property'] as const;
 const alertKey = ['projectId', 'customerId', 'month', 'featureId', 'threshold'] as const;
 
 /** A customer's usage (aggregates, unique markers and alert markers); how many items were deleted. */
@@ -48,14 +50,10 @@ export async function deleteCustomerUsage(projectId: number, customerId: string)
   const options = (cursor: string | null) => ({ cursor, consistent: true });
   const counts = await Promise.all([
     deleteEveryPage<AggregateKey>(usage, (cursor) =>
-      usage.query
-        .byCustomer({ projectId, customerId })
-        .go({ ...options(cursor), attributes: ['projectId', 'customerId', 'month', 'featureId', 'method'] }),
+      usage.query.byCustomer({ projectId, customerId }).go({ ...options(cursor), attributes: [...aggregateKey] }),
     ),
     deleteEveryPage<UniqueKey>(usageUnique, (cursor) =>
-      usageUnique.query
-        .byCustomer({ projectId, customerId })
-        .go({ ...options(cursor), attributes: ['projectId', 'customerId', 'month', 'featureId', 'property'] }),
+      usageUnique.query.byCustomer({ projectId, customerId }).go({ ...options(cursor), attributes: [...uniqueKey] }),
     ),
     deleteEveryPage<AlertKey>(usageAlert, (cursor) =>
       usageAlert.query.byCustomer({ projectId, customerId }).go({ ...options(cursor), attributes: [...alertKey] }),
@@ -71,14 +69,10 @@ export async function deleteCustomerUsage(projectId: number, customerId: string)
 export async function sweepUsage(projectId: number): Promise<void> {
   const { usage, usageUnique, usageAlert, usageEvent } = db().entities;
   await deleteEveryPage<AggregateKey>(usage, (cursor) =>
-    usage.query
-      .byCustomer({ projectId })
-      .go({ cursor, consistent: true, attributes: ['projectId', 'customerId', 'month', 'featureId', 'method'] }),
+    usage.query.byCustomer({ projectId }).go({ cursor, consistent: true, attributes: [...aggregateKey] }),
   );
   await deleteEveryPage<UniqueKey>(usageUnique, (cursor) =>
-    usageUnique.query
-      .byCustomer({ projectId })
-      .go({ cursor, consistent: true, attributes: ['projectId', 'customerId', 'month', 'featureId', 'property'] }),
+    usageUnique.query.byCustomer({ projectId }).go({ cursor, consistent: true, attributes: [...uniqueKey] }),
   );
   await deleteEveryPage<AlertKey>(usageAlert, (cursor) =>
     usageAlert.query.byCustomer({ projectId }).go({ cursor, consistent: true, attributes: [...alertKey] }),
