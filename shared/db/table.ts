@@ -14,10 +14,8 @@ export const tableDefinition = {
     // byOwner: an owner's projects and API keys.
     { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
   ],
-  // Items with a number here (epoch seconds) expire: the rate limit's window, the
-  // checkout-session records (shared/db/entities/payment-records.ts), kept Idempotency-Key
-  // answers, and usage (event ids after 35 days, unique markers and aggregates, see
-  // shared/db/entities/usage.ts). DynamoDB deletes them some time after that moment, so readers also treat a past
+  // Items with a number here (epoch seconds) expire: each entity says which of its items do and
+  // when. DynamoDB deletes them some time after that moment, so readers also treat a past
   // `expiresAt` as gone.
   timeToLiveAttribute: 'expiresAt',
 } as const;

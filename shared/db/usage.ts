@@ -63,8 +63,8 @@ export async function deleteCustomerUsage(projectId: number, customerId: string)
 }
 
 /**
- * Every usage item of a deleted project: aggregates, unique and alert markers, and the event ids of each of
- * its event partitions. Run by the project sweep (shared/db/project-sweep.ts).
+ * Every usage item of a deleted project: aggregates, unique and alert markers, and the event
+ * ids of each of its event partitions. Run by the project sweep (shared/db/project-sweep.ts).
  */
 export async function sweepUsage(projectId: number): Promise<void> {
   const { usage, usageUnique, usageAlert, usageEvent } = db().entities;

@@ -137,8 +137,7 @@ export interface PendingChange {
  * Local runs only, at start: what a killed process left undone, with one Scan of the table
  * (a local table is small): the outbox items, the deliveries still pending, and the manual
  * subscriptions with a change or a cancel waiting for their period end (with their projects'
- * keys). An
- * aborted `signal` ends it after the current page, with what it found so far.
+ * keys). An aborted `signal` ends it after the current page, with what it found so far.
  */
 export async function scanUnfinishedWebhooks(signal?: AbortSignal): Promise<{
   events: WebhookEventItem[];
