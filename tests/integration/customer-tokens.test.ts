@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { Clock } from '#domain/ports.ts';
 import { type ApiClient, newOwner, useLocalServer } from '../fixtures/api.ts';
+import { recordDynamoCalls } from '../fixtures/dynamo-calls.ts';
 import { makePlan, makeProject } from '../fixtures/factories.ts';
 
 /**
@@ -18,7 +19,8 @@ class TestClock implements Clock {
   }
 }
 const clock = new TestClock();
-const server = useLocalServer({ clock });
+const server = useLocalServer({ clock, webhooksOut: false });
+const record = recordDynamoCalls();
 let api: ApiClient;
 let reader: ApiClient;
 let visitor: ApiClient;
@@ -153,6 +155,14 @@ describe('scope', () => {
 });
 
 describe('the public calls', () => {
+  test("the customer read gets the token's customer once (the check that it still exists is the read)", async () => {
+    const { token } = await mint('bob');
+    await customerOf(token); // the shared project now cached
+    const { result, calls } = await record(() => customerOf(token));
+    expect(result.status, result.text).toBe(200);
+    expect(calls.filter((call) => call.command === 'GetCommand')).toHaveLength(1);
+  });
+
   test('preflights allow the Authorization header from any origin', async () => {
     for (const path of [
       `/api/share/${project.shareId}/customer`,

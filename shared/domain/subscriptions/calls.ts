@@ -79,7 +79,7 @@ async function tokenCustomer(ports: CallPorts, visitor: Visitor) {
   await countPublicPaymentCall(ports.clock, partition.project.projectId, visitor.clientAddress);
   const item = await getCustomerItem(partition.project.projectId, claims.customerId, { consistent: true });
   if (!item) throw gone();
-  return { partition, customerId: claims.customerId };
+  return { partition, customerId: claims.customerId, item };
 }
 
 export function toPublicCustomer(item: CustomerItem): PublicCustomerView {
@@ -99,9 +99,7 @@ export function toPublicCustomer(item: CustomerItem): PublicCustomerView {
 
 export const visitorCalls = {
   customer: async (ports: CallPorts, visitor: Visitor): Promise<PublicCustomerView> => {
-    const { partition, customerId } = await tokenCustomer(ports, visitor);
-    const item = await getCustomerItem(partition.project.projectId, customerId, { consistent: true });
-    if (!item) throw gone();
+    const { item } = await tokenCustomer(ports, visitor);
     return toPublicCustomer(item);
   },
   preview: async (ports: CallPorts, visitor: Visitor, input: PreviewInput): Promise<PreviewView> => {
