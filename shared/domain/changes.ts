@@ -105,8 +105,7 @@ export function changeEntry(
   before: Fields | null,
   after: Fields | null,
 ): NewChangeEntryItem {
-  const [entry] = changeEntries(projectId, writer, [{ resource, before, after }]);
-  return entry as NewChangeEntryItem;
+  return changeEntries(projectId, writer, [{ resource, before, after }])[0] as NewChangeEntryItem;
 }
 
 type ChildItem = FeatureItem | PlanItem | PlanAssignment;

@@ -25,9 +25,8 @@ const customerNotFound = (customerId: string) =>
   new NotFoundError(`Customer "${echo(customerId)}" not found in this project.`);
 
 /** A path customerId that cannot name a customer names none: 404, like a malformed plan id. */
-function knownShape(customerId: string): string {
+function knownShape(customerId: string): void {
   if (!isCustomerId(customerId)) throw customerNotFound(customerId);
-  return customerId;
 }
 
 const customerPages = pagedList(
