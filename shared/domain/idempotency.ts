@@ -114,10 +114,7 @@ export async function startIdempotent(request: IdempotentRequest, now = Date.now
 }
 
 async function finish(ownerId: string, key: string, token: string, answer: KeptAnswer): Promise<void> {
-  if (!isKept(answer.status)) {
-    await releaseIdempotencyKey(ownerId, key, token);
-    return;
-  }
+  if (!isKept(answer.status)) return releaseIdempotencyKey(ownerId, key, token);
   let packed = pack(answer);
   if (packed.length > KEPT_BYTES_MAX) {
     // Too large to keep whole: the replay says what happened and where to read the rest.
