@@ -47,6 +47,27 @@ export async function deleteEveryPage<K>(
   return deleted;
 }
 
+interface BatchGettable<K, T> {
+  get(keys: K[]): { go(options: { consistent: true }): Promise<{ data: T[]; unprocessed: K[] }> };
+}
+
+/**
+ * Items by key through an entity's batch get, strongly consistent and formatted, retrying what
+ * DynamoDB hands back as unprocessed: an item left out would be read as missing.
+ */
+export async function getEvery<K, T>(entity: BatchGettable<K, T>, keys: K[]): Promise<T[]> {
+  const found: T[] = [];
+  let pending = keys;
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt > 0) await sleep(Math.min(500, 10 * 2 ** attempt));
+    if (attempt >= BATCH_ROUNDS) throw new StorageBusyError(`BatchGetItem left ${pending.length} keys unprocessed`);
+    const { data, unprocessed } = await entity.get(pending).go({ consistent: true });
+    found.push(...data);
+    pending = unprocessed;
+  }
+  return found;
+}
+
 type Key = { pk: string; sk: string };
 
 /**

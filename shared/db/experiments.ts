@@ -1,7 +1,7 @@
 // A project's pricing experiments: the experiment items in its partition, the one running
 // slot, and the exact counts (markers and sharded tallies) outside it.
 
-import { deleteEveryPage } from './batch.ts';
+import { deleteEveryPage, getEvery } from './batch.ts';
 import type { NewChangeEntryItem } from './changes.ts';
 import {
   type ExperimentItem,
@@ -159,11 +159,7 @@ export async function readTallies(
   experimentId: number,
   variants: string[],
 ): Promise<ExperimentTallyItem[]> {
-  const { experimentTally } = db().entities;
-  const keys = tallyKeys(projectId, experimentId, variants);
-  const { data, unprocessed } = await experimentTally.get(keys).go({ consistent: true });
-  if (unprocessed.length === 0) return data;
-  return [...data, ...(await experimentTally.get(unprocessed).go({ consistent: true })).data];
+  return getEvery(db().entities.experimentTally, tallyKeys(projectId, experimentId, variants));
 }
 
 /**

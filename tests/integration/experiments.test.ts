@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { countOnce } from '#db/experiments.ts';
 import { paymentRecordsKeyPrefix } from '#db/table.ts';
@@ -483,6 +484,26 @@ describe('exact counts and results', () => {
     expect(p.a + p.b).toBeCloseTo(1, 9);
     // Same counts, same answer: the estimate is seeded.
     expect((await readOnly.get(`${s.base}/${id}/results`)).body).toEqual(results.body);
+    // Keys DynamoDB hands back unprocessed, twice in a row, are read again, not counted as zero.
+    let handedBack = 0;
+    const send = DynamoDBDocumentClient.prototype.send as (this: unknown, command: unknown) => Promise<any>;
+    const spy = vi.spyOn(DynamoDBDocumentClient.prototype, 'send').mockImplementation(async function (
+      this: unknown,
+      command: any,
+    ) {
+      if (!(command instanceof BatchGetCommand) || handedBack === 2) return send.call(this, command);
+      handedBack++;
+      const [table, request] = Object.entries(command.input.RequestItems ?? {})[0] as [string, any];
+      const [first, ...rest] = request.Keys;
+      const output = await send.call(
+        this,
+        new BatchGetCommand({ RequestItems: { [table]: { ...request, Keys: [first] } } }),
+      );
+      return { ...output, UnprocessedKeys: { [table]: { ...request, Keys: rest } } };
+    } as any);
+    expect((await readOnly.get(`${s.base}/${id}/results`)).body).toEqual(results.body);
+    spy.mockRestore();
+    expect(handedBack).toBe(2);
 
     // Stopped, and the plan repriced: each customer still holds the price it bought in its variant.
     expect((await api.post(`${s.base}/${id}/stop`)).status).toBe(200);
