@@ -68,7 +68,12 @@ type Shop = Awaited<ReturnType<typeof shop>>;
 
 /** What reached the fake Stripe with this project's key. */
 const stripeCalls = (key: string) => fake.requests.filter((request) => request.apiKey === key);
-const sessionCreates = (key: string) => stripeCalls(key).filter((request) => request.method === 'POST').length;
+/** Sessions asked for: a POST the Stripe client sends again (its network retry) keeps its idempotency key. */
+const sessionCreates = (key: string) => {
+  const posts = stripeCalls(key).filter((request) => request.method === 'POST');
+  expect(posts.every((request) => request.idempotencyKey)).toBe(true);
+  return new Set(posts.map((request) => request.idempotencyKey)).size;
+};
 
 let lastAddress = 1;
 /** An address of this machine that no other client of this file uses. */
