@@ -527,6 +527,8 @@ describe('state kept in a file', () => {
       expect(paid.status).toBe(303);
       const subscriptionId = first.sessions.get(created.id)?.subscription as string;
       first.updateSubscription(subscriptionId, { quantity: 3 });
+      first.renewSubscription(subscriptionId);
+      const renewedUntil = first.subscriptions.get(subscriptionId)?.items.data[0]?.current_period_end;
       await first.close();
       expect(statSync(stateFile).mode & 0o777).toBe(0o600);
 
@@ -534,7 +536,10 @@ describe('state kept in a file', () => {
       try {
         const read = await sdk(second.port).checkout.sessions.retrieve(created.id, { expand: ['subscription'] });
         expect(read).toMatchObject({ status: 'complete', customer_email: 'ada@example.com' });
-        expect((read.subscription as Stripe.Subscription).items.data[0]?.quantity).toBe(3);
+        expect((read.subscription as Stripe.Subscription).items.data[0]).toMatchObject({
+          quantity: 3,
+          current_period_end: renewedUntil,
+        });
         expect((await sdk(second.port).checkout.sessions.retrieve(open.id)).status).toBe('open');
         expect(second.subscriptions.get(subscriptionId)?.status).toBe('trialing');
       } finally {
