@@ -3,12 +3,11 @@ import { apiKeyOf, authenticate } from './auth.ts';
 import { ApiError, type ApiErrorBody, invalid } from './errors.ts';
 import { type Params, parseForm } from './form.ts';
 import { fingerprint, IdempotencyStore } from './idempotency.ts';
+import { FAKE_STRIPE_API_VERSION } from './ids.ts';
 import { route } from './routes.ts';
 import type { Store } from './store.ts';
 import type { FakeFailure, RecordedRequest } from './types.ts';
 import { headerMap, readBody, send, sendError } from './wire.ts';
-
-export const FAKE_STRIPE_API_VERSION = '2026-10-28.endive';
 
 function defaultFailureMessage(status: number): string {
   if (status === 429)

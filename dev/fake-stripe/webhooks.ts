@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { invalid, noSuch } from './errors.ts';
 import type { Params } from './form.ts';
-import { now, randomId } from './ids.ts';
+import { FAKE_STRIPE_API_VERSION, now, randomId } from './ids.ts';
 import { absoluteUrl, list, name, rejectUnknown, text } from './params.ts';
 import type { FakeDelivery, FakeWebhookEndpoint } from './types.ts';
 
@@ -128,7 +128,7 @@ export function createWebhooks(retryDelaysMs: readonly number[] = [200, 1000, 30
       const event = {
         id: randomId('evt_'),
         object: 'event',
-        api_version: '2026-10-28.endive',
+        api_version: FAKE_STRIPE_API_VERSION,
         created: now(),
         type,
         livemode: account.includes('_live_'),
