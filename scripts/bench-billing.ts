@@ -6,12 +6,13 @@ import { BenchError, timed } from './bench-harness.ts';
 /** The billing bench rows: a bare Query of a customer partition, and webhook processing. */
 export async function billingRows(options: {
   client: DynamoDBDocumentClient;
+  tableName: string;
   serverUrl: string;
   project: { id: number; shareId: string };
   webhookSecret: string;
   iterations: number;
 }) {
-  const { client, serverUrl, project, webhookSecret, iterations } = options;
+  const { client, tableName, serverUrl, project, webhookSecret, iterations } = options;
   const customerBaseline = await timed(
     'baseline: Query customer partition',
     '1 item',
@@ -19,7 +20,7 @@ export async function billingRows(options: {
     () =>
       client.send(
         new QueryCommand({
-          TableName: 'pricing-bench',
+          TableName: tableName,
           KeyConditionExpression: 'pk = :pk',
           ExpressionAttributeValues: { ':pk': `$pricing#projectId_${String(project.id).padStart(12, '0')}` },
           ConsistentRead: true,

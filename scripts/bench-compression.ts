@@ -30,7 +30,7 @@ function words(chars: number, seed: { n: number }): string {
 }
 
 /** A share answer of the limits' shape: every plan lists every feature, every text at its cap. */
-export function shareAtLimits(): string {
+function shareAtLimits(): string {
   const seed = { n: 42 };
   const features = Array.from({ length: limits.featuresPerProject }, (_, i) => ({
     id: 1_000 + i,

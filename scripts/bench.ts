@@ -145,7 +145,14 @@ async function main(): Promise<number> {
     const rows: Row[] = [];
     for (const { label, path, body } of endpoints) rows.push(await measure(label, path, body));
     rows.push(...(await baselineRows(client, TABLE_NAME, OWNER_ID, project, iterations)));
-    const billing = await billingRows({ client, serverUrl: server.url, project, webhookSecret, iterations });
+    const billing = await billingRows({
+      client,
+      tableName: TABLE_NAME,
+      serverUrl: server.url,
+      project,
+      webhookSecret,
+      iterations,
+    });
     rows.push(await measure('GET …/customers/{customerId}/entitlements', `${base}/customers/bench-user/entitlements`));
     rows.push(billing.customerBaseline);
     // Like with like: the read in process and over HTTP beside a bare BatchGetItem of its keys.
