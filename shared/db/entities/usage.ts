@@ -3,7 +3,7 @@ import { defineEntity, entityModel } from './model.ts';
 import { idAttribute } from './project-scope.ts';
 
 /**
- * Usage metering. Three entities, none in the project's
+ * Usage metering. Three entities here (and `usageAlert` below), none in the project's
  * partition (a project's v1 reads stay one Query whatever its traffic):
  *
  * - `usage`: one aggregate per customer, feature, UTC month and aggregation method (a
