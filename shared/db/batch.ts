@@ -57,15 +57,22 @@ interface BatchGettable<K, T> {
  */
 export async function getEvery<K, T>(entity: BatchGettable<K, T>, keys: K[]): Promise<T[]> {
   const found: T[] = [];
+  await readUntilProcessed(keys, async (pending) => {
+    const { data, unprocessed } = await entity.get(pending).go({ consistent: true });
+    found.push(...data);
+    return unprocessed;
+  });
+  return found;
+}
+
+/** Reads `keys` in rounds, each round handing back the keys DynamoDB left unprocessed, until none are. */
+async function readUntilProcessed<K>(keys: K[], round: (pending: K[]) => Promise<K[]>): Promise<void> {
   let pending = keys;
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt > 0) await sleep(Math.min(500, 10 * 2 ** attempt));
     if (attempt >= BATCH_ROUNDS) throw new StorageBusyError(`BatchGetItem left ${pending.length} keys unprocessed`);
-    const { data, unprocessed } = await entity.get(pending).go({ consistent: true });
-    found.push(...data);
-    pending = unprocessed;
+    pending = await round(pending);
   }
-  return found;
 }
 
 type Key = { pk: string; sk: string };
@@ -83,18 +90,15 @@ export async function getAll(keys: readonly Key[], attributes?: readonly string[
   };
   const found: Record<string, unknown>[] = [];
   await Promise.all(
-    chunk([...keys], BATCH_GET_KEYS).map(async (slice) => {
-      let pending = slice;
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 0) await sleep(Math.min(500, 10 * 2 ** attempt));
-        if (attempt >= BATCH_ROUNDS) throw new StorageBusyError(`BatchGetItem left ${pending.length} keys unprocessed`);
+    chunk([...keys], BATCH_GET_KEYS).map((slice) =>
+      readUntilProcessed(slice, async (pending) => {
         const output = await client.send(
           new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true, ...projection } } }),
         );
         found.push(...(output.Responses?.[table] ?? []));
-        pending = (output.UnprocessedKeys?.[table]?.Keys ?? []) as Key[];
-      }
-    }),
+        return (output.UnprocessedKeys?.[table]?.Keys ?? []) as Key[];
+      }),
+    ),
   );
   return found;
 }
